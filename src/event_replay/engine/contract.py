@@ -1,0 +1,40 @@
+"""The contract between the Spark engine's stages (all times are long milliseconds).
+
+Input rows (a DataFrame, already read, cleaned and cut to the replay range by the IO layer):
+    split string, offset long, arrival_time long, event_time long, key (any type), payload columns...
+  For ingestion/processing time, event_time already equals arrival_time.
+
+Stage 1, the timeline (`timeline.compute_timeline`) -> `Timeline`:
+    rows        input rows + `wm_before long`: the stream watermark just before the row
+                (SEMANTICS §5: "as it stood just before the row"; NEG_INF for -inf).
+    watermarks  the `watermarks` output (SEMANTICS §7), one row per change:
+                replay_time long, scope string ('split'|'stream'), split string (null for stream),
+                watermark long (null while idle), idle boolean.
+    stream_values  one column `watermark long`: every value the stream watermark moved to during
+                the range, ascending and distinct (it never goes back), excluding the flush's +inf.
+Stage 2, the windows (`windows.compute_windows`) -> (firings, late_rows):
+    firings     key, window_start long, window_end long, fire_index int, fire_watermark long
+                (null for end_of_input), fire_reason string, one column per configured aggregate.
+    late_rows   every input column + late_watermark long.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame
+
+from ..semantics.durations import NEG_INF, POS_INF  # noqa: F401  (re-exported for the stages)
+
+
+@dataclass
+class Timeline:
+    rows: DataFrame
+    watermarks: DataFrame
+    stream_values: DataFrame
+
+
+@dataclass
+class EngineResult:
+    windows: DataFrame
+    late_events: DataFrame
+    watermarks: DataFrame

@@ -1,0 +1,78 @@
+"""Durations and instants as integer milliseconds (the unit of SEMANTICS)."""
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pendulum
+
+NEG_INF = -(2**63)
+POS_INF = 2**63 - 1
+
+_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "min": 60_000, "h": 3_600_000, "d": 86_400_000}
+_SHORT = re.compile(r"^\s*(\d+)\s*(ms|s|min|m|h|d)\s*$")
+
+
+def parse_duration_ms(value: object) -> int:
+    """`500ms`, `5s`, `1m`, `2h`, `1d`, ISO-8601 `PT5S`, or an int of milliseconds."""
+    if isinstance(value, bool):
+        raise ValueError(f"not a duration: {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, dt.timedelta):
+        return _timedelta_ms(value)
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"not a duration: {value!r}")
+    m = _SHORT.match(value)
+    if m:
+        return int(m.group(1)) * _UNIT_MS[m.group(2)]
+    text = value.strip()
+    if text.upper().startswith("P"):
+        try:
+            parsed = pendulum.parse(text)
+        except Exception as exc:  # pendulum raises several types
+            raise ValueError(f"not a duration: {value!r} ({exc})") from None
+        if isinstance(parsed, pendulum.Duration):
+            if parsed.years or parsed.months:
+                # Months and years have no fixed length: refuse rather than guess.
+                raise ValueError(f"duration {value!r} uses months/years, which have no fixed length")
+            return _timedelta_ms(parsed)
+    raise ValueError(f"not a duration: {value!r} (use e.g. 500ms, 5s, 1m, PT5S)")
+
+
+def _timedelta_ms(td: dt.timedelta) -> int:
+    return (td.days * 86_400 + td.seconds) * 1000 + td.microseconds // 1000
+
+
+def parse_instant_ms(value: object) -> int:
+    """An instant as epoch milliseconds: an int, an ISO-8601 timestamp (UTC if no offset)."""
+    if isinstance(value, bool):
+        raise ValueError(f"not an instant: {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=dt.timezone.utc)
+        return _timedelta_ms(value - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc))
+    if isinstance(value, dt.date):
+        return parse_instant_ms(dt.datetime(value.year, value.month, value.day))
+    if isinstance(value, str) and value.strip():
+        try:
+            parsed = pendulum.parse(value.strip(), tz="UTC")
+        except Exception as exc:
+            raise ValueError(f"not an instant: {value!r} ({exc})") from None
+        if isinstance(parsed, dt.datetime):
+            return parse_instant_ms(parsed)
+        if isinstance(parsed, dt.date):
+            return parse_instant_ms(parsed)
+    raise ValueError(f"not an instant: {value!r} (use ISO-8601, e.g. 2024-01-01T00:00:00Z)")
+
+
+def format_ms(ms: int | None) -> str:
+    if ms is None:
+        return "null"
+    if ms == NEG_INF:
+        return "-inf"
+    if ms == POS_INF:
+        return "+inf"
+    return str(ms)

@@ -1,0 +1,28 @@
+"""One place that builds Spark sessions, so every entry point gets the same deterministic settings."""
+from __future__ import annotations
+
+import os
+
+from pyspark.sql import SparkSession
+
+# Settings that make results independent of the machine: UTC, ANSI arithmetic, no adaptive coalescing
+# surprises in the number of output files.
+DETERMINISTIC_CONF = {
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.ansi.enabled": "true",
+    "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
+    "spark.ui.showConsoleProgress": "false",
+}
+
+
+def build_session(master: str | None = None, app_name: str = "event-replay",
+                  conf: dict[str, str] | None = None) -> SparkSession:
+    builder = SparkSession.builder.appName(app_name)
+    master = master or os.environ.get("REPLAY_SPARK_MASTER")
+    if master:
+        builder = builder.master(master)
+    for k, v in {**DETERMINISTIC_CONF, **(conf or {})}.items():
+        builder = builder.config(k, v)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    return spark
