@@ -1,0 +1,148 @@
+"""Writing the replay's outputs: canonical order, fixed file count, all-or-nothing replacement.
+
+Layout under cfg.output.path: windows/, late_events/, watermarks/, quarantine/, counts/ (Parquet datasets).
+Everything is first written to a staging directory next to the target; the staging directory is then swapped
+in with renames, so a reader sees either the previous complete output or the new complete one.
+"""
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from ..semantics.config import JobConfig
+from .source import REASON_COLUMN, SourceData, orderable_columns
+
+DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")
+OUTPUT_FILES = 1  # files per dataset: fixed so that the output does not depend on cores or partitions
+
+# Timestamps Spark can hold (0001-01-01 .. 9999-12-31): -inf/+inf watermarks have no timestamp (null);
+# the watermarks output keeps the exact long in watermark_ms.
+_MIN_TS_MS = -62_135_596_800_000
+_MAX_TS_MS = 253_402_300_799_999
+
+
+def ms_to_timestamp(col: Column) -> Column:
+    return F.when(col.between(_MIN_TS_MS, _MAX_TS_MS), F.timestamp_millis(col))
+
+
+@dataclass
+class WriteSummary:
+    path: str
+    rows_read: int
+    firings: int
+    rows_in_windows: int
+    late_rows: int
+    quarantined_rows: int
+    skipped_rows: int
+
+
+def windows_output(firings: DataFrame, cfg: JobConfig) -> tuple[DataFrame, list[str]]:
+    aggs = list(cfg.aggregations)
+    return firings.select(
+        "key", ms_to_timestamp(F.col("window_start")).alias("window_start"),
+        ms_to_timestamp(F.col("window_end")).alias("window_end"), F.col("fire_index").cast("int").alias("fire_index"),
+        ms_to_timestamp(F.col("fire_watermark")).alias("fire_watermark"), "fire_reason",
+        *[F.col(f"`{a}`") for a in aggs],
+    ), ["key", "window_start", "window_end", "fire_index"]
+
+
+def late_events_output(late: DataFrame, source: SourceData) -> tuple[DataFrame, list[str]]:
+    """The late rows under the source's column names; time columns as the source had them (timestamp or ms)."""
+    cols = source.source_columns
+    out = []
+    for role in ("split", "offset", "arrival_time", "event_time", "key"):
+        c = F.col(role)
+        if role in source.timestamp_roles:
+            c = ms_to_timestamp(c)
+        out.append(c.alias(cols[role]))
+    out += [F.col(f"`{p}`") for p in source.payload_columns]
+    out.append(ms_to_timestamp(F.col("late_watermark")).alias("late_watermark"))
+    # Replay order is a total order on rows: (arrival, split, offset).
+    order = [cols["arrival_time"], cols["split"], cols["offset"]]
+    return late.select(*out), order
+
+
+def watermarks_output(watermarks: DataFrame) -> tuple[DataFrame, list[Column]]:
+    out = watermarks.select(
+        ms_to_timestamp(F.col("replay_time")).alias("replay_time"), "scope", "split",
+        ms_to_timestamp(F.col("watermark")).alias("watermark"), "idle",
+        F.col("watermark").alias("watermark_ms"), F.col("replay_time").alias("replay_time_ms"))
+    # Several changes can share a replay time (per-event emission, equal arrivals); watermarks only rise, so
+    # ascending watermark within (time, scope, split) is their order of occurrence.
+    order = [F.col("replay_time_ms"), F.col("scope"), F.col("split").asc_nulls_first(),
+             F.col("idle"), F.col("watermark_ms").asc_nulls_last()]
+    return out, order
+
+
+def _hadoop_fs(spark: SparkSession, path: str):
+    jvm = spark.sparkContext._jvm
+    p = jvm.org.apache.hadoop.fs.Path(path)
+    return p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()), p, jvm
+
+
+def _write(df: DataFrame, order: list, path: str) -> None:
+    # One partition, sorted inside it: same files whatever the cores, partitions or input file order.
+    (df.repartition(OUTPUT_FILES).sortWithinPartitions(*order)
+     .write.mode("errorifexists").parquet(path))
+
+
+def write_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firings: DataFrame,
+                  late: DataFrame, watermarks: DataFrame) -> WriteSummary:
+    target = cfg.output.path.rstrip("/")
+    token = uuid.uuid4().hex[:12]
+    staging = f"{target}.staging-{token}"
+    fs, staging_p, _ = _hadoop_fs(spark, staging)
+    try:
+        win_df, win_order = windows_output(firings, cfg)
+        _write(win_df, win_order, f"{staging}/windows")
+        late_df, late_order = late_events_output(late, source)
+        _write(late_df, late_order, f"{staging}/late_events")
+        wm_df, wm_order = watermarks_output(watermarks)
+        _write(wm_df, wm_order, f"{staging}/watermarks")
+        q = source.quarantine
+        _write(q, [REASON_COLUMN] + [c for c in orderable_columns(q) if c != REASON_COLUMN],
+               f"{staging}/quarantine")
+
+        # Counts from what was written (a cheap Parquet count), not from a second run of the engine.
+        n_firings = spark.read.parquet(f"{staging}/windows").count()
+        n_late = spark.read.parquet(f"{staging}/late_events").count()
+        # Every clean row in range is either late or held by a window (SEMANTICS §5, §7).
+        counts = WriteSummary(path=target, rows_read=source.rows_read, firings=n_firings,
+                              rows_in_windows=source.clean_rows - n_late, late_rows=n_late,
+                              quarantined_rows=source.quarantined_rows, skipped_rows=source.skipped_rows)
+        counts_schema = T.StructType([T.StructField(n, T.LongType(), False) for n in
+                                      ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows",
+                                       "skipped_rows")])
+        counts_df = spark.createDataFrame([(counts.rows_read, counts.rows_in_windows, counts.late_rows,
+                                            counts.quarantined_rows, counts.skipped_rows)], counts_schema)
+        _write(counts_df, ["rows_read"], f"{staging}/counts")
+        swap_in(spark, staging, target)
+    except BaseException:
+        if fs.exists(staging_p):
+            fs.delete(staging_p, True)
+        raise
+    return counts
+
+
+def swap_in(spark: SparkSession, staging: str, target: str) -> None:
+    """Replace target by staging with renames; the previous output is removed only once the new one is in place."""
+    fs, target_p, jvm = _hadoop_fs(spark, target)
+    Path = jvm.org.apache.hadoop.fs.Path
+    staging_p = Path(staging)
+    parent = target_p.getParent()
+    if parent is not None and not fs.exists(parent):
+        fs.mkdirs(parent)
+    previous_p = Path(f"{target}.previous-{uuid.uuid4().hex[:12]}")
+    had_previous = fs.exists(target_p)
+    if had_previous and not fs.rename(target_p, previous_p):
+        raise OSError(f"cannot move the previous output {target} aside")
+    if not fs.rename(staging_p, target_p):
+        if had_previous:
+            fs.rename(previous_p, target_p)  # put the previous output back
+        raise OSError(f"cannot rename {staging} to {target}")
+    if had_previous:
+        fs.delete(previous_p, True)
