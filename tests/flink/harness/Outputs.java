@@ -1,0 +1,39 @@
+package replayharness;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Per-case output lines, collected in static state: the MiniCluster runs in this JVM, and every case runs at
+ * parallelism 1, so each case's operators write from one task thread each (lines are synchronized anyway).
+ */
+final class Outputs {
+    private static final Map<String, Outputs> BY_CASE = new ConcurrentHashMap<>();
+
+    final List<String> lines = new ArrayList<>();
+    /** Why the trigger fired, read by the window function right after (same thread, same call). */
+    String reason;
+    /** Set when the end-of-input MAX watermark is forwarded (flush); read by the trigger in another thread. */
+    volatile boolean flushing;
+    /** Earlier firings per (key, start, end): per-window state is not allowed for merging windows. */
+    final Map<String, Integer> fireCount = new HashMap<>();
+
+    static Outputs of(String caseId) {
+        return BY_CASE.computeIfAbsent(caseId, k -> new Outputs());
+    }
+
+    static Outputs remove(String caseId) {
+        return BY_CASE.remove(caseId);
+    }
+
+    synchronized void add(String line) {
+        lines.add(line);
+    }
+
+    synchronized List<String> snapshot() {
+        return new ArrayList<>(lines);
+    }
+}
