@@ -16,8 +16,12 @@ final class Outputs {
     final List<String> lines = new ArrayList<>();
     /** Why the trigger fired, read by the window function right after (same thread, same call). */
     String reason;
-    /** Set when the end-of-input MAX watermark is forwarded (flush); read by the trigger in another thread. */
-    volatile boolean flushing;
+    /**
+     * Set (before the watermark is sent) when the stream's own combined watermark reaches +inf, e.g. all splits idle
+     * next to a side input. Then a firing at +inf is a watermark firing; otherwise +inf can only be the flush.
+     * Read by the trigger in the window's task thread, after that watermark went through the network stack.
+     */
+    volatile boolean streamReachedMax;
     /** Earlier firings per (key, start, end): per-window state is not allowed for merging windows. */
     final Map<String, Integer> fireCount = new HashMap<>();
 

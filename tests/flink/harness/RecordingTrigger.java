@@ -26,7 +26,7 @@ public class RecordingTrigger extends Trigger<Object, TimeWindow> {
         TriggerResult r = inner.onEventTime(time, window, ctx);
         if (r.isFire()) {
             Outputs o = Outputs.of(caseId);
-            o.reason = ctx.getCurrentWatermark() == Long.MAX_VALUE && o.flushing ? "end_of_input" : "watermark";
+            o.reason = ctx.getCurrentWatermark() == Long.MAX_VALUE && !o.streamReachedMax ? "end_of_input" : "watermark";
         }
         return r;
     }

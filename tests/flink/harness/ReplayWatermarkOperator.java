@@ -153,7 +153,6 @@ public class ReplayWatermarkOperator extends AbstractStreamOperator<Ev> implemen
         // The source's own end-of-input MAX watermark: forwarded only for `flush` (that is the flush); `hold` keeps
         // the windows open as the next partition would find them.
         if (mark.getTimestamp() == Long.MAX_VALUE && spec.flush) {
-            out.flushing = true; // lets the trigger tell a flush firing from a stream that reached +inf by itself
             output.emitWatermark(mark);
         }
     }
@@ -182,6 +181,7 @@ public class ReplayWatermarkOperator extends AbstractStreamOperator<Ev> implemen
         @Override
         public void emitWatermark(org.apache.flink.api.common.eventtime.Watermark w) {
             lastEmitted = w.getTimestamp();
+            if (lastEmitted == Long.MAX_VALUE) out.streamReachedMax = true;
             out.add("V\t" + replayTime + "\t" + w.getTimestamp());
             output.emitWatermark(new Watermark(w.getTimestamp()));
         }
