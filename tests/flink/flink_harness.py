@@ -163,6 +163,8 @@ def parse_output(text: str, cfg: JobConfig, splits: list[str], by_id: dict[tuple
             result.wm_before[(splits[int(f[1])], int(f[2]))] = int(f[3])
         elif kind == "V":
             values.add(int(f[2]))
+        elif kind == "X":
+            pass  # the multiplexer's idle/active signals downstream: kept in the raw output for inspection only
         else:
             raise FlinkHarnessError(f"unknown output line {line!r}")
     result.stream_values = sorted(values)

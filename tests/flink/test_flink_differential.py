@@ -21,7 +21,7 @@ from event_replay.semantics.durations import format_ms  # noqa: E402
 from event_replay.semantics.model import LogRow, ReplayResult  # noqa: E402
 from event_replay.semantics.reference import replay  # noqa: E402
 from flink_harness import run_flink  # noqa: E402
-from strategies import random_log  # noqa: E402
+from strategies import random_case, random_log  # noqa: E402
 
 pytestmark = pytest.mark.flink
 
@@ -206,10 +206,24 @@ def targeted_cases() -> list[tuple[str, list, JobConfig, Any]]:
                                   "advance_after_silence": 300},
                        window={"type": "tumbling", "size": 1000, "offset": 100, "allowed_lateness": 200},
                        replay={"end_of_input": "hold"}), None))
+    # ingestion time: the event time is the arrival time
+    rows = [LogRow(f"p{i % 3}", i, 130 * i + (i % 4) * 7, 0, f"k{i % 2}", {"value": i}) for i in range(60)]
+    out.append(("ingestion_time", rows,
+                config(watermark={"strategy": "monotonous", "interval": 200, "idle_timeout": 300},
+                       window={"type": "sliding", "size": 1000, "slide": 250, "time": "ingestion"}), None))
     return out
 
 
-GENERATED = generated_cases(60)
+def lead_random_cases(seeds: range) -> list[tuple[str, list, JobConfig, Any]]:
+    """The shared generator's own config distribution (tests/strategies.py), for breadth beyond the matrix above."""
+    cases = []
+    for seed in seeds:
+        c = random_case(seed)
+        cases.append((f"rc{seed:03d}", list(c.rows), c.cfg, c.declared_splits))
+    return cases
+
+
+GENERATED = generated_cases(90) + lead_random_cases(range(40))
 TARGETED = targeted_cases()
 EXAMPLES = {"A": example_a(), "B": example_b(), "C": example_c()}
 ALL = [(name, *case) for name, case in EXAMPLES.items()] + TARGETED + GENERATED

@@ -25,7 +25,8 @@ import org.apache.flink.util.clock.ManualClock;
  * Rows go downstream as StreamRecords stamped with their event time; tick markers are consumed here.
  *
  * Records (Outputs): W lines (split/stream watermark-or-idle changes), V lines (watermarks sent downstream),
- * B lines (the watermark the window operator holds when each row reaches it).
+ * B lines (the watermark the window operator holds when each row reaches it), X lines (idle/active signals the
+ * multiplexer gives its underlying output: for inspection only).
  */
 public class ReplayWatermarkOperator extends AbstractStreamOperator<Ev> implements OneInputStreamOperator<Ev, Ev> {
     /** IdlenessTimer uses clock value 0 as "unset": keep every tick well away from 0. */
@@ -188,12 +189,15 @@ public class ReplayWatermarkOperator extends AbstractStreamOperator<Ev> implemen
 
         @Override
         public void markIdle() {
+            out.add("X\t" + replayTime + "\tidle"); // what Flink's SourceOperator would signal downstream
             // Not forwarded: the window operator only needs watermarks, and an idle status would make it ignore
             // the watermarks that follow until an ACTIVE status (Flink's WatermarkToDataOutput sends that pair).
         }
 
         @Override
-        public void markActive() {}
+        public void markActive() {
+            out.add("X\t" + replayTime + "\tactive");
+        }
     }
 
     /** Passes a split's publications to the multiplexer and records the split's (watermark, idle) changes. */
