@@ -30,6 +30,7 @@ def run_replay(spark, cfg: JobConfig):
         return write_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks)
     finally:
         source.release()
+        engine.release(spark)
 
 
 def _parse_conf(pairs: Sequence[str]) -> dict[str, str]:

@@ -18,6 +18,19 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     from .timeline import compute_timeline
     from .windows import compute_windows
 
+    from pyspark import StorageLevel
+
+    # Each output is written by its own Spark action; without caching, every write would recompute the
+    # timeline (and windows and late rows share the window stage). The caller frees the cache when done
+    # (release()).
+    level = StorageLevel.MEMORY_AND_DISK
     timeline = compute_timeline(rows, cfg, sorted(splits), start_ms, end_ms)
-    firings, late_rows = compute_windows(timeline.rows, timeline.stream_values, cfg)
-    return EngineResult(windows=firings, late_events=late_rows, watermarks=timeline.watermarks)
+    tl_rows, stream_values = timeline.rows.persist(level), timeline.stream_values.persist(level)
+    firings, late_rows = compute_windows(tl_rows, stream_values, cfg)
+    return EngineResult(windows=firings.persist(level), late_events=late_rows.persist(level),
+                        watermarks=timeline.watermarks.persist(level))
+
+
+def release(spark: "SparkSession") -> None:
+    """Drop what replay() cached (the session's whole cache: one job per session)."""
+    spark.catalog.clearCache()
