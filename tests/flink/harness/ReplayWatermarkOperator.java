@@ -3,6 +3,7 @@ package replayharness;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.flink.api.common.eventtime.AscendingTimestampsWatermarks;
@@ -41,11 +42,13 @@ public class ReplayWatermarkOperator extends AbstractStreamOperator<Ev> implemen
     private transient WatermarkOutput[] immediate, deferred;
     private transient Outputs out;
     private transient long replayTime; // the tick or the row arrival being processed: stamps the W lines
-    private transient long streamWm = Long.MIN_VALUE;
+    private transient long streamWm;
     private transient boolean streamIdle;
     private transient long lastEmitted; // the last watermark sent downstream: what the window operator holds
     private transient Field combinedStatus;
     private transient Method getCombined, isIdle;
+    private transient long[] wm; // per split: last published watermark (as the multiplexer keeps it) ...
+    private transient boolean[] idleFlag; // ... and idle flag, for the W lines
 
     public ReplayWatermarkOperator(CaseSpec spec) {
         this.spec = spec;
@@ -71,7 +74,9 @@ public class ReplayWatermarkOperator extends AbstractStreamOperator<Ev> implemen
         isIdle.setAccessible(true);
         mux = new WatermarkOutputMultiplexer(new StreamOutput());
         int n = spec.splits.size();
-        init();
+        wm = new long[n];
+        Arrays.fill(wm, Long.MIN_VALUE);
+        idleFlag = new boolean[n];
         gens = new WatermarkGenerator[n];
         immediate = new WatermarkOutput[n];
         deferred = new WatermarkOutput[n];
@@ -84,10 +89,11 @@ public class ReplayWatermarkOperator extends AbstractStreamOperator<Ev> implemen
                 gens[i] = newGenerator();
             }
         }
-        // Side inputs never produce watermarks: they count as +inf from the start (SEMANTICS §4).
+        // Side inputs never produce watermarks: they count as +inf from the start (SEMANTICS §4), published on the
+        // immediate output so that a job with side inputs only is at +inf before its first row.
         replayTime = Long.MIN_VALUE;
         for (int i = 0; i < n; i++) {
-            if (spec.side.get(i)) deferred[i].emitWatermark(new org.apache.flink.api.common.eventtime.Watermark(Long.MAX_VALUE));
+            if (spec.side.get(i)) immediate[i].emitWatermark(new org.apache.flink.api.common.eventtime.Watermark(Long.MAX_VALUE));
         }
     }
 
@@ -237,14 +243,5 @@ public class ReplayWatermarkOperator extends AbstractStreamOperator<Ev> implemen
                 out.add("W\t" + replayTime + "\tsplit\t" + split + "\t" + (idle ? "null" : Long.toString(w)) + "\t" + (idle ? 1 : 0));
             }
         }
-    }
-
-    private transient long[] wm;
-    private transient boolean[] idleFlag;
-
-    private void init() {
-        wm = new long[spec.splits.size()];
-        idleFlag = new boolean[spec.splits.size()];
-        java.util.Arrays.fill(wm, Long.MIN_VALUE);
     }
 }
