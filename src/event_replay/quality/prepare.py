@@ -1,0 +1,159 @@
+"""The batches the suites run on, built from a replay's outputs with Spark (no per-row data reaches the driver).
+
+Every time becomes an epoch-ms long (`*_ms`: the unit of SEMANTICS, and exact where the writer could not give a
+timestamp: it keeps `watermark_ms`), and the config's parameters become `cfg_*` literal columns, so the saved suites
+are the same for every job. The accounting batch is one row: counts/ next to the sizes of the other outputs.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from ..semantics.config import JobConfig
+
+DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")
+_COUNT_STAR = re.compile(r"^\s*count\s*\(\s*(\*|1)\s*\)\s*$", re.IGNORECASE)
+
+
+class OutputsMissing(FileNotFoundError):
+    pass
+
+
+def count_star_column(cfg: JobConfig) -> str | None:
+    """The aggregate column that counts the rows a window holds, if the config has one."""
+    for name, expr in cfg.aggregations.items():
+        if _COUNT_STAR.match(expr):
+            return name
+    return None
+
+
+def to_ms(col: Column, dtype: T.DataType) -> Column:
+    if isinstance(dtype, (T.TimestampType, T.TimestampNTZType)):
+        return F.unix_millis(col.cast("timestamp"))
+    if isinstance(dtype, T.StringType):
+        s = F.trim(col)
+        return F.coalesce(s.try_cast("long"), F.unix_millis(s.try_cast("timestamp")))
+    return col.cast("long")
+
+
+def _ms(df: DataFrame, name: str) -> Column:
+    return to_ms(F.col(f"`{name}`"), df.schema[name].dataType)
+
+
+def read_outputs(spark: SparkSession, output_path: str) -> dict[str, DataFrame]:
+    root = output_path.rstrip("/")
+    missing = [d for d in DATASETS if not Path(root, d).exists()] if "://" not in root else []
+    if missing:
+        raise OutputsMissing(f"{root}: missing output datasets {', '.join(missing)}")
+    return {d: spark.read.parquet(f"{root}/{d}") for d in DATASETS}
+
+
+def _cfg_columns(cfg: JobConfig) -> list[Column]:
+    w = cfg.window
+    size = w.size_ms or 0
+    slide = (w.slide_ms if w.type == "sliding" else w.size_ms) or 1
+    return [F.lit(w.type).alias("cfg_window_type"), F.lit(size).cast("long").alias("cfg_size_ms"),
+            F.lit(slide).cast("long").alias("cfg_slide_ms"), F.lit(w.offset_ms).cast("long").alias("cfg_offset_ms"),
+            F.lit(w.gap_ms or 0).cast("long").alias("cfg_gap_ms"),
+            F.lit(w.allowed_lateness_ms).cast("long").alias("cfg_allowed_lateness_ms"),
+            F.lit(cfg.replay.end_of_input).alias("cfg_end_of_input")]
+
+
+def windows_batch(windows: DataFrame, cfg: JobConfig) -> DataFrame:
+    held = count_star_column(cfg)
+    return windows.select(
+        "key", "window_start", "window_end", "fire_index", "fire_watermark", "fire_reason",
+        _ms(windows, "window_start").alias("window_start_ms"), _ms(windows, "window_end").alias("window_end_ms"),
+        _ms(windows, "fire_watermark").alias("fire_watermark_ms"),
+        (F.col(f"`{held}`").cast("long") if held and held in windows.columns else F.lit(None).cast("long"))
+        .alias("held_rows"),
+        *_cfg_columns(cfg))
+
+
+def watermarks_batch(watermarks: DataFrame) -> DataFrame:
+    # The writer keeps the exact long next to the timestamp (a -inf/+inf watermark has no timestamp).
+    wm = F.col("watermark_ms").cast("long") if "watermark_ms" in watermarks.columns else _ms(watermarks, "watermark")
+    rt = (F.col("replay_time_ms").cast("long") if "replay_time_ms" in watermarks.columns
+          else _ms(watermarks, "replay_time"))
+    return watermarks.select("replay_time", "scope", "split", "watermark", "idle",
+                             rt.alias("replay_time_ms"), wm.alias("watermark_ms"))
+
+
+def late_events_batch(late: DataFrame, cfg: JobConfig) -> DataFrame:
+    cols = cfg.source.columns
+    # The time the windows read: event time, or the arrival time for ingestion/processing time (SEMANTICS intro).
+    time_col = cols["event_time"] if cfg.window.time == "event" else cols["arrival_time"]
+    return late.select(
+        F.col(f"`{cols['split']}`").cast("string").alias("split"), F.col(f"`{cols['offset']}`").alias("offset"),
+        F.col(f"`{cols['key']}`").alias("key"),
+        _ms(late, cols["arrival_time"]).alias("arrival_ms"), _ms(late, time_col).alias("time_ms"),
+        _ms(late, "late_watermark").alias("late_watermark_ms"), *_cfg_columns(cfg))
+
+
+def windows_per_row(cfg: JobConfig) -> int:
+    w = cfg.window
+    return math.ceil(w.size_ms / w.slide_ms) if w.type == "sliding" else 1
+
+
+def held_rows(windows: DataFrame, cfg: JobConfig) -> Column | None:
+    """Rows held by the last firing of every window not contained in another of its key (sessions grow by
+    merging: the swallowed windows' rows are in the covering one); None without a count(*) aggregate."""
+    held = count_star_column(cfg)
+    if not held or held not in windows.columns:
+        return None
+    wb = windows_batch(windows, cfg)
+    last = (wb.groupBy("key", "window_start_ms", "window_end_ms")
+            .agg(F.max_by("held_rows", "fire_index").alias("held")))
+    if cfg.window.type == "session":
+        o = last.select(F.col("key").alias("o_key"), F.col("window_start_ms").alias("o_start"),
+                        F.col("window_end_ms").alias("o_end"))
+        inside = (F.col("key").eqNullSafe(F.col("o_key")) & (F.col("o_start") <= F.col("window_start_ms"))
+                  & (F.col("o_end") >= F.col("window_end_ms"))
+                  & ((F.col("o_start") < F.col("window_start_ms")) | (F.col("o_end") > F.col("window_end_ms"))))
+        last = last.join(o, inside, "left_anti")
+    return last
+
+
+def accounting_batch(spark: SparkSession, out: dict[str, DataFrame], cfg: JobConfig) -> DataFrame:
+    counts = out["counts"]
+    c = counts.agg(F.count(F.lit(1)).alias("counts_rows"),
+                   *[F.first(F.col(n).cast("long"), ignorenulls=True).alias(n) for n in
+                     ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows", "skipped_rows")])
+    late = out["late_events"].agg(F.count(F.lit(1)).alias("late_events_rows"))
+    q = out["quarantine"]
+    reason = F.col("reason") if "reason" in q.columns else F.lit(None)
+    quarantine = q.agg(F.count(F.lit(1)).alias("quarantine_rows"),
+                       F.sum(F.when(reason.isNull(), 1).otherwise(0)).cast("long").alias("quarantine_without_reason"))
+    last = held_rows(out["windows"], cfg)
+    held = (last.agg(F.coalesce(F.sum("held"), F.lit(0)).cast("long").alias("held_rows")) if last is not None
+            else spark.range(1).select(F.lit(None).cast("long").alias("held_rows")))
+    w = cfg.window
+    return (c.crossJoin(late).crossJoin(quarantine).crossJoin(held)
+            .withColumn("cfg_windows_per_row", F.lit(windows_per_row(cfg)).cast("long"))
+            .withColumn("cfg_window_type", F.lit(w.type))
+            .withColumn("cfg_end_of_input", F.lit(cfg.replay.end_of_input)))
+
+
+@dataclass
+class Batches:
+    windows: DataFrame
+    watermarks: DataFrame
+    late_events: DataFrame
+    accounting: DataFrame
+
+    def by_suite(self) -> dict[str, DataFrame]:
+        return {"windows": self.windows, "watermarks": self.watermarks, "late_events": self.late_events,
+                "accounting": self.accounting}
+
+
+def prepare(spark: SparkSession, output_path: str, cfg: JobConfig) -> Batches:
+    out = read_outputs(spark, output_path)
+    return Batches(windows=windows_batch(out["windows"], cfg), watermarks=watermarks_batch(out["watermarks"]),
+                   late_events=late_events_batch(out["late_events"], cfg),
+                   accounting=accounting_batch(spark, out, cfg))

@@ -1,0 +1,152 @@
+"""`validate`: every saved suite through a GX checkpoint on a replay's outputs, with Data Docs.
+
+GX runs on its Spark datasource (the outputs can be large, and the ordered and cross-row rules are Spark-SQL
+`UnexpectedRowsExpectation`s, which GX's pandas datasource does not run). The GX context is ephemeral: the suites
+come from expectations/suites/*.json; the only thing written is the Data Docs site, by default into
+`<output.path>/_data_docs/` (next to why_report/), so the docs live and are replaced with the output they describe.
+Data Docs need a local filesystem path.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..semantics.config import ConfigError, JobConfig, load_config
+
+DOCS_FOLDER = "_data_docs"
+SITE_NAME = "event_replay"
+UNEXPECTED_SAMPLE = 20
+
+
+@dataclass(frozen=True)
+class ExpectationOutcome:
+    suite: str
+    name: str  # the expectation type, e.g. expect_watermark_non_decreasing
+    description: str
+    success: bool
+    observed: Any = None  # unexpected row count (or the observed value of a built-in expectation)
+    unexpected_sample: tuple[dict, ...] = ()
+    error: str | None = None  # GX raised while evaluating it (counted as a failure)
+
+
+@dataclass
+class ValidationReport:
+    success: bool
+    output_path: str
+    docs_dir: str | None
+    results: list[ExpectationOutcome] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[ExpectationOutcome]:
+        return [r for r in self.results if not r.success]
+
+    def failed_names(self) -> set[str]:
+        return {r.name for r in self.failed}
+
+    @property
+    def docs_index(self) -> str | None:
+        return str(Path(self.docs_dir, "index.html")) if self.docs_dir else None
+
+    def summary(self) -> str:
+        lines = [f"validate {self.output_path}: {'OK' if self.success else 'FAILED'} "
+                 f"({len(self.results) - len(self.failed)}/{len(self.results)} expectations passed)"]
+        for r in self.failed:
+            lines.append(f"  FAILED {r.suite}/{r.name} (observed {r.observed}): {r.description}"
+                         + (f" [error: {r.error}]" if r.error else ""))
+        if self.docs_dir:
+            lines.append(f"  Data Docs: {self.docs_index}")
+        return "\n".join(lines)
+
+
+def default_docs_dir(output_path: str) -> str:
+    return str(Path(output_path.rstrip("/"), DOCS_FOLDER))
+
+
+def _context(docs_dir: str | None):
+    import great_expectations as gx
+
+    ctx = gx.get_context(mode="ephemeral")
+    if docs_dir:
+        ctx.add_data_docs_site(SITE_NAME, {
+            "class_name": "SiteBuilder",
+            "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
+            "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": docs_dir}})
+    return ctx
+
+
+def _outcomes(suite: str, validation_result) -> list[ExpectationOutcome]:
+    out = []
+    for r in validation_result.results:
+        cfg = r.expectation_config
+        res = r.result or {}
+        details = res.get("details") or {}
+        sample = tuple(dict(row) for row in (details.get("unexpected_rows") or [])[:UNEXPECTED_SAMPLE])
+        exc = r.exception_info or {}
+        error = exc.get("exception_message") if exc.get("raised_exception") else None
+        out.append(ExpectationOutcome(suite=suite, name=cfg.type, description=cfg.description or cfg.type,
+                                      success=bool(r.success) and error is None, observed=res.get("observed_value"),
+                                      unexpected_sample=sample, error=error))
+    return out
+
+
+def validate(output_path: str, cfg: JobConfig, docs_dir: str | None = None, *, spark=None,
+             suites: Sequence[str] | None = None, build_docs: bool = True) -> ValidationReport:
+    """Run the saved suites (all, or `suites`) on the outputs under `output_path` through GX checkpoints.
+
+    Data Docs go to `docs_dir` (default `<output_path>/_data_docs/`); `build_docs=False` skips them."""
+    import great_expectations as gx
+
+    from .prepare import prepare
+    from .suites import SUITE_NAMES, load_suites
+
+    if spark is None:
+        from ..spark import build_session
+        spark = build_session(app_name="event-replay-validate")
+    names = list(suites or SUITE_NAMES)
+    saved = load_suites()  # imports the custom expectations, refuses a suite that lost expectations
+    docs = (docs_dir or default_docs_dir(output_path)) if build_docs else None
+    if docs:
+        Path(docs).mkdir(parents=True, exist_ok=True)
+    batches = prepare(spark, output_path, cfg).by_suite()
+    ctx = _context(docs)
+    source = ctx.data_sources.add_spark("replay_outputs")
+    actions = [gx.checkpoint.UpdateDataDocsAction(name="data_docs", site_names=[SITE_NAME])] if docs else []
+    results: list[ExpectationOutcome] = []
+    for name in names:
+        batch_def = source.add_dataframe_asset(name).add_batch_definition_whole_dataframe(f"{name}_all")
+        suite = ctx.suites.add(saved[name])
+        vd = ctx.validation_definitions.add(gx.ValidationDefinition(name=f"{name}_validation", data=batch_def,
+                                                                    suite=suite))
+        checkpoint = ctx.checkpoints.add(gx.Checkpoint(name=f"replay_{name}_checkpoint", validation_definitions=[vd],
+                                                       actions=actions, result_format="COMPLETE"))
+        run = checkpoint.run(batch_parameters={"dataframe": batches[name]})
+        for vr in run.run_results.values():
+            results.extend(_outcomes(name, vr))
+    return ValidationReport(success=bool(results) and all(r.success for r in results), output_path=output_path,
+                            docs_dir=docs, results=results)
+
+
+def main_validate(config_path: str) -> int:
+    """For `replay validate --config FILE`: 0 every expectation holds, 1 one failed (or the outputs are missing),
+    2 the config cannot be used."""
+    from .prepare import OutputsMissing
+
+    try:
+        cfg = load_config(config_path)
+    except ConfigError as exc:
+        print(f"replay validate: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"replay validate: cannot read config {config_path}: {exc}", file=sys.stderr)
+        return 2
+    logging.getLogger("great_expectations").setLevel(logging.WARNING)
+    try:
+        report = validate(cfg.output.path, cfg)
+    except OutputsMissing as exc:
+        print(f"replay validate: {exc}", file=sys.stderr)
+        return 1
+    print(report.summary())
+    return 0 if report.success else 1
