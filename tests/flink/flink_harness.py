@@ -172,8 +172,9 @@ def parse_output(text: str, cfg: JobConfig, splits: list[str], by_id: dict[tuple
 
 
 def run_flink(cases: Iterable[Case], *, concurrency: int = 2, keep_dir: str | os.PathLike | None = None,
-              java_opts: Sequence[str] = ("-Xmx1g", "-XX:+UseSerialGC")) -> list[ReplayResult]:
-    """Runs every case through Flink in one JVM; results in the order of `cases`."""
+              java_opts: Sequence[str] = ("-Xmx1g", "-XX:+UseSerialGC"), timeout_s: float = 900) -> list[ReplayResult]:
+    """Runs every case through Flink in one JVM; results in the order of `cases`.
+    `keep_dir` keeps the case files and raw outputs (for inspection) instead of a temporary directory."""
     cases = list(cases)
     classpath = ensure_built()
     tmp = tempfile.TemporaryDirectory(prefix="flink-cases-") if keep_dir is None else None
@@ -187,7 +188,7 @@ def run_flink(cases: Iterable[Case], *, concurrency: int = 2, keep_dir: str | os
             meta.append(write_case(case_dir / f"c{n:05d}.case", rows, cfg, declared))
         proc = subprocess.run(
             ["java", *java_opts, "-cp", classpath, "replayharness.HarnessMain", str(case_dir), str(out_dir),
-             str(concurrency)], capture_output=True, text=True)
+             str(concurrency)], capture_output=True, text=True, timeout=timeout_s)
         results = []
         for n, (_, cfg, _) in enumerate(cases):
             out, err = out_dir / f"c{n:05d}.out", out_dir / f"c{n:05d}.err"
