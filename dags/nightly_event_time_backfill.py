@@ -1,0 +1,57 @@
+"""Nightly: replay the `dt=` partition of the logical date's day, continuing the state of the day before.
+
+@daily with data intervals: the run for 2024-01-01 starts after that day ends and replays dt=2024-01-01. One run at
+a time and depends_on_past, because each day continues the state the previous one carried (hold), so
+
+    airflow backfill create --dag-id nightly_event_time_backfill --from-date 2024-01-01 --to-date 2024-01-03
+
+replays a historical range day by day, in order. The logic lives in event_replay.orchestration.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pendulum
+from airflow.sdk import DAG, CronDataIntervalTimetable, task
+
+from event_replay.orchestration import tasks as t
+from event_replay.orchestration.operators import ReplayPartitionsOperator
+from event_replay.orchestration.params import airflow_params
+
+PROJECT_DIR = str(Path(__file__).resolve().parents[1])
+
+with DAG(
+    dag_id="nightly_event_time_backfill",
+    schedule=CronDataIntervalTimetable("@daily", timezone="UTC"),
+    start_date=pendulum.datetime(2024, 1, 1, tz="UTC"),
+    catchup=False,
+    max_active_runs=1,
+    default_args={"depends_on_past": True},
+    params=airflow_params(PROJECT_DIR, nightly=True),
+    tags=["event-replay"],
+    doc_md=__doc__,
+) as dag:
+
+    @task
+    def validate(params=None, logical_date=None, run_id=None) -> dict:
+        return t.validate_nightly(params, logical_date.date(), PROJECT_DIR, run_id)
+
+    @task
+    def plan(validated: dict) -> dict:
+        return t.plan_partitions(validated)
+
+    @task
+    def data_quality(planned: dict, params=None) -> str:
+        if not params["run_data_quality"]:
+            return "not run (run_data_quality off)"
+        return t.data_quality(planned, warn_only=planned["dq_warn_only"])
+
+    @task
+    def report(planned: dict, dq: str, dag_run=None, run_id=None) -> dict:
+        return t.make_report(planned, dq, dag_run.dag_id, run_id)
+
+    planned = plan(validate())
+    replay = ReplayPartitionsOperator(task_id="replay_partition", plan_task_id="plan", project_dir=PROJECT_DIR)
+    dq = data_quality(planned)
+    planned >> replay >> dq
+    report(planned, dq)

@@ -1,0 +1,97 @@
+"""The bodies of the DAGs' Python tasks: plain functions of plain (XCom-able) values, testable without Airflow."""
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import shutil
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..semantics.config import load_config
+from .params import run_dir, validate_request, write_effective_config
+from .plan import Plan, PlanError, check_state, list_partitions, plan_range, predecessor
+from .report import build_report, write_report
+
+log = logging.getLogger(__name__)
+
+
+def validate_backfill(params: Mapping[str, Any], project_dir: str, run_id: str) -> dict[str, Any]:
+    """Load the config with the overrides, check the range; write the effective config every job will read."""
+    cfg, req = validate_request(params, project_dir)
+    folder = run_dir(cfg, run_id, project_dir)
+    config_path = write_effective_config(cfg, folder / "job.yaml")
+    shutil.rmtree(folder / "done", ignore_errors=True)  # a new pass of the run replays everything again
+    log.info("request valid: %s, %s..%s, effective config %s", req.config_file, req.start, req.end, config_path)
+    return {"config_path": config_path, "config_file": req.config_file, "source_path": cfg.source.path,
+            "output_path": cfg.output.path, "start": req.start.isoformat(), "end": req.end.isoformat(),
+            "end_of_input": req.end_of_input, "allow_missing_partitions": req.allow_missing_partitions,
+            "dq_warn_only": req.dq_warn_only, "continue_from_state": req.continue_from_state, "run_dir": str(folder)}
+
+
+def validate_nightly(params: Mapping[str, Any], day: dt.date, project_dir: str, run_id: str) -> dict[str, Any]:
+    """The nightly run replays the logical date's day, continuing whatever history precedes it."""
+    request = {**params, "start_date": day.isoformat(), "end_date": day.isoformat(), "continue_from_state": True}
+    return validate_backfill(request, project_dir, run_id)
+
+
+def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
+    """The ordered partition runs. With continue_from_state the first continues its predecessor's state
+    (the latest partition before the range; none = the range starts the history)."""
+    available = list_partitions(v["source_path"])
+    start, end = dt.date.fromisoformat(v["start"]), dt.date.fromisoformat(v["end"])
+    continue_from = predecessor(available, start) if v.get("continue_from_state") else None
+    try:
+        plan = plan_range(available, start, end, end_of_input=v["end_of_input"],
+                          allow_missing=v["allow_missing_partitions"], continue_from=continue_from)
+    except PlanError:
+        if v["allow_missing_partitions"] and start == end:
+            log.warning("no partition dt=%s: nothing to replay (allow_missing_partitions)", start)
+            return {**v, "plan": Plan(runs=(), missing=(start.isoformat(),)).to_dict()}
+        raise
+    check_state(v["output_path"], plan.runs[0])  # fail now, not after a Spark start-up
+    log.info("plan: %s", ", ".join(f"{r.partition}{' (first)' if r.first else ''} {r.end_of_input}"
+                                   for r in plan.runs))
+    if plan.missing:
+        log.warning("days without a partition, skipped: %s", ", ".join(plan.missing))
+    return {**v, "plan": plan.to_dict()}
+
+
+def data_quality(p: Mapping[str, Any], warn_only: bool, spark_master: str | None = None) -> str:
+    """The GX hook: event_replay.quality.validate on the outputs, if that module is importable."""
+    try:
+        from ..quality import validate
+    except ImportError as exc:
+        log.warning("data quality skipped: event_replay.quality is not available (%s)", exc)
+        return "skipped (event_replay.quality not available)"
+    if not p["plan"]["runs"]:
+        return "skipped (nothing replayed)"
+    cfg = load_config(p["config_path"])
+    from ..spark import build_session
+
+    spark = build_session(master=spark_master or "local[2]", app_name="event-replay-dq")
+    try:
+        report = validate(cfg.output.path, cfg, spark=spark)
+    finally:
+        spark.stop()
+    log.info("%s", report.summary())
+    if report.success:
+        return f"passed ({len(report.results)} expectations)"
+    message = f"FAILED {len(report.failed)}/{len(report.results)}: {', '.join(sorted(report.failed_names()))}"
+    if not warn_only:
+        raise RuntimeError(f"data quality {message} (set dq_warn_only to only warn)")
+    log.warning("data quality %s (warn only)", message)
+    return f"{message} (warn only)"
+
+
+def make_report(p: Mapping[str, Any], dq: str | None, dag_id: str, run_id: str) -> dict[str, str]:
+    """Per-partition output counts as JSON and Markdown in the run folder; fails if a planned output is missing."""
+    plan = Plan.from_dict(p["plan"])
+    report = build_report(p["output_path"], plan.partitions, dag_id=dag_id, run_id=run_id,
+                          config_file=p["config_file"], config_path=p["config_path"],
+                          missing_days=list(plan.missing), dq=dq)
+    json_path, md_path = write_report(report, Path(p["run_dir"]))
+    log.info("report: %s\n%s", md_path, Path(md_path).read_text())
+    incomplete = [x["partition"] for x in report["partitions"] if x["missing_outputs"]]
+    if incomplete:
+        raise RuntimeError(f"partitions without complete outputs: {', '.join(incomplete)} (see {md_path})")
+    return {"report_json": json_path, "report_md": md_path, "output_path": p["output_path"]}
