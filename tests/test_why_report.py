@@ -1,0 +1,92 @@
+"""The why-report: files, a real PNG of the documented size, numbers that match the outputs, and the attributions
+of SEMANTICS §8 B (an idle split let p0 run ahead) and C (the all-idle jump)."""
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import pytest
+
+from event_replay.semantics.config import parse_config
+from event_replay.semantics.model import LogRow
+from quality_outputs import read_frames, write_case
+from strategies import Case, random_case
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+def _config(**sections):
+    raw = {"source": {"path": "unused"}, "window": {"type": "tumbling", "size": 4000},
+           "aggregations": {"cnt": "count(*)"}, "output": {"path": "unused"},
+           "watermark": {"max_out_of_orderness": 0, "interval": 200, "idle_timeout": 1000},
+           "replay": {"start": 100, "end": 4000}}
+    for k, v in sections.items():
+        raw[k].update(v)
+    return parse_config(raw)
+
+
+def _report(spark, case: Case, out: Path):
+    from event_replay.quality import why_report
+
+    cfg, _ = write_case(case, out)
+    index = Path(why_report(str(out), cfg, spark=spark))
+    return cfg, index, json.loads((index.parent / "summary.json").read_text())
+
+
+def test_files_image_and_numbers_match_the_outputs(spark, tmp_path):
+    from event_replay.quality.why import figure_size_px
+
+    seed = next(s for s in range(500) if len(random_case(s).rows) > 40 and random_case(s).cfg.watermark.periodic
+                and len(random_case(s).declared_splits) >= 2)
+    out = tmp_path / "out"
+    cfg, index, summary = _report(spark, random_case(seed), out)
+    assert index == out / "why_report" / "index.html" and index.is_file()
+    png = out / "why_report" / "timelines.png"
+    frames = read_frames(out)
+    wm, win, late, counts = frames["watermarks"], frames["windows"], frames["late_events"], frames["counts"]
+    splits = sorted(wm.loc[wm.scope == "split", "split"].unique())
+    assert _png_size(png) == figure_size_px(len(splits)) == (summary["timelines_png"]["width"],
+                                                              summary["timelines_png"]["height"])
+    import matplotlib.image
+    assert matplotlib.image.imread(png).shape[:2] == figure_size_px(len(splits))[::-1]  # decodes as an image
+    assert summary["splits"] == splits
+    assert summary["counts"] == {k: int(counts.loc[0, k]) for k in counts.columns}
+    assert summary["firings"] == len(win)
+    assert summary["firings_by_reason"] == win.fire_reason.value_counts().to_dict()
+    assert summary["windows"] == len(win[["key", "window_start", "window_end"]].drop_duplicates())
+    assert sum(summary["windows_by_holder"].values()) == summary["windows"]
+    assert summary["late_rows"] == len(late) == counts.loc[0, "late_rows"]
+    assert summary["late_rows_by_split"] == late.split.value_counts().to_dict()
+    idle_changes = wm[wm.idle]
+    for s in splits:
+        assert summary["idle"][s]["idle_periods"] == int((idle_changes.split == s).sum())
+    html = index.read_text()
+    assert "timelines.png" in html and "Late rows by split and cause" in html
+
+
+EXAMPLE_B = [("p0", 100, 1000), ("p1", 150, 1100), ("p0", 300, 5000), ("p0", 700, 9000), ("p0", 1500, 12000),
+             ("p0", 2600, 15000), ("p1", 2700, 3000), ("p0", 2800, 16000)]
+
+
+def test_example_b_p0_ran_ahead_while_p1_was_idle(spark, tmp_path):
+    cfg = _config(source={"splits": ["p0", "p1", "p2"]})
+    rows = tuple(LogRow(s, i, a, e, "a" if s == "p0" else "b") for i, (s, a, e) in enumerate(EXAMPLE_B))
+    _, _, summary = _report(spark, Case(-1, rows, cfg, ("p0", "p1", "p2")), tmp_path / "out")
+    # [0,4000) x2, [4000,8000), [8000,12000) fire at 11999, published by p0; two windows flush.
+    assert summary["windows_by_holder"] == {"p0": 4, "end of input": 2}
+    assert summary["late_rows_by_split_and_cause"] == [{"split": "p1", "cause": "p0", "rows": 1}]
+    assert summary["idle"]["p2"]["idle_periods"] == 1 and summary["idle"]["p1"]["idle_periods"] == 1
+
+
+def test_example_c_all_idle_jump(spark, tmp_path):
+    cfg = _config()
+    rows = (LogRow("p0", 0, 100, 10000, "a"), LogRow("p1", 0, 150, 1000, "b"), LogRow("p1", 1, 3000, 2000, "b"))
+    _, _, summary = _report(spark, Case(-1, rows, cfg, ("p0", "p1")), tmp_path / "out")
+    assert summary["late_rows_by_split_and_cause"] == [{"split": "p1", "cause": "all-idle jump", "rows": 1}]
+    assert summary["windows_by_holder"].get("all-idle jump") == 1  # b's [0,4000) fired at 9999 while all idle
+    assert summary["idle"]["stream"]["idle_periods"] >= 1
