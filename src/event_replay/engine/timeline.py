@@ -262,15 +262,18 @@ def _per_event(rows: DataFrame, cfg: JobConfig, main_splits: list[str], side: se
     split_out = cp.select(F.col("arrival_time").alias("replay_time"), F.lit("split").alias("scope"), "split",
                           F.col("v").alias("watermark"), F.lit(False).alias("idle"))
 
-    stats = cp.groupBy("split").agg(F.max("v").alias("vmax")) \
-        .agg(F.count("*").alias("n"), F.min("vmax").alias("vmin")).collect()[0]
-    vrange = cp.agg(F.min("v").alias("lo"), F.max("v").alias("hi")).collect()[0]
-    arange = rows.agg(F.min("arrival_time").alias("lo"), F.max("arrival_time").alias("hi")).collect()[0]
+    # One small aggregate: how many splits published, the smallest final value, the value and arrival ranges
+    # (bucket widths of the two-level scans).
+    stats = (cp.groupBy("split").agg(F.max("v").alias("vmax"), F.min("v").alias("vlo"),
+                                     F.min("arrival_time").alias("alo"), F.max("arrival_time").alias("ahi"))
+             .agg(F.count("*").alias("n"), F.min("vmax").alias("vmin"), F.min("vlo").alias("vlo"),
+                  F.max("vmax").alias("vhi"), F.min("alo").alias("alo"), F.max("ahi").alias("ahi"))
+             .collect()[0])
     all_published = main_splits and stats["n"] == len(main_splits)
 
     if not all_published:
         # A declared split that never publishes holds the stream at -inf (or only side inputs: +inf from the start).
-        if initial != NEG_INF and arange["lo"] is not None:
+        if initial != NEG_INF:
             first = rows.orderBy("arrival_time", "split", "offset").limit(1)
             stream_out = first.select(F.col("arrival_time").alias("replay_time"), F.lit("stream").alias("scope"),
                                       F.lit(None).cast("string").alias("split"), _lit(initial).alias("watermark"),
@@ -283,7 +286,7 @@ def _per_event(rows: DataFrame, cfg: JobConfig, main_splits: list[str], side: se
 
     # The stream reaches v (<= vmin) at g(v) = max pos of the change points whose previous value is < v:
     # queries (v) sort before points (pv) at equal keys, so the running max takes strictly smaller pv only.
-    vw = _bucket_width(vrange["lo"], vrange["hi"])
+    vw = _bucket_width(stats["vlo"], stats["vhi"])
     points = cp.select(F.col("pv").alias("key"), F.lit(1).alias("_kind"),
                        F.struct("arrival_time", "split", "offset").alias("pos"))
     queries = cp.filter(F.col("v") <= vmin).select(F.col("v").alias("key"), F.lit(0).alias("_kind"),
@@ -299,7 +302,7 @@ def _per_event(rows: DataFrame, cfg: JobConfig, main_splits: list[str], side: se
     stream_values = moves.select(F.col("V").alias("watermark")).distinct()
 
     # wm_before: the largest move strictly before the row (a row sorts before a move at its own position).
-    aw = _bucket_width(arange["lo"], arange["hi"])
+    aw = _bucket_width(stats["alo"], stats["ahi"])  # any monotone bucketing is exact
     tagged_rows = rows.withColumn("_pos", pos).withColumn("_kind", F.lit(0)).withColumn("_V", _lit(None))
     tagged_moves = moves.select(F.col("g").alias("_pos"), F.lit(1).alias("_kind"), F.col("V").alias("_V"))
     both = tagged_rows.unionByName(tagged_moves, allowMissingColumns=True) \
