@@ -3,7 +3,8 @@
 @daily with data intervals: the run for 2024-01-01 starts after that day ends and replays dt=2024-01-01. One run at
 a time and depends_on_past, because each day continues the state the previous one carried (hold), so
 
-    airflow backfill create --dag-id nightly_event_time_backfill --from-date 2024-01-01 --to-date 2024-01-03
+    airflow backfill create --dag-id nightly_event_time_backfill --from-date 2024-01-01 --to-date 2024-01-03 \
+        --max-active-runs 1
 
 replays a historical range day by day, in order. The logic lives in event_replay.orchestration.
 """
@@ -26,7 +27,8 @@ with DAG(
     start_date=pendulum.datetime(2024, 1, 1, tz="UTC"),
     catchup=False,
     max_active_runs=1,
-    default_args={"depends_on_past": True},
+    # A day's plan checks the previous day's state: it must wait for that day's replay, not only its plan.
+    default_args={"depends_on_past": True, "wait_for_downstream": True},
     params=airflow_params(PROJECT_DIR, nightly=True),
     tags=["event-replay"],
     doc_md=__doc__,

@@ -58,6 +58,7 @@ def test_nightly_dag_structure(dagbag):
     assert dag.catchup is False and dag.max_active_runs == 1
     replay = dag.get_task("replay_partition")
     assert replay.depends_on_past and replay.pool == "replay_spark"
+    assert all(t.depends_on_past and t.wait_for_downstream for t in dag.tasks)  # days strictly in order
     assert "start_date" not in dag.params and dag.params["end_of_input"] == "hold"
 
 
