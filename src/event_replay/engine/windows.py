@@ -35,29 +35,36 @@ from .contract import POS_INF
 
 ORDER = ("arrival_time", "split", "offset")  # replay order: every sort includes it, so no physical order leaks in
 
-_WS, _WE, _POS, _UPTO = "__ws", "__we", "__pos", "__upto"
+_WS, _WE, _POS = "__ws", "__we", "__pos"
 _WID_SPLIT, _WID_OFFSET = "__wid_split", "__wid_offset"  # a session window's id: the row that created it
 _PENDING = "__pending"  # a timer firing whose watermark is still to be looked up
 _BUCKET_BITS = 20  # the as-of lookup's time buckets are 2^20 ms (~17 min) wide
 
 
 def compute_windows(rows: DataFrame, stream_values: DataFrame, cfg: JobConfig) -> tuple[DataFrame, DataFrame]:
-    """(firings, late_rows) of SEMANTICS §5–6 for rows carrying `wm_before`; see the module doc."""
+    """(firings, late_rows) of SEMANTICS §5–6 for rows carrying `wm_before`; see the module doc.
+
+    `rows` is read a few times (plans are not shared between branches): a caller whose rows come out of an
+    expensive plan should persist them first."""
     input_cols = [c for c in rows.columns if c != "wm_before"]
     if cfg.window.type == "session":
-        members, firings, late = _sessions(rows, cfg, input_cols)
-        wid = [_WID_SPLIT, _WID_OFFSET]
+        elems, late = _session_elements(rows, cfg, input_cols)
+        wid, order = [_WID_SPLIT, _WID_OFFSET], [_POS]
     else:
-        members, firings, late = _fixed_windows(rows, cfg, input_cols)
-        wid = ["key", _WS, _WE]
+        elems, late = _fixed_elements(rows, cfg, input_cols)
+        wid, order = ["key", _WS, _WE], list(ORDER)
+    firings = _firings_with_aggregates(elems, wid, order, cfg.aggregations)
     firings = _with_fire_watermarks(firings, stream_values, cfg)
-    firings = _with_aggregates(members, firings, wid, cfg.aggregations)
     out = firings.select(
         "key", F.col(_WS).alias("window_start"), F.col(_WE).alias("window_end"),
         F.col("fire_index").cast("int").alias("fire_index"), F.col("fire_watermark").cast("long").alias("fire_watermark"),
         "fire_reason", *cfg.aggregations.keys())
     return out, late
 
+
+# Stages below produce *elements*: one row per (window, row it holds), with the window id, `__pos` (1-based, in
+# the order whose prefixes the firings hold), key, window bounds, the input columns, and on the element at which a
+# firing happens (its last one) fire_index / fire_reason / fire_watermark (null elsewhere).
 
 # -- tumbling and sliding: pure DataFrame ---------------------------------------------------------------------
 
@@ -68,7 +75,7 @@ def _cleanup(max_ts: Column, lateness: int) -> Column:
     return F.when(max_ts > F.lit(POS_INF - lateness), F.lit(POS_INF)).otherwise(max_ts + F.lit(lateness))
 
 
-def _fixed_windows(rows: DataFrame, cfg: JobConfig, input_cols: list[str]):
+def _fixed_elements(rows: DataFrame, cfg: JobConfig, input_cols: list[str]):
     w = cfg.window
     size = w.size_ms
     slide = w.slide_ms if w.type == "sliding" else size
@@ -92,30 +99,28 @@ def _fixed_windows(rows: DataFrame, cfg: JobConfig, input_cols: list[str]):
     max_ts = F.col(_WE) - F.lit(1)
     accepted = elems.where(wm < _cleanup(max_ts, lateness))
 
-    part = ["key", _WS, _WE]
-    ordered = Window.partitionBy(*part).orderBy(*ORDER)
+    ordered = Window.partitionBy("key", _WS, _WE).orderBy(*ORDER)
     whole = ordered.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
-    early = (wm < max_ts).cast("long")
-    members = (accepted.withColumn(_POS, F.row_number().over(ordered).cast("long"))
-               .withColumn("__n_early", F.sum(early).over(whole))
-               .withColumn("__early", wm < max_ts))
-    # Early rows come first (wm_before is non-decreasing), so the timer firing holds positions 1..n_early.
-    timer_firings = (members.where(F.col("__early") & (F.col(_POS) == F.col("__n_early")))
-                     .select(*part, F.col(_POS).alias(_UPTO), F.lit(0).alias("fire_index"),
-                             F.lit(None).cast("long").alias("fire_watermark"), F.lit(_PENDING).alias("fire_reason")))
-    late_firings = (members.where(~F.col("__early"))
-                    .select(*part, F.col(_POS).alias(_UPTO),
-                            (F.col(_POS) - F.col("__n_early") - 1
-                             + F.when(F.col("__n_early") > 0, 1).otherwise(0)).alias("fire_index"),
-                            wm.alias("fire_watermark"), F.lit(FIRE_LATE_ROW).alias("fire_reason")))
-    firings = timer_firings.unionByName(late_firings)
-    return members.select(*part, _POS, *[c for c in input_cols if c != "key"]), firings, late
+    is_early = wm < max_ts
+    pos, n_early = F.col(_POS), F.col("__n_early")
+    elems = (accepted.withColumn(_POS, F.row_number().over(ordered).cast("long"))
+             .withColumn("__n_early", F.sum(is_early.cast("long")).over(whole)))
+    # Early rows come first (wm_before is non-decreasing), so the timer firing holds positions 1..n_early and is
+    # read at the last early element; each late-accepted element is a late firing of everything up to it.
+    timer_here = is_early & (pos == n_early)
+    elems = elems.select(
+        *input_cols, _WS, _WE, _POS,
+        F.when(timer_here, F.lit(0)).when(~is_early, pos - n_early - 1 + F.when(n_early > 0, 1).otherwise(0))
+        .cast("long").alias("fire_index"),
+        F.when(timer_here, F.lit(_PENDING)).when(~is_early, F.lit(FIRE_LATE_ROW)).alias("fire_reason"),
+        F.when(~is_early, wm).alias("fire_watermark"))
+    return elems, late
 
 
 # -- sessions: one sequential pass per key --------------------------------------------------------------------
 
 _SESSION_OUT = T.StructType([
-    T.StructField("kind", T.StringType()),  # m = member, f = firing, l = late row
+    T.StructField("kind", T.StringType()),  # m = element, l = late row (fire_watermark = late watermark)
     T.StructField(_WID_SPLIT, T.StringType()), T.StructField(_WID_OFFSET, T.LongType()),
     T.StructField(_WS, T.LongType()), T.StructField(_WE, T.LongType()),
     T.StructField("split", T.StringType()), T.StructField("offset", T.LongType()),
@@ -129,7 +134,8 @@ def _session_pass(gap: int, lateness: int):
     # and executors need not import this package.
     class _Session:
         """A session window in the pass: `children` are the windows it swallowed (their rows come first)."""
-        __slots__ = ("start", "end", "creator", "children", "own", "size", "fired", "pending", "alive")
+        __slots__ = ("start", "end", "creator", "children", "own", "size", "fired", "pending", "alive",
+                     "firings")
 
         def __init__(self, start: int, end: int, creator: int, children: list["_Session"]):
             self.start, self.end, self.creator, self.children = start, end, creator, children
@@ -138,6 +144,7 @@ def _session_pass(gap: int, lateness: int):
             self.fired = 0  # firings so far: the next fire_index
             self.pending = False  # an event-time timer at end - 1 is registered and has not fired
             self.alive = True
+            self.firings: dict[int, tuple] = {}  # size at the firing -> (fire_index, reason, watermark)
 
         def rows(self) -> list[int]:
             """The rows in membership order: swallowed windows' rows (recursively), then its own. Each firing holds
@@ -167,13 +174,12 @@ def _session_pass(gap: int, lateness: int):
         starts: list[int] = []
         timers: list[tuple[int, int, _Session]] = []  # (max_ts, creator, window): a heap, stale entries skipped
         fired: list[_Session] = []
-        firings: list[tuple[_Session, int, int, str, int | None]] = []  # window, upto, index, reason, watermark
         late: list[tuple[int, int]] = []
 
         def fire(win: _Session, reason: str, wm: int | None) -> None:
             if win.fired == 0:
                 fired.append(win)
-            firings.append((win, win.size, win.fired, reason, wm))
+            win.firings[win.size] = (win.fired, reason, wm)  # sizes only grow: one firing per size
             win.fired += 1
 
         for i, (t, wm) in enumerate(zip(ev, wms)):
@@ -227,10 +233,8 @@ def _session_pass(gap: int, lateness: int):
         for win in fired:
             wid = (splits[win.creator], offsets[win.creator])
             for pos, r in enumerate(win.rows(), start=1):
-                out.append(("m", *wid, win.start, win.end, splits[r], offsets[r], pos, None, None, None))
-        for win, upto, index, reason, wm in firings:
-            out.append(("f", splits[win.creator], offsets[win.creator], win.start, win.end, None, None, upto,
-                        index, reason, wm))
+                out.append(("m", *wid, win.start, win.end, splits[r], offsets[r], pos,
+                            *win.firings.get(pos, (None, None, None))))
         for r, wm in late:
             out.append(("l", None, None, None, None, splits[r], offsets[r], None, None, None, wm))
         frame = pd.DataFrame(out, columns=_SESSION_OUT.fieldNames())
@@ -241,24 +245,15 @@ def _session_pass(gap: int, lateness: int):
     return run
 
 
-def _sessions(rows: DataFrame, cfg: JobConfig, input_cols: list[str]):
+def _session_elements(rows: DataFrame, cfg: JobConfig, input_cols: list[str]):
     pass_out = (rows.select("key", "split", "offset", "arrival_time", "event_time", "wm_before")
                 .groupBy("key")
                 .applyInPandas(_session_pass(cfg.window.gap_ms, cfg.window.allowed_lateness_ms), _SESSION_OUT))
-    by_row = ["split", "offset"]
-    late = (pass_out.where(F.col("kind") == "l").select(*by_row, F.col("fire_watermark").alias("late_watermark"))
-            .join(rows.select(*input_cols), by_row)
-            .select(*input_cols, "late_watermark"))
-    members = (pass_out.where(F.col("kind") == "m").select(_WID_SPLIT, _WID_OFFSET, _POS, *by_row)
-               .join(rows.select(*input_cols), by_row)
-               .select(_WID_SPLIT, _WID_OFFSET, _POS, *input_cols))
-    # The key of a firing is the key of the row that created its window.
-    creators = rows.select(F.col("split").alias(_WID_SPLIT), F.col("offset").alias(_WID_OFFSET), "key")
-    firings = (pass_out.where(F.col("kind") == "f")
-               .select(_WID_SPLIT, _WID_OFFSET, _WS, _WE, F.col(_POS).alias(_UPTO), "fire_index", "fire_watermark",
-                       "fire_reason")
-               .join(creators, [_WID_SPLIT, _WID_OFFSET]))
-    return members, firings, late
+    # One join brings every element's and late row's input columns (the pass only names rows).
+    joined = pass_out.join(rows.select(*input_cols), ["split", "offset"])
+    late = joined.where(F.col("kind") == "l").select(*input_cols, F.col("fire_watermark").alias("late_watermark"))
+    elems = joined.where(F.col("kind") == "m").drop("kind")
+    return elems, late
 
 
 # -- timer firings: the stream value that fired them ---------------------------------------------------------
@@ -266,16 +261,16 @@ def _sessions(rows: DataFrame, cfg: JobConfig, input_cols: list[str]):
 def _with_fire_watermarks(firings: DataFrame, stream_values: DataFrame, cfg: JobConfig) -> DataFrame:
     """A timer firing happens when the stream first reaches the window's max timestamp: at the smallest stream
     value >= end - 1. None: `end_of_input` with flush; with hold the window stays open and does not fire."""
-    pending = firings.where(F.col("fire_reason") == _PENDING)
-    found = _next_values(pending.select((F.col(_WE) - F.lit(1)).alias("__q")).distinct(), stream_values)
-    resolved = (pending.withColumn("__q", F.col(_WE) - F.lit(1)).join(found, "__q", "left")
-                .withColumn("fire_watermark", F.col("__v"))
-                .withColumn("fire_reason", F.when(F.col("__v").isNull(), F.lit(FIRE_END_OF_INPUT))
-                            .otherwise(F.lit(FIRE_WATERMARK)))
-                .drop("__q", "__v"))
-    if cfg.replay.end_of_input != "flush":
-        resolved = resolved.where(F.col("fire_reason") == FIRE_WATERMARK)
-    return firings.where(F.col("fire_reason") != _PENDING).unionByName(resolved)
+    pending = F.col("fire_reason") == _PENDING
+    with_q = firings.withColumn("__q", F.when(pending, F.col(_WE) - F.lit(1)))
+    found = _next_values(with_q.where(F.col("__q").isNotNull()).select("__q").distinct(), stream_values)
+    flushed = F.lit(FIRE_END_OF_INPUT) if cfg.replay.end_of_input == "flush" else F.lit(None).cast("string")
+    out = (with_q.join(found, "__q", "left")  # a null __q (not a timer firing) matches nothing
+           .withColumn("fire_watermark", F.when(pending, F.col("__v")).otherwise(F.col("fire_watermark")))
+           .withColumn("fire_reason", F.when(~pending, F.col("fire_reason"))
+                       .when(F.col("__v").isNotNull(), F.lit(FIRE_WATERMARK)).otherwise(flushed))
+           .drop("__q", "__v"))
+    return out.where(F.col("fire_reason").isNotNull())  # hold: windows still waiting do not fire
 
 
 def _next_values(queries: DataFrame, stream_values: DataFrame) -> DataFrame:
@@ -323,34 +318,28 @@ def _runs_as_window_function(frame: DataFrame, expr: str, spec) -> bool:
         return False
 
 
-def _with_aggregates(members: DataFrame, firings: DataFrame, wid: list[str], aggs: dict[str, str]) -> DataFrame:
-    """Each firing (window id + `__upto`) gets every aggregate over its window's members with `__pos <= __upto`.
+def _firings_with_aggregates(elems: DataFrame, wid: list[str], order: list[str], aggs: dict[str, str]) -> DataFrame:
+    """The firing elements, each with every aggregate over its window's elements up to it.
 
     An aggregate that Spark can run as a window function (one aggregate call: sum(x), count(*), avg(x),
-    approx_count_distinct(x), ...) is a running aggregate over the window's members in position order, read at
-    the firing's position: O(n log n). Anything else (sum(x) / count(*), count(DISTINCT x), FILTER clauses)
-    goes through a join of each firing to its window's members up to its position and a groupBy: exact, but it
-    costs the sum over firings of their window sizes, which is O(n) when windows fire about once and grows with
-    the number of late firings of large windows.
+    approx_count_distinct(x), ...) is a running aggregate over the window's elements in order, read at the firing
+    element: one sort per window, O(n log n), sharing the sort that numbered the elements. Anything else
+    (sum(x) / count(*), count(DISTINCT x), FILTER clauses) goes through a join of each firing to its window's
+    elements up to it and a groupBy: exact, but it costs the sum over firings of their window sizes, which is
+    O(n) when windows fire about once and grows with the number of late firings of large windows.
     """
-    running_spec = (Window.partitionBy(*wid).orderBy(_POS)
-                    .rowsBetween(Window.unboundedPreceding, Window.currentRow))
+    running = Window.partitionBy(*wid).orderBy(*order).rowsBetween(Window.unboundedPreceding, Window.currentRow)
     windowable, general = {}, {}
     for name, expr in aggs.items():
-        (windowable if _runs_as_window_function(members, expr, running_spec) else general)[name] = expr
-
-    m = {c: f"__m_{c}" for c in wid}
-    join_on = [F.col(c).eqNullSafe(F.col(m[c])) for c in wid]  # null-safe: a null key is still a key
-    out = firings
-    if windowable:
-        running = members.select(*[F.col(c).alias(m[c]) for c in wid], F.col(_POS).alias("__m_pos"),
-                                 *[F.expr(e).over(running_spec).alias(n) for n, e in windowable.items()])
-        out = (out.join(running, join_on + [F.col(_UPTO) == F.col("__m_pos")], "left")
-               .drop(*m.values(), "__m_pos"))
+        (windowable if _runs_as_window_function(elems, expr, running) else general)[name] = expr
+    keep = list(dict.fromkeys([*wid, "key", _WS, _WE, _POS, "fire_index", "fire_reason", "fire_watermark"]))
+    fired = (elems.select(*keep, *[F.expr(e).over(running).alias(n) for n, e in windowable.items()])
+             .where(F.col("fire_reason").isNotNull()))
     if general:
-        f = {c: f"__f_{c}" for c in [*wid, _UPTO]}
-        ids = firings.select(*[F.col(c).alias(f[c]) for c in f])
-        grouped = (members.join(ids, [F.col(c).eqNullSafe(F.col(f[c])) for c in wid] + [F.col(_POS) <= F.col(f[_UPTO])])
-                   .groupBy(*f.values()).agg(*[F.expr(e).alias(n) for n, e in general.items()]))
-        out = (out.join(grouped, [F.col(c).eqNullSafe(F.col(f[c])) for c in f], "left").drop(*f.values()))
-    return out
+        f = {c: f"__f_{c}" for c in [*wid, _POS]}
+        ids = fired.select(*[F.col(c).alias(f[c]) for c in f])
+        held = [F.col(c).eqNullSafe(F.col(f[c])) for c in wid] + [F.col(_POS) <= F.col(f[_POS])]
+        grouped = (elems.join(ids, held).groupBy(*f.values())
+                   .agg(*[F.expr(e).alias(n) for n, e in general.items()]))
+        fired = (fired.join(grouped, [F.col(c).eqNullSafe(F.col(f[c])) for c in f], "left").drop(*f.values()))
+    return fired
