@@ -1,0 +1,128 @@
+"""Turns a bench log (bench/generate.py's Parquet dataset) into the Flink bench job's input, streaming file by file.
+
+    python bench/flink/prepare.py --config JOB.yaml --out DIR    -> DIR/events.bin, DIR/events.properties
+
+events.bin: the rows of the replay range in replay order (arrival, split, offset) with the periodic tick markers
+interleaved exactly as tests/flink/flink_harness.py does it (a tick T after every row with arrival <= T, ticks at
+multiples of the interval with start <= T < end), as fixed-size big-endian records (see BenchFormat.java).
+Only one Parquet file is in memory at a time: it needs the files' arrival ranges to be disjoint and ascending in
+file-name order, which generate.py guarantees (checked here). No explicit replay range: start = first arrival,
+end = last arrival (the replay's own default).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute  # noqa: F401 - pa.compute
+import pyarrow.parquet as pq
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "src"))
+
+from event_replay.semantics.config import JobConfig, load_config  # noqa: E402
+
+KEY_BYTES = 16
+RECORD = np.dtype([("kind", "i1"), ("split", ">i4"), ("offset", ">i8"), ("arrival", ">i8"), ("event", ">i8"),
+                   ("value", ">i8"), ("key_len", "u1"), ("key", f"S{KEY_BYTES}")])
+assert RECORD.itemsize == 1 + 4 + 8 * 4 + 1 + KEY_BYTES
+
+
+def _opt(v) -> str:
+    return "-" if v is None else str(int(v))
+
+
+def properties(cfg: JobConfig, n_splits: int) -> str:
+    wm, win = cfg.watermark, cfg.window
+    conf = {"strategy": wm.strategy, "delay": _opt(wm.max_out_of_orderness_ms), "emit": wm.emit,
+            "interval": _opt(wm.interval_ms), "idle": _opt(wm.idle_timeout_ms),
+            "silence": _opt(wm.advance_after_silence_ms), "window": win.type, "size": _opt(win.size_ms),
+            "slide": _opt(win.slide_ms), "offset": _opt(win.offset_ms), "gap": _opt(win.gap_ms),
+            "lateness": _opt(win.allowed_lateness_ms), "eoi": cfg.replay.end_of_input, "splits": str(n_splits)}
+    return "".join(f"{k}={v}\n" for k, v in conf.items())
+
+
+def prepare(cfg: JobConfig, out: Path) -> dict:
+    if cfg.replay.start_ms is not None or cfg.replay.end_ms is not None:
+        raise ValueError("bench/flink/prepare.py handles the default replay range only (no replay.start/end)")
+    if cfg.window.time != "event" or cfg.source.side_inputs:
+        raise ValueError("bench/flink/prepare.py handles event time without side inputs only")
+    cols = cfg.source.columns
+    files = sorted(Path(cfg.source.path).glob("*.parquet"))
+    if not files:
+        raise FileNotFoundError(f"no Parquet files in {cfg.source.path}")
+    splits = sorted(set(cfg.source.splits or ()) | set().union(
+        *(set(pq.read_table(f, columns=[cols["split"]]).column(0).unique().to_pylist()) for f in files)))
+    index = {s: i for i, s in enumerate(splits)}
+    metas = []
+    for f in files:  # arrival range per file from a cheap read of one column
+        a = pq.read_table(f, columns=[cols["arrival_time"]]).column(0).cast(pa.timestamp("ms", tz="UTC")).cast(pa.int64())
+        metas.append((int(pa.compute.min(a).as_py()), int(pa.compute.max(a).as_py())))
+    for (_, hi), (lo, _) in zip(metas, metas[1:]):
+        if lo <= hi:
+            raise ValueError("the files' arrival ranges overlap: prepare.py needs them disjoint and ascending")
+    start, end = metas[0][0], metas[-1][1]
+    interval = cfg.watermark.interval_ms if cfg.watermark.periodic else 0
+    next_tick = -(-start // interval) * interval if interval else None
+
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "events.properties").write_text(properties(cfg, len(splits)))
+    n_rows = n_ticks = 0
+    t0 = time.monotonic()
+    with open(out / "events.bin", "wb") as fh:
+        for k, f in enumerate(files):
+            t = pq.read_table(f, columns=[cols[c] for c in ("split", "offset", "arrival_time", "event_time", "key")]
+                              + ["value"])
+            enc = t.column(0).combine_chunks().dictionary_encode()
+            split = np.array([index[s] for s in enc.dictionary.to_pylist()], np.int32)[enc.indices.to_numpy()]
+            offset = t.column(1).to_numpy()
+            arrival = t.column(2).cast(pa.timestamp("ms", tz="UTC")).cast(pa.int64()).to_numpy()
+            event = t.column(3).cast(pa.timestamp("ms", tz="UTC")).cast(pa.int64()).to_numpy()
+            keys = t.column(4).to_numpy(zero_copy_only=False).astype(f"S{KEY_BYTES + 1}")
+            if (np.char.str_len(keys) > KEY_BYTES).any():
+                raise ValueError(f"keys longer than {KEY_BYTES} bytes are not supported by the bench format")
+            value = t.column(5).to_numpy()
+            order = np.lexsort((offset, split, arrival))  # replay order: arrival, split, offset
+            limit = metas[k + 1][0] if k + 1 < len(files) else end  # ticks before the next file's first row
+            ticks = np.arange(next_tick, limit, interval, dtype=np.int64) if interval and next_tick < limit else \
+                np.empty(0, np.int64)
+            if interval:
+                next_tick = int(ticks[-1]) + interval if len(ticks) else next_tick
+            a_sorted = arrival[order]
+            pos = np.searchsorted(a_sorted, ticks, side="right")  # a tick comes after rows with arrival <= T
+            n = len(order)
+            rec = np.zeros(n + len(ticks), RECORD)
+            row_at = np.arange(n) + np.searchsorted(pos, np.arange(n), side="right")
+            tick_at = pos + np.arange(len(ticks))
+            rec["kind"][tick_at] = 1
+            rec["arrival"][tick_at] = ticks
+            r = rec[row_at]
+            r["split"], r["offset"], r["arrival"] = split[order], offset[order], a_sorted
+            r["event"], r["value"] = event[order], value[order]
+            r["key"] = keys[order]
+            r["key_len"] = np.char.str_len(keys[order])
+            rec[row_at] = r
+            rec.tofile(fh)
+            n_rows += n
+            n_ticks += len(ticks)
+            del t, rec, r
+    return {"rows": n_rows, "ticks": n_ticks, "splits": len(splits), "start": start, "end": end,
+            "seconds": round(time.monotonic() - t0, 2)}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args(argv)
+    info = prepare(load_config(a.config), Path(a.out))
+    print(f"prepare: {info}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

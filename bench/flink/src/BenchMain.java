@@ -1,0 +1,91 @@
+package replaybench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.file.src.FileSource;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.windowing.assigners.EventTimeSessionWindows;
+import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * The Flink job a user would run instead of the replay, on the same log: a FileSource streaming the events file
+ * (rows and ticks in replay order, parallelism 1 so the order is the replay order) -> the replay watermark operator
+ * (Flink's generators, idleness and multiplexer on the replay clock) -> keyBy(key).window(...).allowedLateness(...)
+ * .sideOutputLateData(...).aggregate(count, sum, max) with the window parallelism given -> firings and late rows
+ * written as text files.
+ *
+ * Usage: BenchMain <events.bin> <events.properties> <out-dir> [window-parallelism]
+ * Prints one line: "flink-bench firings=N late=M seconds=S" (S = job time, without the JVM start).
+ */
+public class BenchMain {
+    public static void main(String[] args) throws Exception {
+        long t0 = System.nanoTime();
+        Path events = Paths.get(args[0]);
+        BenchSpec spec = BenchSpec.read(Paths.get(args[1]));
+        Path outDir = Paths.get(args[2]);
+        int par = args.length > 3 ? Integer.parseInt(args[3]) : 2;
+        Files.createDirectories(outDir);
+
+        Configuration conf = new Configuration();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(par, conf);
+        env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
+        env.getConfig().setAutoWatermarkInterval(0L); // every watermark comes from the replay operator
+        env.getConfig().enableObjectReuse();
+
+        TypeInformation<BenchEv> evType = TypeInformation.of(BenchEv.class);
+        FileSource<BenchEv> source = FileSource.forRecordStreamFormat(new BenchFormat(),
+                new org.apache.flink.core.fs.Path(events.toAbsolutePath().toUri())).build();
+        DataStream<BenchEv> rows = env.fromSource(source, WatermarkStrategy.noWatermarks(), "log").setParallelism(1)
+                .transform("replay-watermarks", evType, new BenchWatermarkOperator(spec)).setParallelism(1);
+
+        OutputTag<BenchEv> lateTag = new OutputTag<>("late", evType);
+        SingleOutputStreamOperator<String> fired = rows
+                .keyBy(e -> e.key, TypeInformation.of(String.class))
+                .window(assigner(spec))
+                .allowedLateness(Duration.ofMillis(spec.lateness))
+                .sideOutputLateData(lateTag)
+                .aggregate(new CountSumMax(), new FiringLine(), TypeInformation.of(long[].class),
+                        TypeInformation.of(long[].class), TypeInformation.of(String.class))
+                .setParallelism(par);
+        fired.sinkTo(new LineSink(outDir.toString(), "firings")).setParallelism(par);
+        fired.getSideOutput(lateTag)
+                .map(e -> e.split + "\t" + e.offset + "\t" + e.key, TypeInformation.of(String.class)).setParallelism(par)
+                .sinkTo(new LineSink(outDir.toString(), "late")).setParallelism(par);
+
+        long jobStart = System.nanoTime();
+        env.execute("bench " + events.getFileName());
+        long t1 = System.nanoTime();
+        long firings = LineSink.COUNTS.containsKey("firings") ? LineSink.COUNTS.get("firings").get() : 0;
+        long late = LineSink.COUNTS.containsKey("late") ? LineSink.COUNTS.get("late").get() : 0;
+        System.out.printf("flink-bench firings=%d late=%d seconds=%.3f setup_seconds=%.3f%n",
+                firings, late, (t1 - jobStart) / 1e9, (jobStart - t0) / 1e9);
+        System.exit(0);
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static WindowAssigner<Object, TimeWindow> assigner(BenchSpec s) {
+        switch (s.window) {
+            case "tumbling":
+                return (WindowAssigner) TumblingEventTimeWindows.of(Duration.ofMillis(s.size), Duration.ofMillis(s.offset));
+            case "sliding":
+                return (WindowAssigner) SlidingEventTimeWindows.of(Duration.ofMillis(s.size), Duration.ofMillis(s.slide), Duration.ofMillis(s.offset));
+            case "session":
+                return (WindowAssigner) EventTimeSessionWindows.withGap(Duration.ofMillis(s.gap));
+            default:
+                throw new IllegalArgumentException("window " + s.window);
+        }
+    }
+}
