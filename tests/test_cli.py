@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.spark
 
 
-def run(*args, timeout=600):
+def run(*args, timeout=1500):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     return subprocess.run([REPLAY, *args], capture_output=True, text=True, timeout=timeout, env=env)
 
@@ -32,9 +32,9 @@ def job_config(log: Path, out: Path, **changes) -> dict:
 @pytest.fixture(scope="module")
 def sample_log(tmp_path_factory) -> Path:
     log = tmp_path_factory.mktemp("cli") / "log"
-    res = run("sample", "--out", str(log), "--rows", "3000", "--splits", "3", "--seed", "11", "--rate", "50")
+    res = run("sample", "--out", str(log), "--rows", "2000", "--splits", "3", "--seed", "11", "--rate", "50")
     assert res.returncode == 0, res.stderr
-    assert "3000 rows" in res.stdout
+    assert "2000 rows" in res.stdout
     assert len(list(log.glob("*.parquet"))) == 4
     return log
 
@@ -42,7 +42,7 @@ def sample_log(tmp_path_factory) -> Path:
 def test_sample_log_shape(sample_log):
     t = pq.read_table(sample_log)
     assert t.column_names == ["split", "offset", "arrival_time", "event_time", "key", "value"]
-    assert t.num_rows == 3000
+    assert t.num_rows == 2000
     d = t.to_pandas()
     assert sorted(d["split"].unique()) == ["p0", "p1", "p2"]
     # Offsets are 0..n-1 per split, increasing with arrival; the last split falls silent early.
@@ -61,7 +61,7 @@ def test_run_end_to_end(sample_log, tmp_path):
     res = run("run", "--config", str(cfg), "--master", "local[2]")
     assert res.returncode == 0, res.stderr[-4000:]
     summary = [line for line in res.stdout.splitlines() if line.startswith("replay:")]
-    assert len(summary) == 1 and "rows read 3000" in summary[0], res.stdout
+    assert len(summary) == 1 and "rows read 2000" in summary[0], res.stdout
     for part in ("firings", "late rows", "quarantined rows 0", " s "):
         assert part in summary[0]
     assert sorted(p.name for p in out.iterdir()) == ["counts", "late_events", "quarantine", "watermarks", "windows"]
@@ -80,9 +80,9 @@ def test_run_end_to_end(sample_log, tmp_path):
         assert str(tables["windows"].schema.field(name).type).startswith("timestamp"), name
     assert str(tables["watermarks"].schema.field("replay_time").type).startswith("timestamp")
     counts = tables["counts"].to_pylist()
-    assert len(counts) == 1 and counts[0]["rows_read"] == 3000
+    assert len(counts) == 1 and counts[0]["rows_read"] == 2000
     c = counts[0]
-    assert c["rows_in_windows"] + c["late_rows"] + c["quarantined_rows"] + c["skipped_rows"] == 3000
+    assert c["rows_in_windows"] + c["late_rows"] + c["quarantined_rows"] + c["skipped_rows"] == 2000
     assert c["late_rows"] == tables["late_events"].num_rows
     assert f"firings {tables['windows'].num_rows}," in summary[0]
     windows = tables["windows"].to_pandas()

@@ -54,7 +54,7 @@ def _bad_rows(schema: pa.Schema, like: pa.Table) -> pa.Table:
 def logs(tmp_path_factory) -> tuple[Path, Path]:
     base = tmp_path_factory.mktemp("determinism")
     a = base / "log_a"
-    write_sample(a, SampleSpec(rows=2500, splits=4, seed=3, rate=40, files=4, keys=5))
+    write_sample(a, SampleSpec(rows=1500, splits=4, seed=3, rate=40, files=4, keys=5))
     table = pq.read_table(a)
     pq.write_table(_bad_rows(table.schema, table), a / "part-bad.parquet")
     # The same rows in files that list in another order (and one of them split in two).
@@ -71,16 +71,14 @@ def logs(tmp_path_factory) -> tuple[Path, Path]:
     return a, b
 
 
-def _run(log: Path, out: Path, master: str, shuffle: int) -> str:
+def _start(log: Path, out: Path, master: str, shuffle: int) -> subprocess.Popen:
     raw = {**CONFIG, "source": {**CONFIG["source"], "path": str(log)}, "output": {"path": str(out)}}
     cfg = out.parent / f"{out.name}.yaml"
     cfg.write_text(yaml.safe_dump(raw))
-    res = subprocess.run([REPLAY, "run", "--config", str(cfg), "--master", master,
-                          "--conf", f"spark.sql.shuffle.partitions={shuffle}",
-                          "--conf", f"spark.default.parallelism={shuffle}"],
-                         capture_output=True, text=True, timeout=900)
-    assert res.returncode == 0, res.stderr[-4000:]
-    return res.stdout
+    return subprocess.Popen([REPLAY, "run", "--config", str(cfg), "--master", master,
+                             "--conf", f"spark.sql.shuffle.partitions={shuffle}",
+                             "--conf", f"spark.default.parallelism={shuffle}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def canonical(table: pa.Table) -> pa.Table:
@@ -93,8 +91,17 @@ def outputs(logs, tmp_path_factory) -> tuple[Path, Path]:
     a, b = logs
     base = tmp_path_factory.mktemp("runs")
     out1, out2 = base / "one", base / "two"
-    _run(a, out1, "local[1]", 1)
-    _run(b, out2, "local[2]", 7)
+    # Both at once: independent processes, and the JVM start-ups overlap.
+    procs = [_start(a, out1, "local[1]", 1), _start(b, out2, "local[2]", 7)]
+    try:
+        for p in procs:
+            _, err = p.communicate(timeout=1500)
+            assert p.returncode == 0, err[-4000:]
+    finally:
+        for p in procs:  # ours only: never leave a JVM behind on a failure
+            if p.poll() is None:
+                p.kill()
+                p.wait()
     return out1, out2
 
 

@@ -197,9 +197,9 @@ def prepare_source(raw: DataFrame, cfg: JobConfig) -> SourceData:
                           .when(F.col(_STATUS) == "candidate", F.lit("clean")).otherwise(F.col(_STATUS))))
     parsed = parsed.persist(StorageLevel.MEMORY_AND_DISK)
 
-    # One pass for every count and the range of the clean rows.
+    # One pass for every count, the range of the clean rows and the splits seen (a few names per status).
     stats = parsed.groupBy(_STATUS).agg(F.count(F.lit(1)).alias("n"), F.min(a).alias("lo"),
-                                        F.max(a).alias("hi")).collect()
+                                        F.max(a).alias("hi"), F.collect_set(s).alias("splits")).collect()
     by_status = {r[_STATUS]: r for r in stats}
     n = {st: (by_status[st]["n"] if st in by_status else 0) for st in ("clean", "quarantined", "skipped")}
     clean_stats = by_status.get("clean")
@@ -223,7 +223,7 @@ def prepare_source(raw: DataFrame, cfg: JobConfig) -> SourceData:
     if src.splits is not None:
         splits = sorted(set(src.splits) | set(src.side_inputs))
     else:
-        seen = [r[0] for r in clean.select("split").distinct().collect()]  # split names: small
+        seen = clean_stats["splits"] if clean_stats else []  # the split names of the clean rows: small
         splits = sorted(set(seen) | set(src.side_inputs))
 
     timestamp_roles = {r for r in ("arrival_time", "event_time")
