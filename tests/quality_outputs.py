@@ -92,7 +92,7 @@ def write_tables(out: Path, tables: dict[str, pa.Table]) -> None:
 
 
 def read_frames(out: Path) -> dict[str, pd.DataFrame]:
-    return {name: pq.read_table(out / name).to_pandas() for name in DATASETS}
+    return {name: pq.read_table(out / name).to_pandas(integer_object_nulls=True) for name in DATASETS}
 
 
 def write_frames(out: Path, frames: dict[str, pd.DataFrame], like: Path) -> None:

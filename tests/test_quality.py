@@ -18,8 +18,8 @@ from strategies import random_case
 
 logging.getLogger("great_expectations").setLevel(logging.WARNING)
 
-COMBOS = [("tumbling", "flush"), ("sliding", "flush"), ("session", "flush"),
-          ("tumbling", "hold"), ("sliding", "hold"), ("session", "hold")]
+# Every window type and both ends of input, in four full validations (GX on Spark is slow).
+COMBOS = [("tumbling", "flush"), ("sliding", "hold"), ("session", "flush"), ("session", "hold")]
 
 
 def _find_seed(pred, limit: int = 3000) -> int:

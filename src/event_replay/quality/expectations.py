@@ -140,13 +140,15 @@ class ExpectNoWindowLeftOpen(UnexpectedRowsExpectation):
     QUERY: ClassVar[str] = (
         "SELECT * FROM {batch} WHERE held_rows IS NOT NULL AND ("
         "held_rows > rows_in_windows * cfg_windows_per_row "
-        "OR (cfg_end_of_input = 'flush' AND held_rows < rows_in_windows) "
-        "OR (cfg_end_of_input = 'flush' AND cfg_windows_per_row = 1 AND held_rows <> rows_in_windows))")
-    DESCRIPTION: ClassVar[str] = ("Completeness: the rows held by the windows' last firings (the count(*) aggregate of the "
-                        "last firing of every window not contained in another of its key) cover rows_in_windows. "
-                        "With end_of_input flush no window is left open: tumbling/session windows hold exactly "
-                        "rows_in_windows rows, sliding windows between rows_in_windows and ceil(size/slide) times "
-                        "that; with hold, at most that. Needs a count(*) aggregate in the config (else not checked).")
+        "OR (cfg_end_of_input = 'flush' AND held_rows_all < rows_in_windows) "
+        "OR (cfg_end_of_input = 'flush' AND cfg_window_type = 'tumbling' AND held_rows_all <> rows_in_windows))")
+    DESCRIPTION: ClassVar[str] = (
+        "Completeness, from the count(*) aggregate of each window's last firing (which holds every row the window "
+        "ever held). With end_of_input flush no window is left open: the windows' last firings hold at least "
+        "rows_in_windows rows (every row that joined a window is in some window's last firing), exactly that for "
+        "tumbling windows. Always: the windows not contained in another of their key (sessions grow by merging) "
+        "hold at most rows_in_windows rows, times ceil(size/slide) for sliding windows. Needs a count(*) "
+        "aggregate in the config (else not checked).")
 
 
 WINDOWS = (ExpectFiringsUnique, ExpectFireIndexContiguous, ExpectWatermarkFiringsAfterWindowEnd,

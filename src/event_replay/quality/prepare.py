@@ -16,6 +16,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..semantics.config import JobConfig
+from ..semantics.durations import POS_INF
 
 DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")
 _COUNT_STAR = re.compile(r"^\s*count\s*\(\s*(\*|1)\s*\)\s*$", re.IGNORECASE)
@@ -65,12 +66,21 @@ def _cfg_columns(cfg: JobConfig) -> list[Column]:
             F.lit(cfg.replay.end_of_input).alias("cfg_end_of_input")]
 
 
+# A watermark beyond the timestamp range is written as null (io.output.ms_to_timestamp). Only +inf can be behind a
+# null on a non-flush firing or a late row: the stream reaches +inf when every split is idle but a side input
+# (+inf, never idle) remains. Read it back as +inf; a writer-provided exact `*_ms` column wins.
+def _watermark_ms(df: DataFrame, name: str, present: Column) -> Column:
+    if f"{name}_ms" in df.columns:
+        return F.col(f"{name}_ms").cast("long")
+    return F.when(F.col(name).isNull() & present, F.lit(POS_INF)).otherwise(_ms(df, name))
+
+
 def windows_batch(windows: DataFrame, cfg: JobConfig) -> DataFrame:
     held = count_star_column(cfg)
     return windows.select(
         "key", "window_start", "window_end", "fire_index", "fire_watermark", "fire_reason",
         _ms(windows, "window_start").alias("window_start_ms"), _ms(windows, "window_end").alias("window_end_ms"),
-        _ms(windows, "fire_watermark").alias("fire_watermark_ms"),
+        _watermark_ms(windows, "fire_watermark", F.col("fire_reason") == "watermark").alias("fire_watermark_ms"),
         (F.col(f"`{held}`").cast("long") if held and held in windows.columns else F.lit(None).cast("long"))
         .alias("held_rows"),
         *_cfg_columns(cfg))
@@ -93,7 +103,7 @@ def late_events_batch(late: DataFrame, cfg: JobConfig) -> DataFrame:
         F.col(f"`{cols['split']}`").cast("string").alias("split"), F.col(f"`{cols['offset']}`").alias("offset"),
         F.col(f"`{cols['key']}`").alias("key"),
         _ms(late, cols["arrival_time"]).alias("arrival_ms"), _ms(late, time_col).alias("time_ms"),
-        _ms(late, "late_watermark").alias("late_watermark_ms"), *_cfg_columns(cfg))
+        _watermark_ms(late, "late_watermark", F.lit(True)).alias("late_watermark_ms"), *_cfg_columns(cfg))
 
 
 def windows_per_row(cfg: JobConfig) -> int:
@@ -101,15 +111,16 @@ def windows_per_row(cfg: JobConfig) -> int:
     return math.ceil(w.size_ms / w.slide_ms) if w.type == "sliding" else 1
 
 
-def held_rows(windows: DataFrame, cfg: JobConfig) -> Column | None:
-    """Rows held by the last firing of every window not contained in another of its key (sessions grow by
-    merging: the swallowed windows' rows are in the covering one); None without a count(*) aggregate."""
+def last_firings(windows: DataFrame, cfg: JobConfig) -> tuple[DataFrame, DataFrame] | None:
+    """The count(*) of the last firing of every window, and of those not contained in another window of their key
+    (sessions grow by merging: a swallowed window's rows are in the covering one); None without a count(*)."""
     held = count_star_column(cfg)
     if not held or held not in windows.columns:
         return None
     wb = windows_batch(windows, cfg)
     last = (wb.groupBy("key", "window_start_ms", "window_end_ms")
             .agg(F.max_by("held_rows", "fire_index").alias("held")))
+    every = last
     if cfg.window.type == "session":
         o = last.select(F.col("key").alias("o_key"), F.col("window_start_ms").alias("o_start"),
                         F.col("window_end_ms").alias("o_end"))
@@ -117,7 +128,7 @@ def held_rows(windows: DataFrame, cfg: JobConfig) -> Column | None:
                   & (F.col("o_end") >= F.col("window_end_ms"))
                   & ((F.col("o_start") < F.col("window_start_ms")) | (F.col("o_end") > F.col("window_end_ms"))))
         last = last.join(o, inside, "left_anti")
-    return last
+    return every, last
 
 
 def accounting_batch(spark: SparkSession, out: dict[str, DataFrame], cfg: JobConfig) -> DataFrame:
@@ -130,9 +141,13 @@ def accounting_batch(spark: SparkSession, out: dict[str, DataFrame], cfg: JobCon
     reason = F.col("reason") if "reason" in q.columns else F.lit(None)
     quarantine = q.agg(F.count(F.lit(1)).alias("quarantine_rows"),
                        F.sum(F.when(reason.isNull(), 1).otherwise(0)).cast("long").alias("quarantine_without_reason"))
-    last = held_rows(out["windows"], cfg)
-    held = (last.agg(F.coalesce(F.sum("held"), F.lit(0)).cast("long").alias("held_rows")) if last is not None
-            else spark.range(1).select(F.lit(None).cast("long").alias("held_rows")))
+    lasts = last_firings(out["windows"], cfg)
+    if lasts is None:
+        held = spark.range(1).select(F.lit(None).cast("long").alias("held_rows_all"),
+                                     F.lit(None).cast("long").alias("held_rows"))
+    else:
+        total = F.coalesce(F.sum("held"), F.lit(0)).cast("long")
+        held = lasts[0].agg(total.alias("held_rows_all")).crossJoin(lasts[1].agg(total.alias("held_rows")))
     w = cfg.window
     return (c.crossJoin(late).crossJoin(quarantine).crossJoin(held)
             .withColumn("cfg_windows_per_row", F.lit(windows_per_row(cfg)).cast("long"))

@@ -25,7 +25,7 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from ..semantics.config import JobConfig
-from .prepare import late_events_batch, read_outputs, watermarks_batch
+from .prepare import late_events_batch, read_outputs, watermarks_batch, windows_batch
 
 REPORT_FOLDER = "why_report"
 TIMELINE_BUCKETS = 600
@@ -85,10 +85,9 @@ def _holders(wm: DataFrame) -> DataFrame:
     return held.withColumn("holder", F.when(F.col("holder") == "", F.lit(None)).otherwise(F.col("holder")))
 
 
-def _window_holders(windows: DataFrame, holders: DataFrame) -> DataFrame:
-    first = windows.where(F.col("fire_index") == 0).select(
-        "key", "window_start", "window_end", "fire_reason",
-        F.unix_millis(F.col("fire_watermark")).alias("fire_watermark_ms"))
+def _window_holders(windows: DataFrame, holders: DataFrame, cfg: JobConfig) -> DataFrame:
+    first = windows_batch(windows.where(F.col("fire_index") == 0), cfg).select(
+        "key", "window_start", "window_end", "fire_reason", "fire_watermark_ms")
     j = first.join(holders, first.fire_watermark_ms == holders.W, "left")
     who = (F.when(F.col("fire_reason") == "end_of_input", F.lit(END_OF_INPUT))
            .otherwise(F.coalesce(F.col("holder"), F.lit(ALL_IDLE))))
@@ -161,7 +160,7 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
     w_px, h_px = _plot(report / "timelines.png", points, idle, t0, splits)
 
     holders = _holders(wm).cache()
-    per_window = _window_holders(windows, holders)
+    per_window = _window_holders(windows, holders, cfg)
     per_window.coalesce(1).write.mode("overwrite").option("header", True).csv(str(report / "window_holders"))
     windows_by_holder = {r.held_by: r.n for r in per_window.groupBy("held_by").agg(F.count(F.lit(1)).alias("n"))
                          .collect()}
