@@ -3,6 +3,7 @@
 #   spark-master | spark-worker        Spark standalone daemons (foreground, from the venv's pyspark)
 #   airflow-init                       one-shot: metadata DB migration + the admin user's password file
 #   api-server | scheduler | dag-processor | triggerer   Airflow 3 components
+#   driver | executor                  Spark on Kubernetes pods (spark.kubernetes.container.image = this image)
 #   anything else                      run as is (e.g. `replay run ...`, `spark-submit ...`, `bash`)
 set -euo pipefail
 
@@ -42,6 +43,22 @@ PY
     ;;
   api-server | scheduler | dag-processor | triggerer)
     exec airflow "$@"
+    ;;
+  driver)
+    # Spark on Kubernetes starts the driver pod with `driver <spark-submit args>` (cluster deploy mode).
+    shift
+    exec spark-submit --conf "spark.driver.bindAddress=${SPARK_DRIVER_BIND_ADDRESS}" --deploy-mode client "$@"
+    ;;
+  executor)
+    # ... and executor pods with `executor` and their settings in SPARK_* variables.
+    shift
+    mapfile -t java_opts < <(env | grep '^SPARK_JAVA_OPT_' | sort -t_ -k4 -n | sed 's/^[^=]*=//')
+    exec java "${java_opts[@]}" -Xms"${SPARK_EXECUTOR_MEMORY}" -Xmx"${SPARK_EXECUTOR_MEMORY}" \
+      -cp "${SPARK_CONF_DIR:-${SPARK_HOME}/conf}:${SPARK_HOME}/jars/*${SPARK_EXTRA_CLASSPATH:+:${SPARK_EXTRA_CLASSPATH}}" \
+      org.apache.spark.scheduler.cluster.k8s.KubernetesExecutorBackend \
+      --driver-url "${SPARK_DRIVER_URL}" --executor-id "${SPARK_EXECUTOR_ID}" --cores "${SPARK_EXECUTOR_CORES}" \
+      --app-id "${SPARK_APPLICATION_ID}" --hostname "${SPARK_EXECUTOR_POD_IP}" \
+      --resourceProfileId "${SPARK_RESOURCE_PROFILE_ID}" --podName "${SPARK_EXECUTOR_POD_NAME}"
     ;;
   *)
     exec "$@"

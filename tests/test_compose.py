@@ -227,3 +227,20 @@ def test_docker_compose_config(tmp_path):
     res = _config(binary, broken)
     assert res.returncode != 0
     assert "POSTGRES_PASSWORD" in res.stderr
+
+
+def test_stack_job_config_is_the_demo_on_the_lake():
+    # The stack's demo job is jobs/configs/demo.yaml with absolute paths on the shared volume (a cluster's
+    # executors do not run in the driver's working directory).
+    from event_replay.semantics.config import load_config
+
+    demo = yaml.safe_load((ROOT / "jobs" / "configs" / "demo.yaml").read_text())
+    stack = yaml.safe_load((ROOT / "docker" / "jobs" / "demo.yaml").read_text())
+    assert stack["source"]["path"] == f"{LAKE_PATH}/sample"
+    assert stack["output"]["path"] == f"{LAKE_PATH}/out/demo"
+    for raw in (demo, stack):
+        raw["source"].pop("path"), raw["output"].pop("path")
+    assert stack == demo
+    cfg = load_config(ROOT / "docker" / "jobs" / "demo.yaml")
+    assert cfg.source.path.startswith(LAKE_PATH + "/") and cfg.output.path.startswith(LAKE_PATH + "/")
+    assert "COPY docker/jobs ./docker/jobs" in DOCKERFILE.read_text()  # where docs/cluster.md says it is
