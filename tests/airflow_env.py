@@ -28,8 +28,17 @@ def airflow_env(home: Path, sql_alchemy_conn: str | None = None, **extra: str) -
         "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
         "PYTHONUNBUFFERED": "1",
     })
+    if sql_alchemy_conn and sql_alchemy_conn.startswith("postgresql") and not _importable("asyncpg"):
+        # Airflow 3 derives an asyncpg URL for its async engine; without asyncpg in the lock, run sync-only.
+        env["AIRFLOW__DATABASE__SQL_ALCHEMY_CONN_ASYNC"] = ""
     env.update(extra)
     return env
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
 
 
 def airflow(env: dict[str, str], *args: str, timeout: float = 300, check: bool = True) -> subprocess.CompletedProcess:
