@@ -21,7 +21,7 @@ DEMO_ROWS_PER_DAY ?= 5000
 DEMO_START ?= 2024-01-01
 DEMO_END ?= $(shell date -u -d "$(DEMO_START) +$$(( $(DEMO_DAYS) - 1 )) days" +%F 2>/dev/null)
 DEMO_LOGICAL_DATE ?= $(DEMO_START)
-DEMO_CONF ?= {"config": "dags/configs/demo_partitioned.yaml", "start_date": "$(DEMO_START)", "end_date": "$(DEMO_END)", "dq_warn_only": true}
+DEMO_CONF ?= {"config": "jobs/configs/demo_partitioned.yaml", "start_date": "$(DEMO_START)", "end_date": "$(DEMO_END)", "dq_warn_only": true}
 AIRFLOW_ENV = AIRFLOW_HOME=$(AIRFLOW_HOME_DIR) AIRFLOW__CORE__DAGS_FOLDER=$(CURDIR)/dags \
   AIRFLOW__CORE__PLUGINS_FOLDER=$(CURDIR)/plugins AIRFLOW__CORE__LOAD_EXAMPLES=False \
   AIRFLOW_CONN_REPLAY_SPARK='$(REPLAY_SPARK_CONN)' PATH="$(VENV)/bin:$$PATH"
@@ -95,7 +95,7 @@ airflow: airflow-init
 
 # Generated data and caches; distclean also drops the environments.
 clean:
-	rm -rf data/sample out build spark-warehouse metastore_db derby.log .pytest_cache .hypothesis
+	rm -rf data/sample data/partitioned .airflow out build spark-warehouse metastore_db derby.log .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -not -path './.venv*' -not -path './.tools/*' -prune -exec rm -rf {} +
 
 distclean: clean
