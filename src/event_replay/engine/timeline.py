@@ -119,6 +119,8 @@ def _periodic(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side:
     split_changes = split_changes.persist()
 
     # --- the stream at every change tick: grid of change ticks x splits, forward-filled per split.
+    # Size: (ticks where some split changes) x (splits), at most the range's ticks x splits. Fine for
+    # Kafka-sized split counts; for thousands of sparse splits a dyadic (segment-tree) min would be O(C log C).
     change_ticks = (split_changes.select("T").union(spark.createDataFrame([(first_tick,)], "T long"))
                     .distinct())
     split_df = spark.createDataFrame([(s,) for s in main_splits], "split string")
