@@ -115,6 +115,13 @@ class TreeSampler(threading.Thread):
                 "processes": len(self.procs)}
 
 
+def tree_cpu(root: int) -> float:
+    """CPU seconds (user+sys) used so far by a process and its live descendants."""
+    t = TreeSampler(root)
+    t.sample()
+    return sum(p["cpu"] for p in t.procs.values())
+
+
 def run_measured(cmd: list[str], *, cwd: Path = ROOT, timeout: float = 3600, env: dict | None = None) -> dict:
     """Runs cmd, sampling its process tree; returns total seconds, tree metrics, stdout/stderr tails, exit code."""
     t0 = time.monotonic()
@@ -149,6 +156,7 @@ def worker(args) -> int:
     t0 = time.monotonic()
     spark = _session(args)
     t1 = time.monotonic()
+    cpu1 = tree_cpu(os.getpid())  # after start-up: the job's own CPU is the difference
     info: dict = {}
     if args.mode == "replay":
         from event_replay.cli import run_replay
@@ -161,10 +169,11 @@ def worker(args) -> int:
     else:
         raise SystemExit(f"unknown worker mode {args.mode}")
     t2 = time.monotonic()
+    cpu2 = tree_cpu(os.getpid())
     jvm_pid = spark._jvm.java.lang.ProcessHandle.current().pid()
     spark.stop()
     ru = resource.getrusage(resource.RUSAGE_SELF)
-    print("BENCH_RESULT " + json.dumps({"job_s": round(t2 - t1, 2), "session_s": round(t1 - t0, 2),
+    print("BENCH_RESULT " + json.dumps({"job_s": round(t2 - t1, 2), "session_s": round(t1 - t0, 2), "job_cpu_s": round(cpu2 - cpu1, 2),
                                         "jvm_pid": jvm_pid, "driver_maxrss_mb": round(ru.ru_maxrss / 1024, 1),
                                         **info}), flush=True)
     return 0
@@ -277,7 +286,7 @@ def one_run(mode: str, rows: int, log: Path, cfg_path: Path, args, *, flink_dir:
     if mode == "flink":
         line = next(x for x in r["stdout"].splitlines() if x.startswith("flink-bench "))
         kv = dict(p.split("=") for p in line.split()[1:])
-        r.update({"job_s": float(kv["seconds"]), "firings": int(kv["firings"]), "late_rows": int(kv["late"]),
+        r.update({"job_s": float(kv["seconds"]), "job_cpu_s": float(kv["cpu_seconds"]) if "cpu_seconds" in kv else None, "firings": int(kv["firings"]), "late_rows": int(kv["late"]),
                   "rows_in": rows})
     else:
         line = next(x for x in r["stdout"].splitlines() if x.startswith("BENCH_RESULT "))
@@ -298,38 +307,49 @@ def summarise(rows: int, runs: list[dict], prep: dict | None) -> dict:
     s = {"rows": rows, "modes": {}}
     for m, rs in by.items():
         if rs:
-            s["modes"][m] = {k: med(rs, k) for k in ("job_s", "total_s", "cpu_s", "driver_peak_mb", "jvm_peak_mb",
+            s["modes"][m] = {k: med(rs, k) for k in ("job_s", "job_cpu_s", "total_s", "cpu_s", "driver_peak_mb", "jvm_peak_mb",
                                                      "pyworker_peak_mb", "firings", "late_rows")}
             s["modes"][m]["runs"] = len(rs)
             s["modes"][m]["job_s_all"] = [r["job_s"] for r in rs]
             s["modes"][m]["load1"] = [r["load1_start"] for r in rs]
-    j = {m: v["job_s"] for m, v in s["modes"].items()}
-    ratio = lambda a, b: round(j[a] / j[b], 2) if a in j and b in j and j[b] else None  # noqa: E731
-    s["ratios"] = {"replay/naive": ratio("replay", "naive"), "flink/replay": ratio("flink", "replay"),
-                   "replay/scan": ratio("replay", "scan")}
+    s["ratios"] = {}
+    for unit in ("job_s", "job_cpu_s"):
+        j = {m: v[unit] for m, v in s["modes"].items() if v[unit]}
+        ratio = lambda a, b: round(j[a] / j[b], 2) if a in j and b in j else None  # noqa: E731
+        suffix = "" if unit == "job_s" else " cpu"
+        s["ratios"].update({"replay/naive" + suffix: ratio("replay", "naive"),
+                            "flink/replay" + suffix: ratio("flink", "replay"),
+                            "replay/scan" + suffix: ratio("replay", "scan")})
     s["flink_prepare"] = prep
     return s
 
 
 def table(summaries: list[dict]) -> str:
-    head = ("| rows | mode | job s (median) | rows/s | total s incl. JVM start | CPU s | driver peak MB | "
-            "JVM peak MB | Py worker peak MB | firings | late rows | job s, all runs | load avg at start |\n"
-            "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+    head = ("| rows | mode | job wall s (median) | rows/s (wall) | job CPU s | rows per CPU s | total wall s incl. "
+            "JVM start | total CPU s | driver peak MB | JVM peak MB | Py worker peak MB | firings | late rows | "
+            "job wall s, all runs | load avg at start |\n"
+            "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
     lines, ratios = [], []
     for s in summaries:
         for m, v in s["modes"].items():
             rps = f"{s['rows'] / v['job_s']:,.0f}" if v["job_s"] else "-"
-            lines.append(f"| {s['rows']:,} | {m} | {v['job_s']} | {rps} | {v['total_s']} | {v['cpu_s']} | "
+            jc = v.get("job_cpu_s")
+            rpc = f"{s['rows'] / jc:,.0f}" if jc else "-"
+            lines.append(f"| {s['rows']:,} | {m} | {v['job_s']} | {rps} | {jc or '-'} | {rpc} | {v['total_s']} | "
+                         f"{v['cpu_s']} | "
                          f"{v['driver_peak_mb'] or '-'} | {v['jvm_peak_mb']} | {v['pyworker_peak_mb'] or '-'} | "
                          f"{v['firings'] if v['firings'] is not None else '-'} | "
                          f"{v['late_rows'] if v['late_rows'] is not None else '-'} | "
                          f"{', '.join(str(x) for x in v['job_s_all'])} | {', '.join(str(x) for x in v['load1'])} |")
         r = s["ratios"]
         prep = s.get("flink_prepare") or {}
-        ratios.append(f"| {s['rows']:,} | {r['replay/naive']} | {r['flink/replay']} | {r['replay/scan']} | "
+        g = lambda k: r.get(k) if r.get(k) is not None else "-"  # noqa: E731
+        ratios.append(f"| {s['rows']:,} | {g('replay/naive')} | {g('flink/replay')} | {g('replay/scan')} | "
+                      f"{g('replay/naive cpu')} | {g('flink/replay cpu')} | {g('replay/scan cpu')} | "
                       f"{prep.get('seconds', '-')} |")
-    rh = ("| rows | replay / naive | Flink / replay (replay's speed-up) | replay / scan | Flink input prep s (once) |\n"
-          "|---:|---:|---:|---:|---:|\n")
+    rh = ("| rows | replay / naive (wall) | Flink / replay (wall: replay's speed-up) | replay / scan (wall) | "
+          "replay / naive (CPU) | Flink / replay (CPU) | replay / scan (CPU) | Flink input prep s (once) |\n"
+          "|---:|---:|---:|---:|---:|---:|---:|---:|\n")
     return head + "\n".join(lines) + "\n\n" + rh + "\n".join(ratios) + "\n"
 
 
@@ -416,8 +436,17 @@ def main(argv=None) -> int:
     ap.add_argument("--results-dir", default=str(BENCH / "results"))
     ap.add_argument("--timeout", type=float, default=4 * 3600, help="per run, seconds")
     ap.add_argument("--profile", action="store_true", help="one replay run with the event log: profile summary")
+    ap.add_argument("--table-only", action="store_true", help="re-summarise the JSON results into table.md")
     args = ap.parse_args(argv)
     args.rows = args.rows or [1_000_000]
+    if args.table_only:
+        results = Path(args.results_dir)
+        for p in results.glob("*.json"):
+            d = json.loads(p.read_text())
+            d["summary"] = summarise(d["summary"]["rows"], d["runs"], d["summary"].get("flink_prepare"))
+            p.write_text(json.dumps(d, indent=1, default=str))
+        print(write_table(results))
+        return 0
     return orchestrate(args)
 
 
