@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from pyspark.sql import SparkSession
 
@@ -17,6 +18,9 @@ DETERMINISTIC_CONF = {
 
 def build_session(master: str | None = None, app_name: str = "event-replay",
                   conf: dict[str, str] | None = None) -> SparkSession:
+    # PySpark's workers default to `python3` from PATH, which may lack pandas/pyarrow (sessions use a grouped
+    # pandas UDF): use this interpreter unless the deployment says otherwise (e.g. a cluster image's path).
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName(app_name)
     master = master or os.environ.get("REPLAY_SPARK_MASTER")
     if master:
