@@ -1,6 +1,7 @@
 """`replay`: run a replay from a job config, or generate a sample log.
 
     replay run --config FILE [--master URL] [--conf KEY=VALUE ...]
+    replay run --config FILE --partition 2024-01-01[THH] [--first] [--end-of-input hold|flush] [--previous P]
     replay sample --out DIR --rows N --splits K --seed S [...]
 
 Exit codes: 0 ok, 2 bad config or usage (the config is validated before Spark starts), 1 any other failure.
@@ -14,6 +15,7 @@ import traceback
 from pathlib import Path
 from typing import Sequence
 
+from .engine.state import StateError
 from .semantics.config import ConfigError, JobConfig, load_config
 
 
@@ -28,6 +30,63 @@ def run_replay(spark, cfg: JobConfig):
         end = source.end_ms if source.end_ms is not None else start
         result = engine.replay(spark, source.rows, cfg, source.splits, start, end)
         return write_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks)
+    finally:
+        source.release()
+        engine.release(spark)
+
+
+def source_partitions(spark, cfg: JobConfig, hourly: bool) -> list[str]:
+    """The partition ids present under source.path (`dt=D` folders, or `dt=D/hour=HH`), ascending."""
+    import re
+
+    jvm = spark.sparkContext._jvm
+    root = jvm.org.apache.hadoop.fs.Path(cfg.source.path)
+    fs = root.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    if not fs.exists(root):
+        return []
+    out = []
+    for st in fs.listStatus(root):
+        m = re.match(r"^dt=(\d{4}-\d{2}-\d{2})$", st.getPath().getName())
+        if not (m and st.isDirectory()):
+            continue
+        if not hourly:
+            out.append(m.group(1))
+            continue
+        for hst in fs.listStatus(st.getPath()):
+            h = re.match(r"^hour=(\d{2})$", hst.getPath().getName())
+            if h and hst.isDirectory():
+                out.append(f"{m.group(1)}T{h.group(1)}")
+    return sorted(out)
+
+
+def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False, end_of_input: str = "hold",
+                  previous: str | None = None):
+    """Replay one partition of a `dt=`-partitioned source, continuing from its predecessor's carried state
+    (`<output.path>/_state/<previous>/`) unless `first`; write its outputs under `<output.path>/<dataset>/dt=.../`
+    and its own state. `previous` defaults to the latest source partition before this one."""
+    from . import engine
+    from .engine.state import Partition, StateError, read_state, write_state
+    from .io import read_partition_source, write_outputs
+
+    part = Partition.parse(partition)
+    carried = None
+    if not first:
+        if previous is None:
+            earlier = [p for p in source_partitions(spark, cfg, part.hourly) if p < part.id]
+            if not earlier:
+                raise StateError(f"partition {part.id} has no predecessor under {cfg.source.path}: "
+                                 "start the history with --first")
+            previous = earlier[-1]
+        carried = read_state(spark, cfg, part, previous)
+    source = read_partition_source(spark, cfg, part.subpath, part.start_ms, part.end_ms)
+    try:
+        result, end = engine.replay_partition(spark, source.rows, cfg, source.splits, part, carried,
+                                              end_of_input=end_of_input)
+        summary = write_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks,
+                                partition_subpath=part.subpath)
+        # The state last: a partition whose state exists has all its outputs in place.
+        write_state(spark, cfg, end.manifest, end.splits, end.rows)
+        return summary
     finally:
         source.release()
         engine.release(spark)
@@ -59,9 +118,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     conf = _parse_conf(args.conf or [])
     from .spark import build_session
 
+    if args.end_of_input and not args.partition:
+        import dataclasses
+
+        cfg = dataclasses.replace(cfg, replay=dataclasses.replace(cfg.replay, end_of_input=args.end_of_input))
+    if args.partition:
+        from .engine.state import Partition
+
+        Partition.parse(args.partition)  # a bad id fails before Spark starts
+    elif args.first:
+        print("replay: --first needs --partition", file=sys.stderr)
+        return 2
     spark = build_session(master=args.master, app_name="event-replay", conf=conf)
     try:
-        summary = run_replay(spark, cfg)
+        if args.partition:
+            summary = run_partition(spark, cfg, args.partition, first=args.first,
+                                    end_of_input=args.end_of_input or "hold", previous=args.previous)
+        else:
+            summary = run_replay(spark, cfg)
     finally:
         spark.stop()
     print(summary_line(summary, time.monotonic() - t0), flush=True)
@@ -80,6 +154,22 @@ def cmd_sample(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_partition_arguments(parser: argparse.ArgumentParser) -> None:
+    """The partition-replay arguments, shared by `replay run` and jobs/replay_job.py (keep them stable:
+    the Airflow DAGs pass them, see orchestration/plan.py PartitionRun.job_args)."""
+    parser.add_argument("--partition", default=None, metavar="YYYY-MM-DD[THH]",
+                        help="replay only this dt= (or dt=/hour=) partition of source.path, continuing from the "
+                             "state its predecessor left under <output.path>/_state/")
+    parser.add_argument("--first", action="store_true",
+                        help="the partition starts a history: no carried state is read")
+    parser.add_argument("--end-of-input", choices=("hold", "flush"), default=None,
+                        help="hold (default with --partition: the next partition continues) or flush (the last "
+                             "partition of a history); without --partition it overrides replay.end_of_input")
+    parser.add_argument("--previous", default=None, metavar="PARTITION",
+                        help="the partition whose state to continue from (default: the latest source partition "
+                             "before --partition)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="replay", description="Replay event logs with Flink's event-time rules.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -88,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--config", required=True, help="job config (YAML)")
     run.add_argument("--master", default=None, help="Spark master URL, e.g. local[2] (default: Spark's own)")
     run.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark conf (repeatable)")
+    add_partition_arguments(run)
     run.set_defaults(func=cmd_run)
 
     sample = sub.add_parser("sample", help="write a sample Parquet log")
@@ -114,6 +205,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except ConfigError as exc:
         print(f"replay: config error: key '{exc.key}': {exc.why}", file=sys.stderr)
+        return 2
+    except StateError as exc:
+        print(f"replay: carried state: {exc}", file=sys.stderr)
         return 2
     except argparse.ArgumentTypeError as exc:
         print(f"replay: {exc}", file=sys.stderr)

@@ -8,6 +8,7 @@ if TYPE_CHECKING:
 
     from ..semantics.config import JobConfig
     from .contract import EngineResult
+    from .state import CarriedState, Partition
 
 
 def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: Sequence[str],
@@ -29,6 +30,64 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     firings, late_rows = compute_windows(tl_rows, stream_values, cfg)
     return EngineResult(windows=firings.persist(level), late_events=late_rows.persist(level),
                         watermarks=timeline.watermarks.persist(level))
+
+
+def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: Sequence[str],
+                     partition: "Partition", carried: "CarriedState | None", *, end_of_input: str = "hold"):
+    """Replay one partition's clean rows (cut to [partition.start_ms, partition.end_ms)) from the carried state of
+    its predecessor (None: the partition starts a history). Returns (EngineResult, PartitionEnd): the partition's
+    own outputs and what to write as its state (state.write_state)."""
+    import dataclasses
+
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    from .contract import NEG_INF, EngineResult
+    from .state import FORMAT_VERSION, Manifest, fingerprint
+    from .timeline import TimelineCarry, compute_timeline_carried
+    from .windows import carried_rows, compute_windows_with_elements
+
+    cfg = dataclasses.replace(cfg, replay=dataclasses.replace(cfg.replay, end_of_input=end_of_input))
+    if cfg.watermark.periodic and partition.end_ms - partition.start_ms < cfg.watermark.interval_ms:
+        raise ValueError(f"partition {partition.id} is shorter than the watermark interval")
+    level = StorageLevel.MEMORY_AND_DISK
+    m = carried.manifest if carried is not None else None
+    all_splits = sorted(set(splits) | set(m.splits if m else ()))
+    carry = None
+    if m is not None:
+        carry = TimelineCarry(origin_tick=m.origin_tick, stream_wm=m.stream_watermark, stream_idle=m.stream_idle,
+                              splits=carried.splits)
+    timeline, end = compute_timeline_carried(rows, cfg, all_splits, partition.start_ms, partition.end_ms, carry)
+    tl_rows = timeline.rows.persist(level)
+    stream_values = timeline.stream_values.persist(level)
+    window_rows = tl_rows
+    if carried is not None:
+        window_rows = carried.rows.select(*tl_rows.columns).unionByName(tl_rows).persist(level)
+    w0 = m.stream_watermark if m is not None else NEG_INF
+    firings, late_rows, elems = compute_windows_with_elements(
+        window_rows, stream_values, cfg, new_from_ms=partition.start_ms if carried is not None else None,
+        carried_wm=w0 if carried is not None else None)
+    result = EngineResult(windows=firings.persist(level), late_events=late_rows.persist(level),
+                          watermarks=timeline.watermarks.persist(level))
+
+    # The end state: two small aggregates (scalars) on the driver, the rest stays in DataFrames.
+    top = stream_values.agg(F.max("watermark")).collect()[0][0]
+    w_end = max(w0, top) if top is not None else w0
+    last = end.stream_last.collect() if end.stream_last is not None else []  # at most one row
+    idle_end = bool(last[0][0]) if last else (m.stream_idle if m else False)
+    manifest = Manifest(format_version=FORMAT_VERSION, fingerprint=fingerprint(cfg), partition=partition.id,
+                        previous=None if m is None else m.partition, emit=cfg.watermark.emit,
+                        origin_tick=end.origin_tick, stream_watermark=w_end, stream_idle=idle_end,
+                        splits=all_splits, flushed=end_of_input == "flush")
+    keep = carried_rows(window_rows, elems, cfg, w_end)
+    return result, PartitionEnd(manifest=manifest, splits=end.splits, rows=keep)
+
+
+class PartitionEnd:
+    """What a partition leaves for its successor (written by state.write_state)."""
+
+    def __init__(self, manifest, splits, rows):
+        self.manifest, self.splits, self.rows = manifest, splits, rows
 
 
 def release(spark: "SparkSession") -> None:

@@ -41,11 +41,28 @@ _PENDING = "__pending"  # a timer firing whose watermark is still to be looked u
 _BUCKET_BITS = 20  # the as-of lookup's time buckets are 2^20 ms (~17 min) wide
 
 
-def compute_windows(rows: DataFrame, stream_values: DataFrame, cfg: JobConfig) -> tuple[DataFrame, DataFrame]:
+def compute_windows(rows: DataFrame, stream_values: DataFrame, cfg: JobConfig, *, new_from_ms: int | None = None,
+                    carried_wm: int | None = None) -> tuple[DataFrame, DataFrame]:
     """(firings, late_rows) of SEMANTICS §5–6 for rows carrying `wm_before`; see the module doc.
+
+    Partition replay (state carried, see state.py): `rows` are the carried rows (arrival < new_from_ms, with
+    their original wm_before) plus the partition's rows, `stream_values` only the values the stream reached in
+    the partition and `carried_wm` the stream watermark the partition started from. Only the firings caused in
+    the partition are emitted: a late firing at one of its rows, or a timer firing whose max timestamp the
+    stream had not reached (`end - 1 > carried_wm`: it found its value in the partition, or flushes, or holds);
+    late rows only from the partition's rows. Fire indexes come out right because every row of a window that
+    is still open is carried.
 
     `rows` is read a few times (plans are not shared between branches): a caller whose rows come out of an
     expensive plan should persist them first."""
+    firings, late, _ = compute_windows_with_elements(rows, stream_values, cfg, new_from_ms=new_from_ms,
+                                                     carried_wm=carried_wm)
+    return firings, late
+
+
+def compute_windows_with_elements(rows: DataFrame, stream_values: DataFrame, cfg: JobConfig, *,
+                                  new_from_ms: int | None = None, carried_wm: int | None = None):
+    """compute_windows, plus the elements (window bounds per row: split, offset, __we) for the carried state."""
     input_cols = [c for c in rows.columns if c != "wm_before"]
     if cfg.window.type == "session":
         elems, late = _session_elements(rows, cfg, input_cols)
@@ -54,12 +71,36 @@ def compute_windows(rows: DataFrame, stream_values: DataFrame, cfg: JobConfig) -
         elems, late = _fixed_elements(rows, cfg, input_cols)
         wid, order = ["key", _WS, _WE], list(ORDER)
     firings = _firings_with_aggregates(elems, wid, order, cfg.aggregations)
+    if new_from_ms is not None:
+        late = late.where(F.col("arrival_time") >= F.lit(new_from_ms))
+        caused_here = F.col("arrival_time") >= F.lit(new_from_ms)
+        if carried_wm is not None:
+            caused_here = F.when(F.col("fire_reason") == _PENDING, F.col(_WE) - F.lit(1) > F.lit(carried_wm)) \
+                .otherwise(caused_here)
+        firings = firings.where(caused_here)
     firings = _with_fire_watermarks(firings, stream_values, cfg)
     out = firings.select(
         "key", F.col(_WS).alias("window_start"), F.col(_WE).alias("window_end"),
         F.col("fire_index").cast("int").alias("fire_index"), F.col("fire_watermark").cast("long").alias("fire_watermark"),
         "fire_reason", *cfg.aggregations.keys())
-    return out, late
+    return out, late, elems.select("split", "offset", _WE)
+
+
+def carried_rows(rows: DataFrame, elems: DataFrame, cfg: JobConfig, stream_wm: int) -> DataFrame:
+    """The rows to carry past a partition whose stream watermark ended at `stream_wm`: every row of a window
+    not purged yet (cleanup time > stream_wm), with its wm_before. Rows of purged windows may come along
+    (harmless: the next partition drops such windows before its first row); no row of an open window is lost."""
+    lateness = cfg.window.allowed_lateness_ms
+    if cfg.window.type != "session":
+        w = cfg.window
+        slide = w.slide_ms if w.type == "sliding" else w.size_ms
+        t = F.col("event_time")
+        last_end = t - F.pmod(t - F.lit(w.offset_ms), F.lit(slide)) + F.lit(w.size_ms)
+        # The row's latest window has the largest cleanup time: the row is held somewhere iff that one is open.
+        return rows.where(_cleanup(last_end - F.lit(1), lateness) > F.lit(stream_wm))
+    open_members = (elems.where(_cleanup(F.col(_WE) - F.lit(1), lateness) > F.lit(stream_wm))
+                    .select("split", "offset").distinct())
+    return rows.join(open_members, ["split", "offset"], "left_semi")
 
 
 # Stages below produce *elements*: one row per (window, row it holds), with the window id, `__pos` (1-based, in
@@ -332,7 +373,9 @@ def _firings_with_aggregates(elems: DataFrame, wid: list[str], order: list[str],
     windowable, general = {}, {}
     for name, expr in aggs.items():
         (windowable if _runs_as_window_function(elems, expr, running) else general)[name] = expr
-    keep = list(dict.fromkeys([*wid, "key", _WS, _WE, _POS, "fire_index", "fire_reason", "fire_watermark"]))
+    # arrival_time: the firing element's row, which tells a partition replay whether the firing is its own.
+    keep = list(dict.fromkeys([*wid, "key", _WS, _WE, _POS, "fire_index", "fire_reason", "fire_watermark",
+                               "arrival_time"]))
     fired = (elems.select(*keep, *[F.expr(e).over(running).alias(n) for n, e in windowable.items()])
              .where(F.col("fire_reason").isNotNull()))
     if general:

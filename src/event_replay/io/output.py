@@ -91,10 +91,15 @@ def _write(df: DataFrame, order: list, path: str) -> None:
 
 
 def write_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firings: DataFrame,
-                  late: DataFrame, watermarks: DataFrame) -> WriteSummary:
+                  late: DataFrame, watermarks: DataFrame, partition_subpath: str | None = None) -> WriteSummary:
+    """Write every output. With `partition_subpath` (e.g. `dt=2024-01-01`), the outputs of one partition go to
+    `<output.path>/<dataset>/<partition_subpath>/`, each dataset's folder swapped in whole, so a rerun of the
+    partition replaces exactly its own outputs."""
     target = cfg.output.path.rstrip("/")
     token = uuid.uuid4().hex[:12]
     staging = f"{target}.staging-{token}"
+    if partition_subpath is not None:
+        staging = f"{target}/_staging-{token}"
     fs, staging_p, _ = _hadoop_fs(spark, staging)
     try:
         win_df, win_order = windows_output(firings, cfg)
@@ -120,7 +125,12 @@ def write_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firin
         counts_df = spark.createDataFrame([(counts.rows_read, counts.rows_in_windows, counts.late_rows,
                                             counts.quarantined_rows, counts.skipped_rows)], counts_schema)
         _write(counts_df, ["rows_read"], f"{staging}/counts")
-        swap_in(spark, staging, target)
+        if partition_subpath is None:
+            swap_in(spark, staging, target)
+        else:
+            for name in DATASETS:
+                swap_in(spark, f"{staging}/{name}", f"{target}/{name}/{partition_subpath}")
+            fs.delete(staging_p, True)
     except BaseException:
         if fs.exists(staging_p):
             fs.delete(staging_p, True)

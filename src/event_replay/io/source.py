@@ -118,6 +118,35 @@ def read_source(spark: SparkSession, cfg: JobConfig) -> SourceData:
     return prepare_source(raw, cfg)
 
 
+def partition_config(cfg: JobConfig, subpath: str, start_ms: int, end_ms: int) -> JobConfig:
+    """The config of one partition's replay: its folder of the source and its arrival range [start, end)."""
+    import dataclasses
+
+    src = dataclasses.replace(cfg.source, path=f"{cfg.source.path.rstrip('/')}/{subpath}")
+    rng = dataclasses.replace(cfg.replay, start_ms=start_ms, end_ms=end_ms)
+    return dataclasses.replace(cfg, source=src, replay=rng)
+
+
+def read_partition_source(spark: SparkSession, cfg: JobConfig, subpath: str, start_ms: int,
+                          end_ms: int) -> SourceData:
+    """Only the files of one partition (`dt=D` or `dt=D/hour=HH` under source.path), cut to [start, end).
+
+    Files are looked up recursively with partition discovery off, so a day made of `hour=` folders reads as
+    its data columns only (no `hour` column appears among the payload)."""
+    pcfg = partition_config(cfg, subpath, start_ms, end_ms)
+    path = pcfg.source.path
+    jvm = spark.sparkContext._jvm
+    hp = jvm.org.apache.hadoop.fs.Path(path)
+    if not hp.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).exists(hp):
+        raise ConfigError("source.path", f"{path}: the partition has no folder in the source")
+    reader = spark.read.option("recursiveFileLookup", "true")
+    if pcfg.source.format == "csv":
+        raw = reader.option("header", True).option("mode", "PERMISSIVE").csv(path)
+    else:
+        raw = reader.parquet(path)
+    return prepare_source(raw, pcfg)
+
+
 def prepare_source(raw: DataFrame, cfg: JobConfig) -> SourceData:
     """Parse, quarantine and cut a raw source DataFrame (as read) per cfg."""
     src = cfg.source

@@ -1,0 +1,193 @@
+"""Carried state between partitions (SEMANTICS §6 `hold`): what partition P leaves for its successor.
+
+A partition is a UTC day `YYYY-MM-DD` (source folder `dt=YYYY-MM-DD`) or hour `YYYY-MM-DDTHH`
+(`dt=YYYY-MM-DD/hour=HH`); it covers the arrival times [start, end).
+
+The state is small by construction (see timeline.py and windows.py for why it is enough):
+    manifest.json  format version, config fingerprint, partition, predecessor, emission, the history's first
+                   tick (idleness of splits without rows), the stream watermark and idle flag at the end,
+                   the declared splits, whether the partition flushed.
+    splits/        per split: periodic: the tick of its last row group `t` and the max timestamp `m` after it
+                   (silence advance included); per-event: `t` null, `m` = its published watermark.
+    rows/          the rows still held by windows not purged at the end (cleanup time > stream watermark), with
+                   their original `wm_before`; fire indexes and early/late are re-derived from them.
+Written to a staging folder, then renamed into `<output.path>/_state/<partition>/` (all or nothing).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+import uuid
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..semantics.config import ConfigError, JobConfig, to_raw
+
+FORMAT_VERSION = 1
+STATE_DIR = "_state"
+MANIFEST = "manifest.json"
+
+_PARTITION = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:T(\d{2}))?$")
+SPLIT_STATE_DDL = "split string, t long, m long"
+
+
+class StateError(RuntimeError):
+    """The carried state cannot be used: missing, or written by another config/format/predecessor."""
+
+
+@dataclass(frozen=True)
+class Partition:
+    """A day or hour partition of the source, by arrival time (UTC)."""
+
+    id: str  # YYYY-MM-DD or YYYY-MM-DDTHH
+    start_ms: int
+    end_ms: int
+
+    @staticmethod
+    def parse(text: str) -> "Partition":
+        m = _PARTITION.match(text.strip())
+        if not m:
+            raise ConfigError("--partition", f"{text!r}: expected YYYY-MM-DD or YYYY-MM-DDTHH")
+        try:
+            day = dt.datetime.fromisoformat(m.group(1)).replace(tzinfo=dt.timezone.utc)
+            if m.group(2) is None:
+                start, length = day, dt.timedelta(days=1)
+            else:
+                start, length = day.replace(hour=int(m.group(2))), dt.timedelta(hours=1)
+        except ValueError as exc:
+            raise ConfigError("--partition", f"{text!r}: {exc}") from None
+        s = int(start.timestamp() * 1000)
+        return Partition(text.strip(), s, s + int(length.total_seconds() * 1000))
+
+    @property
+    def hourly(self) -> bool:
+        return "T" in self.id
+
+    @property
+    def subpath(self) -> str:
+        """The folder under the source (and under each output dataset) holding this partition."""
+        day = self.id[:10]
+        return f"dt={day}/hour={self.id[11:13]}" if self.hourly else f"dt={day}"
+
+    def previous(self) -> "Partition":
+        length = self.end_ms - self.start_ms
+        start = dt.datetime.fromtimestamp((self.start_ms - length) / 1000, tz=dt.timezone.utc)
+        return Partition.parse(start.strftime("%Y-%m-%dT%H" if self.hourly else "%Y-%m-%d"))
+
+
+def fingerprint(cfg: JobConfig) -> str:
+    """A hash of the config keys that change what a replay computes (not paths, range or end of input)."""
+    raw = to_raw(cfg)
+    raw["source"].pop("path", None)
+    raw.pop("output", None)
+    raw.pop("replay", None)
+    return hashlib.sha256(json.dumps(raw, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+@dataclass
+class Manifest:
+    format_version: int
+    fingerprint: str
+    partition: str
+    previous: str | None  # None: this partition started the history
+    emit: str  # periodic | per_event
+    origin_tick: int | None  # the history's first tick (periodic)
+    stream_watermark: int
+    stream_idle: bool
+    splits: list[str] = field(default_factory=list)
+    flushed: bool = False
+
+
+@dataclass
+class CarriedState:
+    """The state a partition continues from (DataFrames are read lazily from the state folder)."""
+
+    manifest: Manifest
+    splits: Any  # DataFrame split, t, m
+    rows: Any  # DataFrame: input columns + wm_before
+
+
+def state_dir(output_path: str, partition_id: str) -> str:
+    return f"{output_path.rstrip('/')}/{STATE_DIR}/{partition_id}"
+
+
+def _fs(spark, path: str):
+    jvm = spark.sparkContext._jvm
+    p = jvm.org.apache.hadoop.fs.Path(path)
+    return p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()), p
+
+
+def _read_text(spark, path: str) -> str | None:
+    fs, p = _fs(spark, path)
+    if not fs.exists(p):
+        return None
+    stream = fs.open(p)
+    try:
+        jvm = spark.sparkContext._jvm
+        return jvm.org.apache.commons.io.IOUtils.toString(stream, "UTF-8")
+    finally:
+        stream.close()
+
+
+def _write_text(spark, path: str, text: str) -> None:
+    fs, p = _fs(spark, path)
+    out = fs.create(p, True)
+    try:
+        out.write(bytearray(text.encode("utf-8")))
+    finally:
+        out.close()
+
+
+def read_state(spark, cfg: JobConfig, partition: Partition, previous_id: str | None = None) -> CarriedState:
+    """The state `partition` continues from (its predecessor's), validated; a clear StateError otherwise."""
+    prev = previous_id or partition.previous().id
+    folder = state_dir(cfg.output.path, prev)
+    text = _read_text(spark, f"{folder}/{MANIFEST}")
+    if text is None:
+        raise StateError(f"partition {partition.id} continues from {prev}, but there is no carried state under "
+                         f"{folder}: replay {prev} first (or start a new history with --first)")
+    try:
+        m = Manifest(**json.loads(text))
+    except (TypeError, ValueError) as exc:
+        raise StateError(f"carried state {folder}/{MANIFEST} is unreadable: {exc}") from None
+    if m.format_version != FORMAT_VERSION:
+        raise StateError(f"carried state {folder} has format version {m.format_version}, this job writes "
+                         f"{FORMAT_VERSION}: replay the history again from its first partition")
+    fp = fingerprint(cfg)
+    if m.fingerprint != fp:
+        raise StateError(f"carried state {folder} was written with another config (fingerprint {m.fingerprint}, "
+                         f"now {fp}): the watermark/window/aggregation settings changed; replay from --first")
+    if m.partition != prev:
+        raise StateError(f"carried state {folder} belongs to partition {m.partition}, expected {prev}")
+    if m.flushed:
+        raise StateError(f"partition {prev} ended its history with end_of_input=flush (its windows fired at the "
+                         f"end of input): {partition.id} cannot continue it; rerun {prev} with --end-of-input hold")
+    emit = cfg.watermark.emit
+    if m.emit != emit:
+        raise StateError(f"carried state {folder} was written for emit={m.emit}, the config says {emit}")
+    splits = spark.read.schema(SPLIT_STATE_DDL).parquet(f"{folder}/splits")
+    rows = spark.read.parquet(f"{folder}/rows")
+    return CarriedState(manifest=m, splits=splits, rows=rows)
+
+
+def write_state(spark, cfg: JobConfig, manifest: Manifest, splits, rows) -> str:
+    """Write a partition's state all or nothing; a rerun replaces it."""
+    from ..io.output import swap_in
+
+    target = state_dir(cfg.output.path, manifest.partition)
+    staging = f"{target}.staging-{uuid.uuid4().hex[:12]}"
+    fs, staging_p = _fs(spark, staging)
+    try:
+        # One sorted file each: the state is small, and a rerun writes the same bytes.
+        splits.repartition(1).sortWithinPartitions("split").write.mode("errorifexists").parquet(f"{staging}/splits")
+        rows.repartition(1).sortWithinPartitions("arrival_time", "split", "offset") \
+            .write.mode("errorifexists").parquet(f"{staging}/rows")
+        _write_text(spark, f"{staging}/{MANIFEST}", json.dumps(asdict(manifest), indent=2, sort_keys=True) + "\n")
+        swap_in(spark, staging, target)
+    except BaseException:
+        if fs.exists(staging_p):
+            fs.delete(staging_p, True)
+        raise
+    return target
