@@ -149,6 +149,11 @@ def cmd_sample(args: argparse.Namespace) -> int:
                       start=args.start, files=args.files, format=args.format, epoch_ms=args.epoch_ms,
                       straggler_fraction=args.stragglers, silent_split=not args.no_silent_split)
     t0 = time.monotonic()
+    if args.partitioned:
+        n = write_partitioned_sample(args.out, spec, args.partitioned)
+        print(f"sample: {n} rows, {args.splits} splits -> {args.out} (dt= partitions by arrival "
+              f"{args.partitioned}, {time.monotonic() - t0:.1f} s)", flush=True)
+        return 0
     n = write_sample(args.out, spec)
     print(f"sample: {n} rows, {args.splits} splits -> {args.out} ({time.monotonic() - t0:.1f} s)", flush=True)
     return 0
@@ -168,6 +173,51 @@ def add_partition_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--previous", default=None, metavar="PARTITION",
                         help="the partition whose state to continue from (default: the latest source partition "
                              "before --partition)")
+
+
+def write_partitioned_sample(out: str, spec, granularity: str) -> int:
+    """The sample log in the partitioned layout `dt=YYYY-MM-DD[/hour=HH]/part-00000.parquet`, by arrival (UTC),
+    replacing `out` as a whole. Use --rate/--rows (and --start) to span several days or hours."""
+    import shutil
+    import uuid
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from .sample import generate
+
+    if spec.format != "parquet":
+        raise argparse.ArgumentTypeError("--partitioned writes Parquet only")
+    table = generate(spec)
+    arrival = table.column("arrival_time")
+    ms = arrival.cast(pa.int64()) if pa.types.is_integer(arrival.type) else \
+        pc.cast(arrival, pa.timestamp("ms", tz="UTC")).cast(pa.int64())
+    unit = 86_400_000 if granularity == "day" else 3_600_000
+    bucket = pc.divide(ms, unit)  # integer division: arrival times are after the epoch
+    target = Path(out)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = target.with_name(f"{target.name}.staging-{uuid.uuid4().hex[:8]}")
+    staging.mkdir()
+    try:
+        import datetime as dt
+
+        for b in sorted(set(bucket.to_pylist())):
+            start = dt.datetime.fromtimestamp(b * unit / 1000, tz=dt.timezone.utc)
+            sub = f"dt={start:%Y-%m-%d}" + (f"/hour={start:%H}" if granularity == "hour" else "")
+            (staging / sub).mkdir(parents=True)
+            pq.write_table(table.filter(pc.equal(bucket, b)), staging / sub / "part-00000.parquet")
+        if target.exists():
+            old = target.with_name(f"{target.name}.previous-{uuid.uuid4().hex[:8]}")
+            target.rename(old)
+            staging.rename(target)
+            shutil.rmtree(old)
+        else:
+            staging.rename(target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return table.num_rows
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -194,6 +244,9 @@ def build_parser() -> argparse.ArgumentParser:
     sample.add_argument("--epoch-ms", action="store_true", help="time columns as epoch-ms integers")
     sample.add_argument("--stragglers", type=float, default=0.005, help="fraction of very late events")
     sample.add_argument("--no-silent-split", action="store_true", help="no split falls silent")
+    sample.add_argument("--partitioned", choices=("day", "hour"), default=None,
+                        help="write dt=YYYY-MM-DD (day) or dt=/hour=HH (hour) partitions by arrival time, the "
+                             "layout `replay run --partition` reads; e.g. --rows 30000 --rate 0.2 spans ~2 days")
     sample.set_defaults(func=cmd_sample)
     return parser
 

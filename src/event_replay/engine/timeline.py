@@ -11,11 +11,20 @@ at the position g(v) = max over change points c with prev_value(c) < v of pos(c)
 grow), which is one sort by value and a running max. Scans over rows are two-level (per bucket, then a
 tiny prefix over the bucket maxima), so no window ever puts all rows into one partition.
 
+Partition replay (SEMANTICS §6 `hold`) continues from a `TimelineCarry`: per split its last row group before
+the previous partition's last tick, as (t, M) with M the max timestamp after it, plus its group at the tick just
+after (rows that arrived after the last tick, raw max E), and the stream's watermark and idle flag. The closed
+forms regenerate every split's changes from those pseudo-groups; the ones before the partition's first tick are
+only used to seed each split's state there (they were already emitted), so the outputs are exactly those of one
+replay of the whole history.
+
 The semantics follow the reference model (`event_replay.semantics.reference`), including its side-input
 rule: side inputs publish +inf from the start and are never idle, so with a side input declared the
 stream is never idle, and when every other split is idle the stream moves to +inf.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
@@ -32,6 +41,25 @@ WATERMARKS_SCHEMA = T.StructType([
     T.StructField("idle", T.BooleanType(), False),
 ])
 STREAM_VALUES_SCHEMA = T.StructType([T.StructField("watermark", T.LongType(), False)])
+SPLIT_STATE_SCHEMA = T.StructType([T.StructField("split", T.StringType(), False),
+                                  T.StructField("t", T.LongType(), True), T.StructField("m", T.LongType(), False)])
+
+
+@dataclass
+class TimelineCarry:
+    """What the timeline continues from (state.py stores it): see the module doc."""
+    origin_tick: int | None  # the history's first tick: a split with no rows yet goes idle counting from it
+    stream_wm: int
+    stream_idle: bool
+    splits: DataFrame  # split, t, m (periodic: pseudo-groups; per-event: t null, m = the split's watermark)
+
+
+@dataclass
+class TimelineEnd:
+    """The timeline's part of the state a partition leaves."""
+    splits: DataFrame  # SPLIT_STATE_SCHEMA
+    origin_tick: int | None
+    stream_last: DataFrame | None  # at most one row, `s_idle`: the stream's idle flag at the end (None: unchanged)
 
 _N_BUCKETS = 64  # buckets of a two-level scan: enough parallelism, a tiny prefix table
 
@@ -76,14 +104,22 @@ def compute_timeline(rows: DataFrame, cfg: JobConfig, splits: list[str], start_m
     """The stream watermark before every row, the watermark changes and the values the stream moved to.
 
     `splits` is the full declared split list (sorted, with side inputs); `rows` are cut to the range."""
+    return compute_timeline_carried(rows, cfg, splits, start_ms, end_ms, None)[0]
+
+
+def compute_timeline_carried(rows: DataFrame, cfg: JobConfig, splits: list[str], start_ms: int, end_ms: int,
+                             carry: TimelineCarry | None) -> tuple[Timeline, TimelineEnd]:
+    """compute_timeline continuing from `carry` (None: the start of a history), and the state it ends in.
+    With a carry, only the changes at or after the range's first tick (rows: at or after start_ms) come out and
+    stream_values holds only values above the carried stream watermark."""
     side = set(cfg.source.side_inputs)
     main_splits = sorted(s for s in splits if s not in side)
     has_side = any(s in side for s in splits)
     # A side input publishes +inf when it is created; with no other split that is the stream's value at once.
     initial = POS_INF if (not main_splits and has_side) else NEG_INF
     if cfg.watermark.periodic:
-        return _periodic(rows, cfg, main_splits, has_side, initial, start_ms, end_ms)
-    return _per_event(rows, cfg, main_splits, side, initial)
+        return _periodic(rows, cfg, main_splits, has_side, initial, start_ms, end_ms, carry)
+    return _per_event(rows, cfg, main_splits, side, initial, start_ms, carry)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -91,32 +127,53 @@ def compute_timeline(rows: DataFrame, cfg: JobConfig, splits: list[str], start_m
 
 
 def _periodic(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side: bool, initial: int,
-              start_ms: int, end_ms: int) -> Timeline:
+              start_ms: int, end_ms: int, carry: TimelineCarry | None) -> tuple[Timeline, TimelineEnd]:
     spark = rows.sparkSession
     wmc = cfg.watermark
     interval, lag = wmc.interval_ms, wmc.lag_ms
     first_tick = -(-start_ms // interval) * interval
+    origin = carry.origin_tick if carry is not None and carry.origin_tick is not None else first_tick
+    # Before the range: the carried stream (never below the side inputs' +inf start).
+    prev0 = carry.stream_wm if carry is not None else NEG_INF
+    prev_idle0 = carry.stream_idle if carry is not None else False
+    initial = max(initial, prev0)
+    no_state = _empty(rows, SPLIT_STATE_SCHEMA)
     cols = rows.columns
     # The tick a row is published at: the first tick at or after its arrival (a tick at the same instant
     # comes after the row); rows before the first tick are published at the first tick.
     a = F.col("arrival_time")
     rows = rows.withColumn("_tick", F.greatest(_lit(first_tick), a + F.pmod(-a, _lit(interval))))
     if first_tick >= end_ms:  # no tick in the range: nothing is ever published
-        return Timeline(rows=rows.select(*cols, _lit(initial).alias("wm_before")),
-                        watermarks=_empty(rows, WATERMARKS_SCHEMA),
-                        stream_values=_stream_values_const(spark, initial))
+        if carry is not None:
+            raise ValueError(f"the range [{start_ms}, {end_ms}) holds no watermark tick (interval {interval} ms): "
+                             "a partition must be at least one interval long to carry state")
+        return (Timeline(rows=rows.select(*cols, _lit(initial).alias("wm_before")),
+                         watermarks=_empty(rows, WATERMARKS_SCHEMA),
+                         stream_values=_stream_values_const(spark, initial, prev0)),
+                TimelineEnd(splits=no_state, origin_tick=None, stream_last=None))
     last_tick = (end_ms - 1) // interval * interval
     end_bound = last_tick + interval  # exclusive bound of the tick timeline
 
     if not main_splits:
         # Only side inputs: the stream is +inf (or -inf without any split) from the start.
         changes = spark.createDataFrame([(first_tick, "stream", None, initial, False)], WATERMARKS_SCHEMA) \
-            if initial != NEG_INF else _empty(rows, WATERMARKS_SCHEMA)
-        return Timeline(rows=rows.select(*cols, _lit(initial).alias("wm_before")), watermarks=changes,
-                        stream_values=_stream_values_const(spark, initial))
+            if initial != prev0 else _empty(rows, WATERMARKS_SCHEMA)
+        return (Timeline(rows=rows.select(*cols, _lit(initial).alias("wm_before")), watermarks=changes,
+                         stream_values=_stream_values_const(spark, initial, prev0)),
+                TimelineEnd(splits=no_state, origin_tick=origin, stream_last=None))
 
-    split_changes = _split_changes(rows, cfg, main_splits, first_tick, last_tick, end_bound)
-    split_changes = split_changes.persist()
+    pseudo = carry.splits if carry is not None else None
+    all_changes, groups = _split_changes(rows, cfg, main_splits, first_tick, last_tick, end_bound, origin, pseudo)
+    all_changes = all_changes.persist()
+    split_changes = all_changes.filter(F.col("T").between(first_tick, last_tick))
+    # Each split's state just before the first tick (carried history): its last change before it, moved to the
+    # first tick unless the split changes there anyway. Without a carry there is none.
+    wlast = Window.partitionBy("split").orderBy(F.col("T").desc())
+    seed = (all_changes.filter(F.col("T") < first_tick)
+            .withColumn("_r", F.row_number().over(wlast)).filter(F.col("_r") == 1).drop("_r")
+            .join(split_changes.filter(F.col("T") == first_tick).select("split"), "split", "left_anti")
+            .withColumn("T", _lit(first_tick)))
+    grid_changes = split_changes.unionByName(seed)
 
     # --- the stream at every change tick: grid of change ticks x splits, forward-filled per split.
     # Size: (ticks where some split changes) x (splits), at most the range's ticks x splits. Fine for
@@ -126,7 +183,7 @@ def _periodic(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side:
     split_df = spark.createDataFrame([(s,) for s in main_splits], "split string")
     wsplit = Window.partitionBy("split").orderBy("T").rowsBetween(Window.unboundedPreceding, Window.currentRow)
     grid = (change_ticks.crossJoin(F.broadcast(split_df))
-            .join(split_changes.select("split", "T", "val", "idle"), ["split", "T"], "left")
+            .join(grid_changes.select("split", "T", "val", "idle"), ["split", "T"], "left")
             .withColumn("val", F.coalesce(F.last("val", ignorenulls=True).over(wsplit), _lit(NEG_INF)))
             .withColumn("idle", F.coalesce(F.last("idle", ignorenulls=True).over(wsplit), F.lit(False))))
     per_tick = grid.groupBy("T").agg(
@@ -142,8 +199,8 @@ def _periodic(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side:
     stream = (per_tick.withColumn("c", candidate).withColumn("s_idle", stream_idle)
               .withColumn("W", F.greatest(F.max("c").over(wt.rowsBetween(Window.unboundedPreceding, 0)),
                                           _lit(initial)))
-              .withColumn("prevW", F.coalesce(F.lag("W").over(wt), _lit(NEG_INF)))
-              .withColumn("prev_idle", F.coalesce(F.lag("s_idle").over(wt), F.lit(False)))
+              .withColumn("prevW", F.coalesce(F.lag("W").over(wt), _lit(prev0)))
+              .withColumn("prev_idle", F.coalesce(F.lag("s_idle").over(wt), F.lit(prev_idle0)))
               .select("T", "W", "s_idle", "prevW", "prev_idle")).persist()
 
     stream_changes = stream.filter((F.col("W") != F.col("prevW")) | (F.col("s_idle") != F.col("prev_idle"))) \
@@ -168,17 +225,28 @@ def _periodic(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side:
               .filter(F.col("_kind") == 1).select(F.col("T").alias("_prev"), F.col("W").alias("_W")))
     out_rows = (rows.join(lookup, "_prev", "left")
                 .select(*cols, F.coalesce(F.col("_W"), _lit(initial)).alias("wm_before")))
-    return Timeline(rows=out_rows, watermarks=watermarks, stream_values=stream_values)
+    # The state to carry: per split its last group up to the last tick (M after it) and its group at the tick
+    # after the range (rows published there, raw max E); the stream's idle flag at the last change tick.
+    wg = Window.partitionBy("split").orderBy(F.col("t").desc())
+    last_group = (groups.filter(F.col("t") <= last_tick).withColumn("_r", F.row_number().over(wg))
+                  .filter(F.col("_r") == 1).select("split", "t", F.col("M").alias("m")))
+    after = groups.filter(F.col("t") > last_tick).select("split", "t", F.col("E").alias("m"))
+    end_splits = last_group.unionByName(after)
+    last = stream.orderBy(F.col("T").desc()).select("s_idle").limit(1)
+    return (Timeline(rows=out_rows, watermarks=watermarks, stream_values=stream_values),
+            TimelineEnd(splits=end_splits, origin_tick=origin, stream_last=last))
 
 
-def _stream_values_const(spark, initial: int) -> DataFrame:
-    return spark.createDataFrame([(initial,)] if initial != NEG_INF else [], STREAM_VALUES_SCHEMA)
+def _stream_values_const(spark, initial: int, prev0: int = NEG_INF) -> DataFrame:
+    return spark.createDataFrame([(initial,)] if initial > prev0 else [], STREAM_VALUES_SCHEMA)
 
 
 def _split_changes(rows: DataFrame, cfg: JobConfig, main_splits: list[str], first_tick: int, last_tick: int,
-                   end_bound: int) -> DataFrame:
+                   end_bound: int, origin: int, pseudo: DataFrame | None) -> tuple[DataFrame, DataFrame]:
     """Every change of every (non-side) split's (watermark, idle) pair on the tick timeline:
-    split, T, val (the published value; for an idle split its last published value), idle."""
+    split, T, val (the published value; for an idle split its last published value), idle; and the per-split
+    row groups (split, t, E, M). With carried pseudo-groups (before the first tick) the changes start there;
+    changes after the last tick are left out. `origin`: the history's first tick."""
     spark = rows.sparkSession
     wmc = cfg.watermark
     interval, lag = wmc.interval_ms, wmc.lag_ms
@@ -191,8 +259,14 @@ def _split_changes(rows: DataFrame, cfg: JobConfig, main_splits: list[str], firs
     # Silence advance: at the k-th active tick after its rows, logical = M + k*I; it advances when k*I > wait.
     k0 = (wmc.advance_after_silence_ms // interval + 1) if silence_on else None
 
-    groups = (rows.filter(F.col("split").isin(main_splits) & (F.col("_tick") <= last_tick))
-              .groupBy("split", F.col("_tick").alias("t")).agg(F.max("event_time").alias("E")))
+    # Rows after the last tick are published at end_bound (the next range's first tick): their group is kept
+    # for the carried state (no change comes out of it here: it spans no tick of the range).
+    groups = (rows.filter(F.col("split").isin(main_splits))
+              .select("split", F.col("_tick").alias("t"), F.col("event_time").alias("E")))
+    if pseudo is not None:
+        groups = groups.unionByName(pseudo.filter(F.col("split").isin(main_splits))
+                                    .select("split", "t", F.col("m").alias("E")))
+    groups = groups.groupBy("split", "t").agg(F.max("E").alias("E"))
     ws = Window.partitionBy("split").orderBy("t")
     g = groups.withColumn("next_t", F.coalesce(F.lead("t").over(ws), _lit(end_bound))) \
         .withColumn("n_ticks", F.expr(f"(next_t - t) div {interval}"))
@@ -226,7 +300,7 @@ def _split_changes(rows: DataFrame, cfg: JobConfig, main_splits: list[str], firs
                       .select("split", (F.col("t") + span * interval).alias("T"), F.col("last_pub").alias("val"),
                               F.lit(True).alias("idle")))
         # Before a split's first row (the first tick counts as "no rows since the previous tick").
-        idle0 = first_tick + d_ticks * interval
+        idle0 = origin + d_ticks * interval
         firsts = g.groupBy("split").agg(F.min("t").alias("t1"))
         split_df = spark.createDataFrame([(s,) for s in main_splits], "split string")
         events.append(split_df.join(firsts, "split", "left")
@@ -240,28 +314,52 @@ def _split_changes(rows: DataFrame, cfg: JobConfig, main_splits: list[str], firs
     ev = (ev.withColumn("_pv", F.coalesce(F.lag("val").over(wsp), _lit(NEG_INF)))
           .withColumn("_pi", F.coalesce(F.lag("idle").over(wsp), F.lit(False))))
     # Only changes of the (watermark, idle) pair, starting from (-inf, not idle).
-    return ev.filter((F.col("val") != F.col("_pv")) | (F.col("idle") != F.col("_pi"))).drop("_pv", "_pi")
+    changes = ev.filter((F.col("val") != F.col("_pv")) | (F.col("idle") != F.col("_pi"))).drop("_pv", "_pi")
+    return changes.filter(F.col("T") <= last_tick), g
 
 
 # ---------------------------------------------------------------------------------------------------------
 # per-event emission
 
 
-def _per_event(rows: DataFrame, cfg: JobConfig, main_splits: list[str], side: set[str], initial: int) -> Timeline:
+def _per_event(rows: DataFrame, cfg: JobConfig, main_splits: list[str], side: set[str], initial: int,
+               start_ms: int, carry: TimelineCarry | None) -> tuple[Timeline, TimelineEnd]:
     spark = rows.sparkSession
     lag = cfg.watermark.lag_ms
     cols = rows.columns
     pos = F.struct("arrival_time", "split", "offset")  # replay order
+    prev0 = carry.stream_wm if carry is not None else NEG_INF
+    first_init = initial  # the side inputs' start value: reported once, at the history's first row
+    initial = max(initial, prev0)
 
     # Per split, after each of its rows it publishes its running max - lag; a change point where it grows.
+    # A carried split starts from its published value `cv`: a pseudo change point just before the range.
     ws = Window.partitionBy("split").orderBy("arrival_time", "offset")
-    cp = (rows.filter(F.col("split").isin(main_splits))
-          .withColumn("v", F.max("event_time").over(ws.rowsBetween(Window.unboundedPreceding, 0)) - lag)
-          .withColumn("pv", F.coalesce(F.lag("v").over(ws), _lit(NEG_INF)))
-          .filter(F.col("v") > F.col("pv"))
-          .select("split", "arrival_time", "offset", "v", "pv")).persist()
+    main_rows = rows.filter(F.col("split").isin(main_splits))
+    if carry is not None:
+        carried = carry.splits.filter(F.col("split").isin(main_splits)).select("split", F.col("m").alias("_cv"))
+        main_rows = main_rows.join(F.broadcast(carried), "split", "left")
+    else:
+        main_rows = main_rows.withColumn("_cv", _lit(NEG_INF))
+    cv = F.coalesce(F.col("_cv"), _lit(NEG_INF))
+    own = (main_rows
+           .withColumn("v", F.greatest(F.max("event_time").over(ws.rowsBetween(Window.unboundedPreceding, 0)) - lag,
+                                       cv))
+           .withColumn("pv", F.coalesce(F.lag("v").over(ws), cv))
+           .filter(F.col("v") > F.col("pv"))
+           .select("split", "arrival_time", "offset", "v", "pv"))
+    cp = own
+    if carry is not None:
+        cp = own.unionByName(carried.select("split", _lit(start_ms - 1).alias("arrival_time"),
+                                            _lit(-1).alias("offset"), F.col("_cv").alias("v"),
+                                            _lit(NEG_INF).alias("pv")))
+    cp = cp.persist()
+    own = cp.filter(F.col("arrival_time") >= start_ms) if carry is not None else cp
+    end_state = TimelineEnd(splits=cp.groupBy("split").agg(F.max("v").alias("m"))
+                            .select("split", F.lit(None).cast("long").alias("t"), "m"),
+                            origin_tick=None, stream_last=None)
 
-    split_out = cp.select(F.col("arrival_time").alias("replay_time"), F.lit("split").alias("scope"), "split",
+    split_out = own.select(F.col("arrival_time").alias("replay_time"), F.lit("split").alias("scope"), "split",
                           F.col("v").alias("watermark"), F.lit(False).alias("idle"))
 
     # One small aggregate: how many splits published, the smallest final value, the value and arrival ranges
@@ -275,15 +373,15 @@ def _per_event(rows: DataFrame, cfg: JobConfig, main_splits: list[str], side: se
 
     if not all_published:
         # A declared split that never publishes holds the stream at -inf (or only side inputs: +inf from the start).
-        if initial != NEG_INF:
+        if first_init != NEG_INF and first_init > prev0:
             first = rows.orderBy("arrival_time", "split", "offset").limit(1)
             stream_out = first.select(F.col("arrival_time").alias("replay_time"), F.lit("stream").alias("scope"),
                                       F.lit(None).cast("string").alias("split"), _lit(initial).alias("watermark"),
                                       F.lit(False).alias("idle"))
             split_out = split_out.unionByName(stream_out)
-        return Timeline(rows=rows.select(*cols, _lit(initial).alias("wm_before")),
-                        watermarks=_watermarks_frame(split_out),
-                        stream_values=_stream_values_const(spark, initial))
+        return (Timeline(rows=rows.select(*cols, _lit(initial).alias("wm_before")),
+                         watermarks=_watermarks_frame(split_out),
+                         stream_values=_stream_values_const(spark, initial, prev0)), end_state)
     vmin = stats["vmin"]
 
     # The stream reaches v (<= vmin) at g(v) = max pos of the change points whose previous value is < v:
@@ -296,8 +394,9 @@ def _per_event(rows: DataFrame, cfg: JobConfig, main_splits: list[str], side: se
     scanned = _scan_max(points.unionByName(queries).withColumn("_b", F.expr(f"key div {vw}")), "_b",
                         [F.col("key"), F.col("_kind")], "pos", "g")
     # At g the stream moves to the largest value reached there (g is monotone in v, so these only grow).
+    # Moves to values the stream had already reached are the carried history's (pseudo points): not repeated.
     moves = (scanned.filter(F.col("_kind") == 0).groupBy("g").agg(F.max("key").alias("V"))
-             .filter(F.col("V") > _lit(NEG_INF))).persist()
+             .filter(F.col("V") > _lit(max(NEG_INF, prev0)))).persist()
     stream_out = moves.select(F.col("g.arrival_time").alias("replay_time"), F.lit("stream").alias("scope"),
                               F.lit(None).cast("string").alias("split"), F.col("V").alias("watermark"), F.lit(False).alias("idle"))
     watermarks = _watermarks_frame(split_out.unionByName(stream_out))
@@ -312,4 +411,4 @@ def _per_event(rows: DataFrame, cfg: JobConfig, main_splits: list[str], side: se
     scanned_rows = _scan_max(both, "_b", [F.col("_pos"), F.col("_kind")], "_V", "_wm")
     out_rows = scanned_rows.filter(F.col("_kind") == 0) \
         .select(*cols, F.coalesce(F.col("_wm"), _lit(initial)).alias("wm_before"))
-    return Timeline(rows=out_rows, watermarks=watermarks, stream_values=stream_values)
+    return Timeline(rows=out_rows, watermarks=watermarks, stream_values=stream_values), end_state
