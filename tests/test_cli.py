@@ -57,7 +57,7 @@ def test_sample_log_shape(sample_log):
 def test_run_end_to_end(sample_log, tmp_path):
     out = tmp_path / "out"
     cfg = tmp_path / "job.yaml"
-    cfg.write_text(yaml.safe_dump(job_config(sample_log, out)))
+    cfg.write_text(yaml.safe_dump(job_config(sample_log, out), sort_keys=False))
     res = run("run", "--config", str(cfg), "--master", "local[2]")
     assert res.returncode == 0, res.stderr[-4000:]
     summary = [line for line in res.stdout.splitlines() if line.startswith("replay:")]
@@ -96,7 +96,7 @@ def test_bad_config_exits_2_naming_the_key(tmp_path):
     cfg = tmp_path / "bad.yaml"
     raw = job_config(tmp_path / "log", tmp_path / "out")
     raw["window"]["size"] = "ten seconds"
-    cfg.write_text(yaml.safe_dump(raw))
+    cfg.write_text(yaml.safe_dump(raw, sort_keys=False))
     res = run("run", "--config", str(cfg), timeout=120)
     assert res.returncode == 2
     assert "window.size" in res.stderr and "ten seconds" in res.stderr
@@ -107,7 +107,7 @@ def test_unknown_key_and_missing_file_exit_2(tmp_path):
     cfg = tmp_path / "bad.yaml"
     raw = job_config(tmp_path / "log", tmp_path / "out")
     raw["watermark"]["idle"] = "5s"
-    cfg.write_text(yaml.safe_dump(raw))
+    cfg.write_text(yaml.safe_dump(raw, sort_keys=False))
     res = run("run", "--config", str(cfg), timeout=120)
     assert res.returncode == 2 and "watermark.idle" in res.stderr
     res = run("run", "--config", str(tmp_path / "nope.yaml"), timeout=120)

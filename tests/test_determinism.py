@@ -74,7 +74,7 @@ def logs(tmp_path_factory) -> tuple[Path, Path]:
 def _start(log: Path, out: Path, master: str, shuffle: int) -> subprocess.Popen:
     raw = {**CONFIG, "source": {**CONFIG["source"], "path": str(log)}, "output": {"path": str(out)}}
     cfg = out.parent / f"{out.name}.yaml"
-    cfg.write_text(yaml.safe_dump(raw))
+    cfg.write_text(yaml.safe_dump(raw, sort_keys=False))
     return subprocess.Popen([REPLAY, "run", "--config", str(cfg), "--master", master,
                              "--conf", f"spark.sql.shuffle.partitions={shuffle}",
                              "--conf", f"spark.default.parallelism={shuffle}"],
