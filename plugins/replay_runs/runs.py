@@ -1,0 +1,204 @@
+"""Replay runs as the page lists them, read from what the runs left on disk (no Spark, no per-row reads).
+
+An output folder (cfg.output.path) is any folder under the root holding a replay's `counts/` dataset or an Airflow
+run record (`_airflow/<run_id>/report.json`, written by event_replay.orchestration.report). Per output folder:
+- one row per Airflow run record (job = the record's config file, partitions from the report), else one row for the
+  folder itself (a `replay run` from the CLI);
+- counts: rows read / quarantined from the tiny `counts/` dataset, firings and late rows from Parquet footers;
+- DQ: the run record's `dq` string if there is one, else the outcome of the Data Docs GX built in `_data_docs/`
+  (event_replay.quality.validate), else "not run";
+- artifacts: `_data_docs/index.html` and `why_report/` (event_replay.quality.why_report) when present.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+AIRFLOW_FOLDER = "_airflow"
+DOCS_FOLDER = "_data_docs"
+WHY_FOLDER = "why_report"
+SERVED_FOLDERS = (DOCS_FOLDER, WHY_FOLDER)  # the only folders the app serves files from
+MAX_DEPTH = 4  # output folders are searched this deep under the root: enough for out/<job>/<variant>
+ROOT_VARIABLE, ROOT_ENV = "replay_runs_root", "REPLAY_RUNS_ROOT"
+DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "out"  # <project>/plugins/replay_runs/runs.py -> <project>/out
+
+
+def runs_root() -> Path:
+    """The Airflow Variable `replay_runs_root` if set, else env REPLAY_RUNS_ROOT, else the project's out/."""
+    try:
+        from airflow.models import Variable
+
+        value = Variable.get(ROOT_VARIABLE, default_var=None)
+    except Exception:  # no metadata DB (unit tests, CLI use): the env and the default still apply
+        value = None
+    return Path(value or os.environ.get(ROOT_ENV) or DEFAULT_ROOT).resolve()
+
+
+@dataclass
+class RunRow:
+    output: str  # the output folder, relative to the root (POSIX)
+    run_id: str | None  # Airflow run id, None for a CLI run
+    job: str
+    partitions: list[str]
+    rows_read: int | None
+    firings: int | None
+    late_rows: int | None
+    quarantined: int | None
+    dq: str  # "pass" | "fail" | "not run"
+    dq_detail: str = ""
+    has_docs: bool = False
+    has_why: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _parquet_files(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return [f for f in sorted(folder.rglob("*.parquet"))
+            if not any(p.startswith(("_", ".")) for p in f.relative_to(folder).parts)]
+
+
+def _num_rows(folder: Path, partitions: list[str] | None = None) -> int | None:
+    import pyarrow.parquet as pq
+
+    files = _parquet_files(folder)
+    if partitions is not None:
+        files = [f for f in files if any(f"dt={p}" in f.relative_to(folder).parts for p in partitions)]
+    if not folder.is_dir():
+        return None
+    return sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+
+
+def _counts(folder: Path, partitions: list[str] | None = None) -> dict[str, int]:
+    """Sums of the one-row-per-write `counts/` dataset (rows_read, quarantined_rows, ...)."""
+    import pyarrow.parquet as pq
+
+    total: dict[str, int] = {}
+    for f in _parquet_files(folder):
+        if partitions is not None and not any(f"dt={p}" in f.relative_to(folder).parts for p in partitions):
+            continue
+        for row in pq.read_table(f).to_pylist():
+            for k, v in row.items():
+                if isinstance(v, int):
+                    total[k] = total.get(k, 0) + v
+    return total
+
+
+_DOCS_FAILED = re.compile(r"\bFailed\b|\bfailed\b")
+
+
+def docs_outcome(docs: Path) -> tuple[str, str]:
+    """pass/fail from the validation result pages GX wrote into the Data Docs site."""
+    pages = sorted((docs / "validations").rglob("*.html")) if (docs / "validations").is_dir() else []
+    if not pages:
+        return ("not run", "") if not (docs / "index.html").is_file() else ("fail", "Data Docs without results")
+    failed = [p for p in pages if _page_failed(p)]
+    if failed:
+        return "fail", f"{len(failed)}/{len(pages)} validation results failed (Data Docs)"
+    return "pass", f"{len(pages)} validation results passed (Data Docs)"
+
+
+def _page_failed(page: Path) -> bool:
+    text = page.read_text(errors="replace")
+    # GX's validation page states the overall status in its overview ("Status: Succeeded"/"Failed").
+    m = re.search(r"Status.{0,400}?(Succeeded|Failed)", text, re.S)
+    return (m.group(1) == "Failed") if m else bool(_DOCS_FAILED.search(text))
+
+
+def _dq_from_record(dq: Any) -> tuple[str, str] | None:
+    if dq is None:
+        return None
+    s = str(dq)
+    if s.startswith("passed"):
+        return "pass", s
+    if s.startswith("FAILED"):
+        return "fail", s
+    return "not run", s  # "skipped (...)"
+
+
+def output_folders(root: Path) -> list[Path]:
+    found: list[Path] = []
+
+    def walk(d: Path, depth: int) -> None:
+        try:
+            children = sorted(c for c in d.iterdir() if c.is_dir() and not c.is_symlink())
+        except OSError:
+            return
+        names = {c.name for c in children}
+        if "counts" in names or AIRFLOW_FOLDER in names:
+            found.append(d)
+            return  # an output folder's own datasets are not searched further
+        if depth < MAX_DEPTH:
+            for c in children:
+                if not c.name.startswith((".", "_")):
+                    walk(c, depth + 1)
+
+    if root.is_dir():
+        walk(root, 0)
+    return found
+
+
+def list_runs(root: Path) -> list[RunRow]:
+    rows: list[RunRow] = []
+    for out in output_folders(root):
+        rel = out.relative_to(root).as_posix() if out != root else "."
+        docs, why = out / DOCS_FOLDER, out / WHY_FOLDER
+        has_docs, has_why = (docs / "index.html").is_file(), (why / "index.html").is_file()
+        docs_dq = docs_outcome(docs)
+        records = sorted((out / AIRFLOW_FOLDER).glob("*/report.json")) if (out / AIRFLOW_FOLDER).is_dir() else []
+        for rec in records:
+            try:
+                report = json.loads(rec.read_text())
+            except (OSError, ValueError):
+                continue
+            parts = [p["partition"] for p in report.get("partitions", [])]
+            counts = _counts(out / "counts", parts)
+            totals = report.get("totals", {})
+            dq = _dq_from_record(report.get("dq")) or docs_dq
+            rows.append(RunRow(output=rel, run_id=report.get("run_id") or rec.parent.name,
+                               job=report.get("config_file") or report.get("dag_id") or out.name, partitions=parts,
+                               rows_read=counts.get("rows_read"), firings=totals.get("windows"),
+                               late_rows=totals.get("late_events"),
+                               quarantined=totals.get("quarantine", counts.get("quarantined_rows")),
+                               dq=dq[0], dq_detail=dq[1], has_docs=has_docs, has_why=has_why,
+                               extra={"dag_id": report.get("dag_id"), "complete": report.get("complete")}))
+        if not records and (out / "counts").is_dir():
+            counts = _counts(out / "counts")
+            parts = sorted({p.name[3:] for p in (out / "windows").glob("dt=*")}) if (out / "windows").is_dir() else []
+            rows.append(RunRow(output=rel, run_id=None, job=out.name, partitions=parts,
+                               rows_read=counts.get("rows_read"), firings=_num_rows(out / "windows"),
+                               late_rows=_num_rows(out / "late_events"),
+                               quarantined=counts.get("quarantined_rows", _num_rows(out / "quarantine")),
+                               dq=docs_dq[0], dq_detail=docs_dq[1], has_docs=has_docs, has_why=has_why))
+    return rows
+
+
+def why_summary(root: Path, output: str) -> dict[str, Any] | None:
+    f = safe_path(root, f"{output}/{WHY_FOLDER}/summary.json")
+    if f is None or not f.is_file():
+        return None
+    return json.loads(f.read_text())
+
+
+def safe_path(root: Path, relative: str) -> Path | None:
+    """`relative` under `root`, only inside a `_data_docs/` or `why_report/` folder; None for anything else
+    (`..`, absolute paths, symlinks out of the root, other files of the outputs or the run records)."""
+    if not relative or "\x00" in relative or relative.startswith(("/", "\\")) or "\\" in relative:
+        return None
+    parts = relative.split("/")
+    if any(p in ("..", "") for p in parts[:-1]) or parts[-1] == "..":
+        return None
+    try:
+        target = (root / relative).resolve()
+    except (OSError, RuntimeError):
+        return None
+    if not target.is_relative_to(root):
+        return None
+    rel_parts = target.relative_to(root).parts
+    if not any(p in SERVED_FOLDERS for p in rel_parts[:-1]):
+        return None
+    return target

@@ -1,0 +1,226 @@
+"""The "Replay runs" Airflow plugin: loaded by Airflow's plugin manager, behind Airflow's authentication (a real JWT
+from the simple auth manager's token endpoint), the runs table, the why-report page, and safe static files.
+
+The run folder is written with the project's own writers where they exist (report.json/report.md by
+event_replay.orchestration.report) and small Parquet datasets in the layout io.output writes; the browser test
+(test_plugin_browser.py) runs the real replay and quality functions instead."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from airflow_env import ROOT, airflow_env
+
+PLUGINS = ROOT / "plugins"
+USER, PASSWORD = "replay-tester", "s3cret-pw"
+# 1x1 PNG: the page only links/embeds it; the browser test checks a real plot.
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                    "1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082")
+
+
+def _parquet(folder: Path, columns: dict[str, list]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.table(columns), folder / "part-00000.parquet")
+
+
+@pytest.fixture(scope="module")
+def runs_root(tmp_path_factory) -> Path:
+    from event_replay.orchestration.report import build_report, write_report
+
+    root = tmp_path_factory.mktemp("runs")
+    # An Airflow run of two partitions of job "nightly" with a record; its DQ passed.
+    out = root / "nightly"
+    for dt, (n_read, n_win, n_late) in {"2024-01-01": (100, 3, 2), "2024-01-02": (50, 2, 0)}.items():
+        _parquet(out / "counts" / f"dt={dt}", {"rows_read": [n_read], "rows_in_windows": [n_read - n_late],
+                                               "late_rows": [n_late], "quarantined_rows": [1],
+                                               "skipped_rows": [0]})
+        _parquet(out / "windows" / f"dt={dt}", {"key": ["k"] * n_win})
+        _parquet(out / "late_events" / f"dt={dt}", {"key": ["k"] * n_late})
+        _parquet(out / "quarantine" / f"dt={dt}", {"reason": ["bad"]})
+        _parquet(out / "watermarks" / f"dt={dt}", {"scope": ["stream"]})
+    report = build_report(str(out), ["2024-01-01", "2024-01-02"], dag_id="event_time_backfill",
+                          run_id="manual__1", config_file="jobs/configs/nightly.yaml", dq="passed (12 expectations)")
+    write_report(report, out / "_airflow" / "manual__1")
+    # A CLI run (no record) with Data Docs and a why-report.
+    cli = root / "adhoc" / "demo"
+    _parquet(cli / "counts", {"rows_read": [300], "rows_in_windows": [297], "late_rows": [2],
+                              "quarantined_rows": [0], "skipped_rows": [1]})
+    _parquet(cli / "windows", {"key": ["a"] * 10})
+    _parquet(cli / "late_events", {"key": ["a"] * 2})
+    _parquet(cli / "quarantine", {"reason": pa.array([], pa.string())})
+    (cli / "_data_docs" / "validations" / "s").mkdir(parents=True)
+    (cli / "_data_docs" / "index.html").write_text("<html>docs index</html>")
+    (cli / "_data_docs" / "validations" / "s" / "r.html").write_text("<td>Status</td><td>Failed</td>")
+    why = cli / "why_report"
+    why.mkdir()
+    (why / "timelines.png").write_bytes(PNG)
+    (why / "index.html").write_text("<html>why</html>")
+    (why / "summary.json").write_text(json.dumps({
+        "counts": {"rows_read": 300, "late_rows": 2}, "firings": 10, "firings_by_reason": {"watermark": 10},
+        "windows": 9, "splits": ["p0", "p1"], "highest_stream_watermark_ms": 123, "late_rows": 2,
+        "windows_by_holder": {"p0": 9}, "late_rows_by_split_and_cause": [{"split": "p1", "cause": "p0", "rows": 2}],
+        "timelines_png": {"file": "timelines.png"}}))
+    (root / "secret.txt").write_text("not for the web")
+    (cli / "job.yaml").write_text("output: {path: x}\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+def client(runs_root, tmp_path_factory):
+    """Airflow's simple auth manager (its /auth app with the token endpoint) and the plugin app, as the API server
+    mounts them, with a known user and password."""
+    home = tmp_path_factory.mktemp("airflow-home")
+    passwords = home / "passwords.json"
+    passwords.write_text(json.dumps({USER: PASSWORD}))
+    mp = pytest.MonkeyPatch()
+    for k, v in {"AIRFLOW__CORE__AUTH_MANAGER":
+                 "airflow.api_fastapi.auth.managers.simple.simple_auth_manager.SimpleAuthManager",
+                 "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS": f"{USER}:admin",
+                 "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_PASSWORDS_FILE": str(passwords),
+                 "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS": "False",
+                 "AIRFLOW__API_AUTH__JWT_SECRET": "test-plugin-jwt-secret-0123456789abcdef",
+                 "REPLAY_RUNS_ROOT": str(runs_root)}.items():
+        mp.setenv(k, v)
+    mp.setenv("AIRFLOW_HOME", str(home))
+    mp.syspath_prepend(str(PLUGINS))
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from airflow.api_fastapi.app import init_auth_manager
+    from replay_runs_plugin import ReplayRunsPlugin
+
+    from airflow import settings
+    from airflow.models.revoked_token import RevokedToken
+
+    # Token checks look up revoked tokens in the metadata DB: that one table, not a full (slow) `airflow db migrate`.
+    RevokedToken.__table__.create(settings.engine, checkfirst=True)
+    app = FastAPI()
+    init_auth_manager(app)
+    spec = ReplayRunsPlugin.fastapi_apps[0]
+    app.mount(spec["url_prefix"], spec["app"])
+    with TestClient(app, follow_redirects=False) as c:
+        yield c
+    mp.undo()
+
+
+@pytest.fixture(scope="module")
+def token(client) -> str:
+    r = client.post("/auth/token", json={"username": USER, "password": PASSWORD})
+    assert r.status_code == 201, r.text
+    return r.json()["access_token"]
+
+
+def test_plugin_manager_loads_the_plugin(tmp_path):
+    """`airflow plugins` in a fresh AIRFLOW_HOME with the project's plugins folder: no import error, the app and
+    the menu entry are registered."""
+    env = airflow_env(tmp_path)
+    proc = subprocess.run([str(Path(sys.executable).parent / "airflow"), "plugins", "-o", "json"], env=env,
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "Failed to import plugin" not in proc.stdout + proc.stderr, proc.stderr[-4000:]
+    plugins = json.loads(proc.stdout[proc.stdout.index("["):])
+    ours = [p for p in plugins if p["name"] == "replay_runs"]
+    assert len(ours) == 1, plugins
+    assert "/replay-runs" in json.dumps(ours[0]["fastapi_apps"])
+    views = ours[0]["external_views"]
+    assert "Replay runs" in json.dumps(views) and "/replay-runs/" in json.dumps(views)
+
+
+def test_unauthenticated_requests_are_refused(client):
+    for path in ("/replay-runs/", "/replay-runs/why/adhoc/demo", "/replay-runs/files/adhoc/demo/why_report/timelines.png"):
+        r = client.get(path)
+        assert r.status_code in (401, 403), (path, r.status_code)
+        assert "Replay runs" not in r.text
+    assert client.get("/replay-runs/", headers={"Authorization": "Bearer not-a-jwt"}).status_code in (401, 403)
+    assert client.get("/replay-runs/", cookies={"_token": "not-a-jwt"}).status_code in (401, 403)
+
+
+def test_unauthenticated_browser_goes_to_login(client):
+    r = client.get("/replay-runs/", headers={"Accept": "text/html"})
+    assert r.status_code == 303 and "login" in r.headers["location"], (r.status_code, r.headers)
+
+
+def test_wrong_password_gets_no_token(client):
+    assert client.post("/auth/token", json={"username": USER, "password": "wrong"}).status_code == 401
+
+
+def _rows(page: str) -> list[str]:
+    body = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    return [r for r in body.split("<tr class='run'>")[1:]]
+
+
+def test_runs_table_with_a_bearer_token(client, token):
+    r = client.get("/replay-runs/", headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 200, r.text
+    rows = _rows(r.text)
+    assert len(rows) == 2
+    cli = next(x for x in rows if "adhoc/demo" in x)
+    nightly = next(x for x in rows if "<code>nightly</code>" in x)
+    cells = lambda row: [c.split("</td>")[0] for c in row.split("<td")[1:]]  # noqa: E731
+    # output, run, job, partitions, rows, firings, late rows, quarantined, DQ, docs, why
+    c = cells(cli)
+    assert c[1] == ">CLI" and c[4:8] == [">300", ">10", ">2", ">0"], c
+    assert "fail" in c[8] and "Data Docs" in c[9] and "why-report" in c[10]
+    n = cells(nightly)
+    assert n[1] == ">manual__1" and "2024-01-01, 2024-01-02" in n[3], n
+    assert n[4:8] == [">150", ">5", ">2", ">2"], n
+    assert "pass" in n[8] and "&ndash;" in n[9] and "&ndash;" in n[10]
+
+
+def test_ui_cookie_is_accepted(client, token):
+    r = client.get("/replay-runs/", cookies={"_token": token})
+    assert r.status_code == 200 and "id='runs'" in r.text
+
+
+def test_why_report_page(client, token):
+    auth = {"Authorization": f"Bearer {token}"}
+    r = client.get("/replay-runs/why/adhoc/demo", headers=auth)
+    assert r.status_code == 200
+    assert "src='/replay-runs/files/adhoc/demo/why_report/timelines.png'" in r.text
+    assert "<th>rows_read</th><td>300</td>" in r.text and "<td>p1</td><td>p0</td><td>2</td>" in r.text
+    png = client.get("/replay-runs/files/adhoc/demo/why_report/timelines.png", headers=auth)
+    assert png.status_code == 200 and png.headers["content-type"] == "image/png" and png.content == PNG
+    docs = client.get("/replay-runs/files/adhoc/demo/_data_docs/index.html", headers=auth)
+    assert docs.status_code == 200 and "docs index" in docs.text
+    assert client.get("/replay-runs/why/nightly", headers=auth).status_code == 404
+
+
+@pytest.mark.parametrize("path", [
+    "/replay-runs/files/adhoc/demo/why_report/../../../secret.txt",
+    "/replay-runs/files/adhoc/demo/why_report/%2e%2e/%2e%2e/%2e%2e/secret.txt",
+    "/replay-runs/files/adhoc/demo/why_report/..%2f..%2f..%2fsecret.txt",
+    "/replay-runs/files/adhoc/demo/_data_docs/%2e%2e/job.yaml",
+    "/replay-runs/files/adhoc/demo/job.yaml",  # under the root but not in a served folder
+    "/replay-runs/files/nightly/counts/dt=2024-01-01/part-00000.parquet",
+    "/replay-runs/files//etc/passwd",
+    "/replay-runs/files/%2fetc%2fpasswd",
+    "/replay-runs/files/adhoc/demo/why_report/..%5c..%5c..%5csecret.txt",
+])
+def test_path_traversal_is_refused(client, token, path):
+    r = client.get(path, headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 404, (path, r.status_code)
+    assert "not for the web" not in r.text and "root:" not in r.text
+
+
+def test_safe_path_unit(runs_root, tmp_path):
+    from replay_runs.runs import safe_path
+
+    assert safe_path(runs_root, "adhoc/demo/why_report/timelines.png") == \
+        (runs_root / "adhoc/demo/why_report/timelines.png").resolve()
+    for bad in ("../x", "adhoc/demo/why_report/../../../secret.txt", "/etc/passwd", "secret.txt",
+                "adhoc/demo/why_report\\..\\x", "adhoc/demo/why_report/\x00"):
+        assert safe_path(runs_root, bad) is None, bad
+    # A symlink in a served folder that points out of the root is not followed out.
+    link = runs_root / "adhoc" / "demo" / "why_report" / "escape.txt"
+    (tmp_path / "outside.txt").write_text("outside")
+    link.symlink_to(tmp_path / "outside.txt")
+    try:
+        assert safe_path(runs_root, "adhoc/demo/why_report/escape.txt") is None
+    finally:
+        link.unlink()
