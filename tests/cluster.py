@@ -116,14 +116,15 @@ class StandaloneCluster:
             raise LookupError(f"executor {executor_id} of {app_id}: found in {len(owners)} worker dirs")
         return owners[0]
 
-    def task_counts(self) -> tuple[str, dict[str, int]]:
-        """(app id, successful tasks per executor id) of the one application run on this cluster so far,
-        from its event log (spark_conf() makes it an uncompressed JSON-lines file)."""
-        logs = [p for p in self.event_log_dir.iterdir() if p.is_file() and not p.name.endswith(".inprogress")]
-        if len(logs) != 1:
-            raise LookupError(f"expected one finished event log in {self.event_log_dir}, found {logs}")
+    def finished_event_logs(self) -> set[Path]:
+        """Event logs of the applications that have ended on this cluster (one file each, see spark_conf())."""
+        return {p for p in self.event_log_dir.iterdir() if p.is_file() and not p.name.endswith(".inprogress")}
+
+    @staticmethod
+    def task_counts(event_log: Path) -> tuple[str, dict[str, int]]:
+        """(app id, successful tasks per executor id) from an application's uncompressed JSON-lines event log."""
         app_id, counts = None, {}
-        with open(logs[0], encoding="utf-8") as f:
+        with open(event_log, encoding="utf-8") as f:
             for line in f:
                 ev = json.loads(line)
                 kind = ev.get("Event")
@@ -133,7 +134,7 @@ class StandaloneCluster:
                     ex = ev["Task Info"]["Executor ID"]
                     counts[ex] = counts.get(ex, 0) + 1
         if app_id is None:
-            raise ValueError(f"{logs[0]}: no SparkListenerApplicationStart")
+            raise ValueError(f"{event_log}: no SparkListenerApplicationStart")
         return app_id, counts
 
     def logs_tail(self, chars: int = 3000) -> str:
@@ -192,7 +193,7 @@ def _stop(procs: list[subprocess.Popen], grace: float = 15.0) -> None:
 
 @contextmanager
 def standalone_cluster(workers: int = 2, cores: int = 1, memory: str = "1g", base_dir: Path | None = None,
-                       timeout: float = 120.0) -> Iterator[StandaloneCluster]:
+                       timeout: float = 300.0) -> Iterator[StandaloneCluster]:
     """Start a master and `workers` workers on 127.0.0.1; yield once all workers are ALIVE; stop all after."""
     own_tmp = None
     if base_dir is None:
