@@ -278,9 +278,12 @@ def _session_pass(gap: int, lateness: int):
                             *win.firings.get(pos, (None, None, None))))
         for r, wm in late:
             out.append(("l", None, None, None, None, splits[r], offsets[r], None, None, None, wm))
-        frame = pd.DataFrame(out, columns=_SESSION_OUT.fieldNames())
-        for name in (_WID_OFFSET, _WS, _WE, "offset", _POS, "fire_index", "fire_watermark"):
-            frame[name] = frame[name].astype("Int64")  # nullable: None stays null through Arrow
+        # Column by column from Python ints: a frame built from rows would infer float64 for a column with
+        # nulls and round large longs (such as -inf). Int64 is nullable, so None stays null through Arrow.
+        columns = list(zip(*out)) if out else [()] * len(_SESSION_OUT.fields)
+        frame = pd.DataFrame({
+            f.name: pd.array(list(col), dtype="Int64" if isinstance(f.dataType, T.LongType) else object)
+            for f, col in zip(_SESSION_OUT.fields, columns)})
         return frame
 
     return run
