@@ -64,7 +64,7 @@ class TreeSampler(threading.Thread):
         super().__init__(daemon=True)
         self.root, self.period = root_pid, period
         self.procs: dict[int, dict] = {}
-        self._stop = threading.Event()
+        self._halt = threading.Event()
 
     def _tree(self) -> list[int]:
         children: dict[int, list[int]] = {}
@@ -94,12 +94,12 @@ class TreeSampler(threading.Thread):
             p["comm"], p["hwm_kb"], p["cpu"] = comm, max(p["hwm_kb"], hwm), max(p["cpu"], cpu)
 
     def run(self) -> None:
-        while not self._stop.is_set():
+        while not self._halt.is_set():
             self.sample()
-            self._stop.wait(self.period)
+            self._halt.wait(self.period)
 
     def stop(self) -> None:
-        self._stop.set()
+        self._halt.set()
         self.join()
 
     def summary(self) -> dict:
