@@ -25,7 +25,13 @@ def build_session(master: str | None = None, app_name: str = "event-replay",
     master = master or os.environ.get("REPLAY_SPARK_MASTER")
     if master:
         builder = builder.master(master)
-    for k, v in {**DETERMINISTIC_CONF, **(conf or {})}.items():
+    settings = {**DETERMINISTIC_CONF, **(conf or {})}
+    effective_master = master or os.environ.get("MASTER") or "local[*]"
+    if effective_master.startswith("local") and "spark.sql.shuffle.partitions" not in settings:
+        # On one machine, Spark's default of 200 shuffle partitions is mostly task overhead for this engine's
+        # many small stages; outputs are sorted canonically, so the count never changes a result.
+        settings["spark.sql.shuffle.partitions"] = str(max(4, 2 * (os.cpu_count() or 1)))
+    for k, v in settings.items():
         builder = builder.config(k, v)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
