@@ -19,17 +19,21 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     from .timeline import compute_timeline
     from .windows import compute_windows
 
-    from pyspark import StorageLevel
-
-    # Each output is written by its own Spark action; without caching, every write would recompute the
+    # Each output is written by its own Spark action; without materialising, every write would recompute the
     # timeline (and windows and late rows share the window stage). The caller frees the cache when done
     # (release()).
-    level = StorageLevel.MEMORY_AND_DISK
     timeline = compute_timeline(rows, cfg, sorted(splits), start_ms, end_ms)
-    tl_rows, stream_values = timeline.rows.persist(level), timeline.stream_values.persist(level)
+    # Materialise each stage and cut its lineage: without it every later query re-plans the whole history of
+    # cached frames (plans of ~100k lines), and planning, not data, dominates the run.
+    tl_rows, stream_values = _materialise(timeline.rows), _materialise(timeline.stream_values)
     firings, late_rows = compute_windows(tl_rows, stream_values, cfg)
-    return EngineResult(windows=firings.persist(level), late_events=late_rows.persist(level),
-                        watermarks=timeline.watermarks.persist(level))
+    return EngineResult(windows=_materialise(firings), late_events=_materialise(late_rows),
+                        watermarks=_materialise(timeline.watermarks))
+
+
+def _materialise(df: "DataFrame") -> "DataFrame":
+    """Computed once, kept on the executors, with a plan that starts here (a local checkpoint)."""
+    return df.localCheckpoint(eager=True)
 
 
 def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: Sequence[str],
