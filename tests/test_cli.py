@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import yaml
@@ -122,3 +123,20 @@ def test_missing_source_exits_2_naming_source_path(tmp_path):
     res = run("run", "--config", str(cfg), "--master", "local[1]")
     assert res.returncode == 2, res.stderr[-3000:]
     assert "source.path" in res.stderr
+
+
+def test_validate_passes_then_names_the_broken_rule(sample_log, tmp_path):
+    out = tmp_path / "out"
+    cfg = tmp_path / "job.yaml"
+    cfg.write_text(yaml.safe_dump(job_config(sample_log, out), sort_keys=False))
+    assert run("run", "--config", str(cfg), "--master", "local[2]").returncode == 0
+    ok = run("validate", "--config", str(cfg))
+    assert ok.returncode == 0, ok.stdout[-3000:] + ok.stderr[-3000:]
+    assert (out / "_data_docs" / "index.html").exists()
+    # Corrupt the output: one firing written twice.
+    windows = next((out / "windows").glob("*.parquet"))
+    table = pq.read_table(windows)
+    pq.write_table(pa.concat_tables([table, table.slice(0, 1)]), windows)
+    bad = run("validate", "--config", str(cfg))
+    assert bad.returncode == 1, bad.stdout[-3000:] + bad.stderr[-3000:]
+    assert "FAILED" in bad.stdout.upper() and "duplicate" in bad.stdout.lower(), bad.stdout[-3000:]

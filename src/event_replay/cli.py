@@ -220,6 +220,20 @@ def write_partitioned_sample(out: str, spec, granularity: str) -> int:
     return table.num_rows
 
 
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .quality.validation import main_validate  # GX is heavy: only imported by this command
+
+    return main_validate(args.config)
+
+
+def cmd_why(args: argparse.Namespace) -> int:
+    from .quality.why import why_report
+
+    cfg = load_config(args.config)  # refused before Spark starts
+    print(f"replay why: {why_report(cfg.output.path, cfg)}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="replay", description="Replay event logs with Flink's event-time rules.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -230,6 +244,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark conf (repeatable)")
     add_partition_arguments(run)
     run.set_defaults(func=cmd_run)
+
+    check = sub.add_parser("validate", help="run the data-quality suites on a job's outputs (GX checkpoints + "
+                                            "Data Docs); exit 1 when an expectation fails")
+    check.add_argument("--config", required=True, help="job config (YAML) whose outputs to validate")
+    check.set_defaults(func=cmd_validate)
+
+    why = sub.add_parser("why", help="write the why-report (watermark timelines, late rows by cause) of a job's outputs")
+    why.add_argument("--config", required=True, help="job config (YAML) whose outputs to explain")
+    why.set_defaults(func=cmd_why)
 
     sample = sub.add_parser("sample", help="write a sample Parquet log")
     sample.add_argument("--out", required=True, help="output directory (replaced if it exists)")
