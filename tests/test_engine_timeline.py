@@ -165,7 +165,7 @@ def test_per_event_declared_split_without_rows_holds_minus_infinity(spark):
 
 # ---- against the reference model ----------------------------------------------------------------------------
 
-@settings(max_examples=25, derandomize=True, deadline=None,
+@settings(max_examples=10, derandomize=True, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(case=cases())
 def test_matches_reference(spark, case):

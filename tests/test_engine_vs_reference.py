@@ -21,7 +21,7 @@ def test_fixed_seeds(spark, seed):
     check(spark, random_case(seed, max_rows=300, max_splits=8))
 
 
-@settings(max_examples=12, deadline=None, derandomize=True,
+@settings(max_examples=10, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(case=cases(max_rows=150))
 def test_engine_equals_reference(spark, case):

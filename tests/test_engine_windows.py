@@ -210,7 +210,7 @@ def _with_window(cfg, wtype: str):
     return parse_config(raw)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(case=cases(), wtype=st.sampled_from(["tumbling", "sliding", "session"]), extra=st.booleans())
 def test_same_as_reference(spark, case, wtype, extra):
     assert_same_as_reference(spark, list(case.rows), _with_window(case.cfg, wtype), case.declared_splits, extra)
