@@ -31,7 +31,7 @@ AIRFLOW_ENV = AIRFLOW_HOME=$(AIRFLOW_HOME_DIR) AIRFLOW__CORE__DAGS_FOLDER=$(CURD
 export UV_PYTHON_DOWNLOADS := never
 export PATH := $(TOOLS)/bin:$(PATH)
 
-.PHONY: install test demo airflow airflow-init clean distclean check-python check-java sync
+.PHONY: install test test-integration demo airflow airflow-init clean distclean check-python check-java sync
 
 install: check-python check-java sync
 
@@ -60,9 +60,15 @@ sync: $(UV)
 	  { echo "error: .venv has no usable pyspark after uv sync (pyspark and pyspark-client share the pyspark/ folder: try make distclean install)" >&2; exit 1; }
 	@test -x $(VENV)/bin/replay || { echo "error: console script .venv/bin/replay was not installed" >&2; exit 1; }
 
+# `make test`: the semantics, the engine, the Flink differential tests, IO/CLI/determinism, DAG parsing.
+# `make test-integration`: the end-to-end suites (Airflow runs, PostgreSQL, Spark cluster, GX, browser); they take
+# many minutes on 2 cores, so CI runs `make test`.
 test: install
 	@if [ -f tests/flink/build.sh ]; then UV=$(UV) bash tests/flink/build.sh; fi
-	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -m "not integration" $(PYTEST_ARGS)
+
+test-integration: install
+	$(VENV)/bin/python -m pytest -m integration $(PYTEST_ARGS)
 
 # make demo: a multi-day partitioned sample log, replayed partition by partition by the event_time_backfill DAG
 # (airflow dags test: real task execution, one spark-submit per partition) on a project-local Airflow (SQLite).

@@ -12,7 +12,7 @@ from event_replay.orchestration.plan import state_exists
 from event_replay.orchestration.report import DATASETS
 from event_replay.orchestration.sample import generate_days, write_days
 
-pytestmark = [pytest.mark.spark, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.spark, pytest.mark.timeout(900), pytest.mark.integration]
 DAYS = ["2024-01-01", "2024-01-02", "2024-01-03"]
 
 

@@ -17,7 +17,7 @@ from event_replay.orchestration.plan import state_exists
 from event_replay.orchestration.report import DATASETS
 from event_replay.orchestration.sample import generate_days, write_days
 
-pytestmark = [pytest.mark.spark, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.spark, pytest.mark.timeout(900), pytest.mark.integration]
 SCRIPT = ROOT / "scripts" / "postgres.sh"
 
 

@@ -19,7 +19,7 @@ import yaml
 # here, so that pytest loads it once and other modules can share the same cluster).
 pytest_plugins = ["cluster"]
 # Generous: the job runs ~50 small Spark jobs, each seconds long when the 2 cores are shared with other suites.
-pytestmark = [pytest.mark.cluster, pytest.mark.spark, pytest.mark.timeout(2400)]
+pytestmark = [pytest.mark.cluster, pytest.mark.spark, pytest.mark.timeout(2400), pytest.mark.integration]
 
 REPLAY = str(Path(sys.executable).parent / "replay")
 ROOT = Path(__file__).resolve().parents[1]

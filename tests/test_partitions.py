@@ -28,7 +28,7 @@ from event_replay.semantics.model import LogRow
 from event_replay.semantics.reference import Replayer
 from strategies import random_case
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.integration]
 
 ROW_SCHEMA = T.StructType([
     T.StructField("split", T.StringType(), False), T.StructField("offset", T.LongType(), False),

@@ -17,6 +17,8 @@ import pytest
 
 from airflow_env import ROOT, airflow_env
 
+pytestmark = pytest.mark.integration
+
 PLUGINS = ROOT / "plugins"
 USER, PASSWORD = "replay-tester", "s3cret-pw"
 # 1x1 PNG: the page only links/embeds it; the browser test checks a real plot.

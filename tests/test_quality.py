@@ -16,6 +16,8 @@ from event_replay.semantics.config import to_raw
 from quality_outputs import read_frames, write_case, write_frames
 from strategies import random_case
 
+pytestmark = pytest.mark.integration
+
 logging.getLogger("great_expectations").setLevel(logging.WARNING)
 
 # Every window type and both ends of input, in four full validations (GX on Spark is slow).

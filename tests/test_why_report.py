@@ -13,6 +13,8 @@ from event_replay.semantics.model import LogRow
 from quality_outputs import read_frames, write_case
 from strategies import Case, random_case
 
+pytestmark = pytest.mark.integration
+
 
 def _png_size(path: Path) -> tuple[int, int]:
     data = path.read_bytes()
