@@ -19,6 +19,8 @@ import pytest
 
 from airflow_env import ROOT, airflow, airflow_env
 
+pytestmark = pytest.mark.integration
+
 BIN = Path(sys.executable).parent
 CHROMIUM, CHROMEDRIVER = shutil.which("chromium") or "/usr/bin/chromium", shutil.which("chromedriver")
 USER, PASSWORD = "replay-viewer", "browser-pw-123"
@@ -55,8 +57,6 @@ def runs_root(tmp_path_factory) -> Path:
 from event_replay.semantics.config import load_config
 from event_replay.spark import build_session
 from event_replay.quality import validate, why_report
-
-pytestmark = pytest.mark.integration
 cfg = load_config({str(job)!r})
 spark = build_session(master="local[2]", app_name="plugin-test-quality",
                       conf={{"spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "2"}})
