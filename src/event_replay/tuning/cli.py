@@ -1,0 +1,103 @@
+"""`replay tune`: the what-if grid from the command line.
+
+    replay tune --config FILE --max-out-of-orderness 1s,5s,30s --idle-timeout none,30s,2m
+                [--allowed-lateness 0,2s] [--master URL] [--conf KEY=VALUE ...]
+
+`add_tune_parser(subparsers)` adds the subcommand to `replay`'s parser; `main()` is the same command on its own
+(`python -m event_replay.tuning`). Exit codes as `replay run`: 2 for a bad config or grid (checked before Spark
+starts, the option named), 1 for any other failure.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Sequence
+
+from ..semantics.config import ConfigError, load_config
+from .grid import GridError, parse_grid
+
+
+def _conf(pairs: Sequence[str]) -> dict[str, str]:
+    conf = {}
+    for pair in pairs:
+        k, sep, v = pair.partition("=")
+        if not sep or not k.strip():
+            raise GridError("--conf", f"expects KEY=VALUE, got {pair!r}")
+        conf[k.strip()] = v.strip()
+    return conf
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    t0 = time.monotonic()
+    if not Path(args.config).is_file():
+        print(f"replay tune: config file not found: {args.config}", file=sys.stderr)
+        return 2
+    try:
+        cfg = load_config(args.config)
+        grid, variants = parse_grid(cfg, args.max_out_of_orderness, args.idle_timeout, args.allowed_lateness)
+        conf = _conf(args.conf or [])
+    except GridError as exc:
+        print(f"replay tune: option {exc.option}: {exc.why}", file=sys.stderr)
+        return 2
+    except ConfigError as exc:
+        print(f"replay tune: config error: key '{exc.key}': {exc.why}", file=sys.stderr)
+        return 2
+    from ..spark import build_session
+    from .runner import markdown_table, run_tuning
+
+    print(f"replay tune: {len(variants)} variants of {args.config} -> {grid.name}", flush=True)
+    spark = build_session(master=args.master, app_name="event-replay-tune", conf=conf)
+    try:
+        result = run_tuning(spark, cfg, grid, variants, log=lambda m: print(m, flush=True))
+    finally:
+        spark.stop()
+    print(markdown_table(result.rows))
+    print(f"replay tune: {len(result.rows)} variants in {time.monotonic() - t0:.1f} s -> {result.folder} "
+          f"(tuning.parquet, tuning.csv, tuning.md, index.html, late_share_vs_lag.png)", flush=True)
+    return 0
+
+
+def _safe(func):
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return func(args)
+        except KeyboardInterrupt:
+            return 130
+        except Exception:  # noqa: BLE001 - a failure must exit non-zero with its cause
+            traceback.print_exc()
+            print("replay tune: failed", file=sys.stderr)
+            return 1
+    return run
+
+
+def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("--config", required=True, help="job config (YAML): the source and the base settings")
+    parser.add_argument("--max-out-of-orderness", default=None, metavar="LIST",
+                        help="delays to try, e.g. 1s,5s,30s (default: the config's)")
+    parser.add_argument("--idle-timeout", default=None, metavar="LIST",
+                        help="idle timeouts to try, 'none' for no idleness, e.g. none,30s,2m (default: the config's)")
+    parser.add_argument("--allowed-lateness", default=None, metavar="LIST",
+                        help="allowed lateness values to try, e.g. 0,2s (default: the config's)")
+    parser.add_argument("--master", default=None, help="Spark master URL, e.g. local[2] (default: Spark's own)")
+    parser.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark conf (repeatable)")
+    parser.set_defaults(func=_safe(cmd_tune))
+    return parser
+
+
+def add_tune_parser(subparsers) -> argparse.ArgumentParser:
+    """`replay tune` on the subparsers of `replay`'s parser (cli.build_parser)."""
+    return configure(subparsers.add_parser(
+        "tune", help="what-if: replay the same input under a grid of watermark settings and compare late rows, "
+                     "watermark lag and firing delay"))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    return configure(argparse.ArgumentParser(prog="python -m event_replay.tuning", description=__doc__.split("\n")[0]))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)

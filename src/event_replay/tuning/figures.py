@@ -1,0 +1,154 @@
+"""The figures of one variant, as Spark aggregates of the engine's outputs (only one summary row per variant and a
+few per-split counts reach the driver).
+
+Definitions (all times long ms; the replay clock is the arrival time, the range is [start, end)):
+
+- rows: the clean rows in range; late_rows: the rows of the late output; late_share = late_rows / rows.
+- firings: rows of the windows output; windows: distinct (key, window_start, window_end);
+  windows_late_fired: windows with at least one firing caused by an allowed-late row (fire_reason late_row).
+- The stream watermark V(t) on the replay clock: after each stream change of the watermarks output, the stream's
+  value; while the stream is idle its value is kept (SEMANTICS §4: on going all-idle it first moves to the largest
+  watermark any split has published, i.e. the running max of the split changes up to that time), so
+  V = running max over the stream changes of (the change's watermark, or that split maximum for an idle change).
+  Several changes at one replay time count as the last one.
+- The newest event time N(t): the max event time of the rows with arrival_time <= t.
+- The watermark lag at t is N(t) - V(t), time-weighted over the replay clock: both step functions change only at
+  row arrivals and stream changes; the lag after a point t holds until the next point (the last until `end`).
+  Only time where both are defined and V is finite counts (before the stream's first finite value, and after a
+  flush to +inf, the lag is undefined). wm_lag_mean_ms = integral of the lag / counted time; wm_lag_p99_ms = the
+  smallest L such that the lag is <= L during at least 99% of the counted time.
+- First-firing delay of a window: (the replay time at which V first reached the fire_watermark of the window's
+  firing 0) - window_end for a watermark firing; `end - window_end` for an end-of-input firing. A window whose
+  firing 0 is a late_row firing (it opened after the watermark had passed its end) has no delay of its own (its
+  firing time, the arrival of the row, is not an output) and is left out; first_fire_delay_windows counts those
+  in the mean. The clocks are comparable because the replay clock is the arrival time (SEMANTICS §1).
+- Late rows by cause: event_replay.quality.why's attribution (the split whose rows advanced the stream to the
+  watermark the late row saw, or the all-idle jump); by split: the late row's own split.
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+from ..semantics.config import JobConfig
+from ..semantics.durations import NEG_INF, POS_INF
+
+P99_NUM, P99_DEN = 99, 100
+
+
+def _running(order: str = "t") -> Window:
+    # A single ordered partition: the series here are one row per distinct arrival time or watermark change
+    # (aggregates, not rows), which one task handles.
+    return Window.orderBy(order).rowsBetween(Window.unboundedPreceding, Window.currentRow)
+
+
+def newest_event_series(rows: DataFrame) -> DataFrame:
+    """(t, newest): per distinct arrival time t, the max event time of the rows arrived at or before t."""
+    per_t = rows.groupBy(F.col("arrival_time").alias("t")).agg(F.max("event_time").alias("e"))
+    return per_t.select("t", F.max("e").over(_running()).alias("newest"))
+
+
+def stream_value_series(watermarks: DataFrame) -> DataFrame:
+    """(t, v): the stream watermark V after the stream changes at replay time t (see the module doc)."""
+    split_max = (watermarks.where((F.col("scope") == "split") & ~F.col("idle") & F.col("watermark").isNotNull())
+                 .groupBy(F.col("replay_time").alias("t")).agg(F.max("watermark").alias("sm")))
+    stream = (watermarks.where(F.col("scope") == "stream")
+              .groupBy(F.col("replay_time").alias("t"))
+              .agg(F.max("watermark").alias("w"), F.max(F.col("idle").cast("int")).alias("idle")))
+    j = stream.join(split_max, "t", "full").withColumn("run_sm", F.max("sm").over(_running()))
+    e = F.when(F.col("idle") == 1, F.col("run_sm")).otherwise(F.col("w"))
+    return (j.where(F.col("idle").isNotNull()).withColumn("e", e)
+            .select("t", F.max("e").over(_running()).alias("v")))
+
+
+def lag_segments(newest: DataFrame, values: DataFrame, end_ms: int) -> DataFrame:
+    """(t, dur, lag) for every stretch of the replay clock where the lag is defined."""
+    pts = newest.join(values, "t", "full")
+    ffill = _running()
+    pts = pts.select("t", F.last("newest", ignorenulls=True).over(ffill).alias("n"),
+                     F.last("v", ignorenulls=True).over(ffill).alias("v"))
+    nxt = F.lead("t").over(Window.orderBy("t"))
+    seg = pts.withColumn("dur", F.coalesce(nxt, F.lit(end_ms)) - F.col("t"))
+    ok = (F.col("n").isNotNull() & F.col("v").isNotNull() & (F.col("v") != F.lit(POS_INF))
+          & (F.col("v") != F.lit(NEG_INF)) & (F.col("dur") > 0))
+    return seg.where(ok).select("t", "dur", (F.col("n") - F.col("v")).alias("lag"))
+
+
+def lag_figures(segments: DataFrame) -> tuple[float | None, int | None]:
+    """(time-weighted mean, time-weighted p99) of the lag."""
+    big = "decimal(38,0)"  # exact: lag x duration can exceed a long on long histories
+    tot = segments.agg(F.sum(F.col("dur").cast(big)).alias("time"),
+                       F.sum(F.col("lag").cast(big) * F.col("dur").cast(big)).alias("area")).first()
+    if tot is None or not tot["time"]:
+        return None, None
+    dist = segments.groupBy("lag").agg(F.sum(F.col("dur").cast(big)).alias("d"))
+    cum = dist.withColumn("cum", F.sum("d").over(_running("lag")))
+    p99 = (cum.where(F.col("cum") * F.lit(P99_DEN) >= F.lit(Decimal(tot["time"]) * P99_NUM).cast(big))
+           .agg(F.min("lag")).first()[0])
+    return float(Decimal(tot["area"]) / Decimal(tot["time"])), (int(p99) if p99 is not None else None)
+
+
+def first_fire_delays(firings: DataFrame, values: DataFrame, end_ms: int) -> DataFrame:
+    """Per window whose firing 0 is a watermark or end-of-input firing: key, window_start, window_end, delay
+    (null if the fire watermark is not a value V reached, which the engine never produces)."""
+    reached = values.groupBy("v").agg(F.min("t").alias("reached_at"))
+    first = firings.where((F.col("fire_index") == 0) & (F.col("fire_reason") != "late_row"))
+    j = first.join(reached, first.fire_watermark == reached.v, "left")
+    delay = (F.when(F.col("fire_reason") == "end_of_input", F.lit(end_ms) - F.col("window_end"))
+             .otherwise(F.col("reached_at") - F.col("window_end")))
+    return j.select("key", "window_start", "window_end", "fire_reason", delay.alias("delay"))
+
+
+def late_causes(late: DataFrame, watermarks: DataFrame, cfg: JobConfig) -> list[dict[str, Any]]:
+    """why.py's cause analysis on the engine's frames: rows (split, cause, rows), largest first."""
+    from ..quality.why import _holders, _late_causes
+
+    wm = watermarks.select("scope", "split", "idle", F.col("watermark").alias("watermark_ms"),
+                           F.col("replay_time").alias("replay_time_ms"))
+    lt = late.select(F.col("split").cast("string").alias("split"), F.col("arrival_time").alias("arrival_ms"),
+                     F.col("late_watermark").alias("late_watermark_ms"))
+    rows = _late_causes(lt, _holders(wm), not cfg.watermark.periodic).collect()  # a few rows per split
+    return sorted(({"split": r["split"], "cause": r["cause"], "rows": int(r["rows"])} for r in rows),
+                  key=lambda r: (-r["rows"], str(r["split"]), str(r["cause"])))
+
+
+def ranked(counts: dict[str, int]) -> str:
+    """`p3 40, p0 2`: largest first, ties by name."""
+    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def variant_figures(result, newest: DataFrame, cfg: JobConfig, clean_rows: int, end_ms: int) -> dict[str, Any]:
+    """The summary row of one variant from its engine result (engine.contract.EngineResult)."""
+    fir = result.windows.agg(
+        F.count(F.lit(1)).alias("firings"),
+        F.count_distinct("key", "window_start", "window_end").alias("windows"),
+    ).first()
+    late_fired = (result.windows.where(F.col("fire_reason") == "late_row")
+                  .select("key", "window_start", "window_end").distinct().count())
+    values = stream_value_series(result.watermarks).localCheckpoint(eager=True)
+    mean_lag, p99_lag = lag_figures(lag_segments(newest, values, end_ms))
+    d = first_fire_delays(result.windows, values, end_ms).agg(
+        F.sum("delay").alias("s"), F.count("delay").alias("n")).first()
+    causes = late_causes(result.late_events, result.watermarks, cfg)
+    late_rows = sum(r["rows"] for r in causes)
+    by_cause: dict[str, int] = {}
+    by_split: dict[str, int] = {}
+    for r in causes:
+        by_cause[r["cause"]] = by_cause.get(r["cause"], 0) + r["rows"]
+        by_split[r["split"]] = by_split.get(r["split"], 0) + r["rows"]
+    w = cfg.watermark
+    return {
+        "variant": None,  # filled by the runner
+        "max_out_of_orderness_ms": w.max_out_of_orderness_ms, "idle_timeout_ms": w.idle_timeout_ms,
+        "allowed_lateness_ms": cfg.window.allowed_lateness_ms,
+        "rows": clean_rows, "late_rows": late_rows,
+        "late_share": (late_rows / clean_rows) if clean_rows else 0.0,
+        "firings": int(fir["firings"]), "windows": int(fir["windows"]), "windows_late_fired": late_fired,
+        "wm_lag_mean_ms": mean_lag, "wm_lag_p99_ms": p99_lag,
+        "first_fire_delay_mean_ms": (float(d["s"]) / d["n"]) if d["n"] else None,
+        "first_fire_delay_windows": int(d["n"]),
+        "late_rows_by_cause": ranked(by_cause), "late_rows_by_split": ranked(by_split),
+    }

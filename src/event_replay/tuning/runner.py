@@ -1,0 +1,201 @@
+"""Run a what-if grid in one Spark application and write the table and the plot.
+
+The source is read, quarantined and cut once; its clean rows are materialised (a local checkpoint) and every
+variant replays them with its own config (engine.replay), so variants differ only in their settings. The result
+goes to `<output.path>/_tuning/<grid name>/` (see grid.Grid.name: no timestamp, the same grid replaces its
+previous result), written to a staging folder first and renamed into place:
+    tuning.parquet, tuning.csv, tuning.md, index.html (table + plot), late_share_vs_lag.png, tuning.json
+(the grid, the definitions and the rows: what the why-report and the Airflow page read).
+Output paths are local folders (the tables are a few rows, written by the driver).
+"""
+from __future__ import annotations
+
+import html
+import json
+import shutil
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ..semantics.config import JobConfig
+from . import figures as fig
+from .grid import Grid, Variant, format_ms
+
+TUNING_FOLDER = "_tuning"
+PLOT_FILE = "late_share_vs_lag.png"
+JSON_FILE = "tuning.json"
+COLUMNS = ["variant", "max_out_of_orderness_ms", "idle_timeout_ms", "allowed_lateness_ms", "rows", "late_rows",
+           "late_share", "windows_late_fired", "wm_lag_mean_ms", "wm_lag_p99_ms", "first_fire_delay_mean_ms",
+           "first_fire_delay_windows", "firings", "windows", "late_rows_by_cause", "late_rows_by_split"]
+# The short table (Markdown, HTML, the Airflow page): headers for people.
+DISPLAY = [("variant", "variant"), ("late_rows", "late rows"), ("late_share", "late share"),
+           ("windows_late_fired", "windows re-fired late"), ("wm_lag_mean_ms", "wm lag mean"),
+           ("wm_lag_p99_ms", "wm lag p99"), ("first_fire_delay_mean_ms", "end -> first firing (mean)"),
+           ("late_rows_by_cause", "late rows by cause (split holding the watermark)")]
+
+
+@dataclass
+class TuningResult:
+    folder: Path
+    rows: list[dict[str, Any]]
+    seconds: float
+
+
+def tuning_folder(cfg: JobConfig, grid: Grid) -> Path:
+    return Path(cfg.output.path.rstrip("/"), TUNING_FOLDER, grid.name)
+
+
+def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Variant, JobConfig]],
+               log: Callable[[str], None] = print) -> TuningResult:
+    """Replay every variant over the source read once; write the table and the plot; return the rows."""
+    from .. import engine
+    from ..io import read_source
+
+    t0 = time.monotonic()
+    source = read_source(spark, cfg)
+    try:
+        start = source.start_ms if source.start_ms is not None else 0
+        end = source.end_ms if source.end_ms is not None else start
+        # Materialised once for every variant (and independent of the session's Dataset cache, which
+        # engine.release clears after each variant).
+        rows = source.rows.localCheckpoint(eager=True)
+        newest = fig.newest_event_series(rows).localCheckpoint(eager=True)
+        table = []
+        for i, (variant, vcfg) in enumerate(variants, 1):
+            t1 = time.monotonic()
+            result = engine.replay(spark, rows, vcfg, source.splits, start, end)
+            try:
+                row = fig.variant_figures(result, newest, vcfg, source.clean_rows, end)
+            finally:
+                engine.release(spark)
+            row["variant"] = variant.name
+            table.append(row)
+            log(f"tune: {i}/{len(variants)} {variant.name}: late rows {row['late_rows']} "
+                f"({row['late_share']:.2%}), mean watermark lag {_ms(row['wm_lag_mean_ms'])} "
+                f"({time.monotonic() - t1:.1f} s)")
+    finally:
+        source.release()
+    folder = tuning_folder(cfg, grid)
+    write_result(folder, cfg, grid, table, source_info={"rows_read": source.rows_read, "rows": source.clean_rows,
+                                                        "start_ms": start, "end_ms": end,
+                                                        "splits": list(source.splits)})
+    return TuningResult(folder=folder, rows=table, seconds=time.monotonic() - t0)
+
+
+def _ms(v: float | int | None) -> str:
+    if v is None:
+        return "-"
+    return f"{v / 1000:.2f} s" if abs(v) >= 1000 else f"{v:.0f} ms"
+
+
+def display_value(col: str, v: Any) -> str:
+    if v is None:
+        return "-"
+    if col == "late_share":
+        return f"{v:.3%}"
+    if col.endswith("_ms") and col not in ("max_out_of_orderness_ms", "idle_timeout_ms", "allowed_lateness_ms"):
+        return _ms(v)
+    return str(v)
+
+
+def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
+    head = "| " + " | ".join(h for _, h in DISPLAY) + " |"
+    sep = "| " + " | ".join("---" for _ in DISPLAY) + " |"
+    body = ["| " + " | ".join(display_value(c, r.get(c)).replace("|", "/") for c, _ in DISPLAY) + " |"
+            for r in rows]
+    return "\n".join([head, sep, *body])
+
+
+def html_table(rows: Sequence[dict[str, Any]], table_id: str = "tuning") -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for _, h in DISPLAY)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(display_value(c, r.get(c)))}</td>" for c, _ in DISPLAY)
+                   + "</tr>" for r in rows)
+    return f"<table id='{table_id}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def plot(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    """Late share (%) against the mean watermark lag (s): one labelled point per variant."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig_, ax = plt.subplots(figsize=(9, 6), dpi=100)
+    idles = sorted({r["idle_timeout_ms"] for r in rows}, key=lambda v: (v is not None, v or 0))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, idle in enumerate(idles):
+        pts = [r for r in rows if r["idle_timeout_ms"] == idle and r["wm_lag_mean_ms"] is not None]
+        ax.scatter([r["wm_lag_mean_ms"] / 1000 for r in pts], [100 * r["late_share"] for r in pts],
+                   color=colours[k % len(colours)], label=f"idle timeout {format_ms(idle)}", zorder=3)
+        for r in pts:
+            ax.annotate(f"{format_ms(r['max_out_of_orderness_ms'])}/{format_ms(r['allowed_lateness_ms'])}",
+                        (r["wm_lag_mean_ms"] / 1000, 100 * r["late_share"]), textcoords="offset points",
+                        xytext=(5, 4), fontsize=8)
+    ax.set_xlabel("mean watermark lag behind the newest event time (s, time-weighted on the replay clock)")
+    ax.set_ylabel("late rows (% of rows)")
+    ax.set_title("What-if: late share vs watermark lag (labels: delay/allowed lateness)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig_.tight_layout()
+    fig_.savefig(path, dpi=100)
+    plt.close(fig_)
+
+
+def write_result(folder: Path, cfg: JobConfig, grid: Grid, rows: list[dict[str, Any]],
+                 source_info: dict[str, Any]) -> None:
+    """All files to a staging folder next to `folder`, then swapped in by renames."""
+    import pandas as pd
+
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = folder.with_name(f".{folder.name}.staging-{uuid.uuid4().hex[:8]}")
+    staging.mkdir()
+    try:
+        df = pd.DataFrame(rows, columns=COLUMNS).astype({"idle_timeout_ms": "Int64", "wm_lag_p99_ms": "Int64"})
+        df.to_parquet(staging / "tuning.parquet", index=False)
+        df.to_csv(staging / "tuning.csv", index=False)
+        md = markdown_table(rows)
+        (staging / "tuning.md").write_text(f"# What-if tuning: {grid.name}\n\n{md}\n")
+        plot(staging / PLOT_FILE, rows)
+        from .figures import __doc__ as definitions
+
+        doc = {"grid": {"max_out_of_orderness_ms": list(grid.delays_ms),
+                        "idle_timeout_ms": list(grid.idle_timeouts_ms),
+                        "allowed_lateness_ms": list(grid.lateness_ms)},
+               "name": grid.name, "source": source_info, "source_path": cfg.source.path,
+               "output_path": cfg.output.path, "columns": COLUMNS, "rows": rows, "plot": PLOT_FILE,
+               "definitions": definitions}
+        (staging / JSON_FILE).write_text(json.dumps(doc, indent=2, default=str) + "\n")
+        (staging / "index.html").write_text(
+            f"""<!doctype html><html><head><meta charset="utf-8"><title>What-if tuning</title>
+<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse;margin:1em 0}}
+td,th{{border:1px solid #ccc;padding:2px 8px;text-align:left}}</style></head><body>
+<h1>What-if tuning</h1><p>Source <code>{html.escape(cfg.source.path)}</code>, {source_info['rows']} rows,
+grid <code>{html.escape(grid.name)}</code>. Each variant replays the same input; definitions in
+<a href="{JSON_FILE}">{JSON_FILE}</a>, all columns in <a href="tuning.csv">tuning.csv</a>.</p>
+{html_table(rows)}<img src="{PLOT_FILE}" alt="late share vs watermark lag"></body></html>
+""")
+        old = None
+        if folder.exists():
+            old = folder.with_name(f".{folder.name}.previous-{uuid.uuid4().hex[:8]}")
+            folder.rename(old)
+        staging.rename(folder)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def read_results(output_path: str | Path) -> list[dict[str, Any]]:
+    """Every tuning result under `<output_path>/_tuning/` (tuning.json), by name."""
+    root = Path(output_path, TUNING_FOLDER)
+    out = []
+    for f in sorted(root.glob(f"*/{JSON_FILE}")) if root.is_dir() else []:
+        if f.parent.name.startswith("."):
+            continue
+        try:
+            out.append({**json.loads(f.read_text()), "folder": f.parent.name})
+        except (OSError, ValueError):
+            continue
+    return out
