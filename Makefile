@@ -21,7 +21,7 @@ DEMO_ROWS_PER_DAY ?= 5000
 DEMO_START ?= 2024-01-01
 DEMO_END ?= $(shell date -u -d "$(DEMO_START) +$$(( $(DEMO_DAYS) - 1 )) days" +%F 2>/dev/null)
 DEMO_LOGICAL_DATE ?= $(DEMO_START)
-DEMO_CONF ?= {"config": "jobs/configs/demo_partitioned.yaml", "start_date": "$(DEMO_START)", "end_date": "$(DEMO_END)", "dq_warn_only": true}
+DEMO_CONF ?= {"config": "jobs/configs/demo_partitioned.yaml", "start_date": "$(DEMO_START)", "end_date": "$(DEMO_END)", "dq_warn_only": false}
 AIRFLOW_ENV = AIRFLOW_HOME=$(AIRFLOW_HOME_DIR) AIRFLOW__CORE__DAGS_FOLDER=$(CURDIR)/dags \
   AIRFLOW__CORE__PLUGINS_FOLDER=$(CURDIR)/plugins AIRFLOW__CORE__LOAD_EXAMPLES=False \
   AIRFLOW_CONN_REPLAY_SPARK='$(REPLAY_SPARK_CONN)' PATH="$(VENV)/bin:$$PATH"
@@ -31,7 +31,7 @@ AIRFLOW_ENV = AIRFLOW_HOME=$(AIRFLOW_HOME_DIR) AIRFLOW__CORE__DAGS_FOLDER=$(CURD
 export UV_PYTHON_DOWNLOADS := never
 export PATH := $(TOOLS)/bin:$(PATH)
 
-.PHONY: install test test-integration demo airflow airflow-init clean distclean check-python check-java sync
+.PHONY: install test test-integration demo airflow airflow-init bench clean distclean check-python check-java sync
 
 install: check-python check-java sync
 
@@ -69,6 +69,13 @@ test: install
 
 test-integration: install
 	$(VENV)/bin/python -m pytest -m integration $(PYTEST_ARGS)
+
+# make bench: exact replay vs naive Spark vs the Flink job vs a scan floor on generated logs (BENCHMARKS.md).
+# Long: tens of minutes for 10M rows on 2 cores. BENCH_ARGS overrides the sizes, e.g. BENCH_ARGS="--rows 1000000 --reps 1".
+BENCH_ARGS ?= --rows 1000000 --rows 10000000 --reps 3
+bench: install
+	UV=$(UV) bash tests/flink/build.sh
+	$(VENV)/bin/python bench/run.py $(BENCH_ARGS)
 
 # make demo: a multi-day partitioned sample log, replayed partition by partition by the event_time_backfill DAG
 # (airflow dags test: real task execution, one spark-submit per partition) on a project-local Airflow (SQLite).

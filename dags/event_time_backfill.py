@@ -37,13 +37,13 @@ with DAG(
         return t.plan_partitions(validated)
 
     @task
-    def data_quality(planned: dict, params=None) -> str:
+    def data_quality(planned: dict, params=None) -> dict:
         if not params["run_data_quality"]:
-            return "not run (run_data_quality off)"
+            return {"status": "not run (run_data_quality off)"}
         return t.data_quality(planned, warn_only=planned["dq_warn_only"])
 
     @task
-    def report(planned: dict, dq: str, dag_run=None, run_id=None) -> dict:
+    def report(planned: dict, dq: dict, dag_run=None, run_id=None) -> dict:
         return t.make_report(planned, dq, dag_run.dag_id, run_id)
 
     planned = plan(validate())

@@ -24,8 +24,9 @@ def test_backfill_dag_replays_every_planned_partition_in_order(tmp_path):
     env = airflow_env(tmp_path / "airflow")
     prepare(env)
 
+    # Data quality on (failing the run on a failed expectation): the suites read the dt= partitioned outputs.
     conf = {"config": str(config), "start_date": DAYS[0], "end_date": DAYS[-1], "idle_timeout": "3s",
-            "run_data_quality": False}
+            "run_data_quality": True, "dq_warn_only": False}
     airflow(env, "dags", "test", "event_time_backfill", "2024-02-01", "-c", json.dumps(conf), timeout=840)
 
     for day in DAYS:
@@ -37,6 +38,7 @@ def test_backfill_dag_replays_every_planned_partition_in_order(tmp_path):
     assert len(reports) == 1
     report = json.loads(reports[0].read_text())
     assert [p["partition"] for p in report["partitions"]] == DAYS and report["complete"]
+    assert report["dq"].startswith("passed"), report["dq"]
     # Every row read is accounted for exactly once per partition (counts, from the written outputs).
     assert report["totals"]["windows"] > 0
     effective = (reports[0].parent / "job.yaml").read_text()

@@ -4,40 +4,16 @@ Skipped only when the PostgreSQL binaries are absent outside CI; in CI (CI set) 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
 
-from airflow_env import ROOT, airflow, airflow_env, prepare, write_config
+from airflow_env import airflow, airflow_env, prepare, write_config
 from event_replay.orchestration.plan import state_exists
 from event_replay.orchestration.report import DATASETS
 from event_replay.orchestration.sample import generate_days, write_days
 
+pytest_plugins = ["postgres"]
 pytestmark = [pytest.mark.spark, pytest.mark.timeout(900), pytest.mark.integration]
-SCRIPT = ROOT / "scripts" / "postgres.sh"
-
-
-@pytest.fixture(scope="module")
-def postgres_url():
-    if subprocess.run(["bash", str(SCRIPT), "bindir"], capture_output=True).returncode != 0:
-        if os.environ.get("CI"):
-            pytest.fail("PostgreSQL server binaries are missing in CI (.ci/run installs the postgresql package)")
-        pytest.skip("PostgreSQL server binaries not installed (apt-get install postgresql)")
-    # Not under pytest's 0700 tmp dirs: as root the server runs as `postgres`, which must reach its folder.
-    base = Path(tempfile.mkdtemp(prefix="replay-pg-"))
-    base.chmod(0o755)
-    proc = subprocess.run(["bash", str(SCRIPT), "start", str(base / "cluster")], capture_output=True, text=True,
-                          timeout=180)
-    assert proc.returncode == 0, proc.stderr
-    try:
-        yield proc.stdout.strip().splitlines()[-1]
-    finally:
-        subprocess.run(["bash", str(SCRIPT), "stop", str(base / "cluster")], capture_output=True, timeout=120)
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def test_nightly_dag_run_on_postgres_metadata_db(tmp_path, postgres_url):

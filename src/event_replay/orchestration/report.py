@@ -41,6 +41,9 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines.append(f"- days without a partition (skipped): {', '.join(report['missing_days'])}")
     if report.get("dq") is not None:
         lines.append(f"- data quality: {report['dq']}")
+    for key, label in (("data_docs", "Data Docs"), ("why_report", "why-report")):
+        if report.get(key):
+            lines.append(f"- {label}: `{report[key]}`")
     lines += ["", "| partition | " + " | ".join(DATASETS) + " | state |", "|---" * (len(DATASETS) + 2) + "|"]
     for p in report["partitions"]:
         cells = ["missing" if p["rows"][ds] is None else str(p["rows"][ds]) for ds in DATASETS]

@@ -56,39 +56,44 @@ def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
     return {**v, "plan": plan.to_dict()}
 
 
-def data_quality(p: Mapping[str, Any], warn_only: bool, spark_master: str | None = None) -> str:
-    """The GX hook: event_replay.quality.validate on the outputs, if that module is importable."""
-    try:
-        from ..quality import validate
-    except ImportError as exc:
-        log.warning("data quality skipped: event_replay.quality is not available (%s)", exc)
-        return "skipped (event_replay.quality not available)"
+def data_quality(p: Mapping[str, Any], warn_only: bool, spark_master: str | None = None) -> dict[str, Any]:
+    """The GX suites on the outputs (Data Docs next to them), then the why-report, in one Spark session.
+    Returns the status line and where both reports are; a failed expectation fails the task unless warn_only."""
     if not p["plan"]["runs"]:
-        return "skipped (nothing replayed)"
-    cfg = load_config(p["config_path"])
+        return {"status": "skipped (nothing replayed)"}
+    from ..quality import validate
+    from ..quality.why import why_report
     from ..spark import build_session
 
+    cfg = load_config(p["config_path"])
     spark = build_session(master=spark_master or "local[2]", app_name="event-replay-dq")
     try:
         report = validate(cfg.output.path, cfg, spark=spark)
+        why = why_report(cfg.output.path, cfg, spark=spark)  # also when an expectation failed: it explains
+        why = why if "://" in why else str(Path(why).resolve())
     finally:
         spark.stop()
-    log.info("%s", report.summary())
+    log.info("%s\nwhy-report: %s", report.summary(), why)
+    result = {"data_docs": report.docs_index, "why_report": why}
     if report.success:
-        return f"passed ({len(report.results)} expectations)"
+        return {**result, "status": f"passed ({len(report.results)} expectations)"}
     message = f"FAILED {len(report.failed)}/{len(report.results)}: {', '.join(sorted(report.failed_names()))}"
     if not warn_only:
-        raise RuntimeError(f"data quality {message} (set dq_warn_only to only warn)")
+        raise RuntimeError(f"data quality {message} (Data Docs: {report.docs_index}; set dq_warn_only to only warn)")
     log.warning("data quality %s (warn only)", message)
-    return f"{message} (warn only)"
+    return {**result, "status": f"{message} (warn only)"}
 
 
-def make_report(p: Mapping[str, Any], dq: str | None, dag_id: str, run_id: str) -> dict[str, str]:
-    """Per-partition output counts as JSON and Markdown in the run folder; fails if a planned output is missing."""
+def make_report(p: Mapping[str, Any], dq: Mapping[str, Any] | str | None, dag_id: str,
+                run_id: str) -> dict[str, str]:
+    """Per-partition output counts as JSON and Markdown in the run folder; fails if a planned output is missing.
+    `dq` is what data_quality returned (or a status line when it did not run)."""
     plan = Plan.from_dict(p["plan"])
+    dq = dq if isinstance(dq, Mapping) else {"status": dq}
     report = build_report(p["output_path"], plan.partitions, dag_id=dag_id, run_id=run_id,
                           config_file=p["config_file"], config_path=p["config_path"],
-                          missing_days=list(plan.missing), dq=dq)
+                          missing_days=list(plan.missing), dq=dq.get("status"),
+                          data_docs=dq.get("data_docs"), why_report=dq.get("why_report"))
     json_path, md_path = write_report(report, Path(p["run_dir"]))
     log.info("report: %s\n%s", md_path, Path(md_path).read_text())
     incomplete = [x["partition"] for x in report["partitions"] if x["missing_outputs"]]

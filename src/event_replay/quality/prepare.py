@@ -131,10 +131,42 @@ def last_firings(windows: DataFrame, cfg: JobConfig) -> tuple[DataFrame, DataFra
     return every, last
 
 
+PARTITION_COLUMNS = ("dt", "hour")  # what Spark's partition discovery adds for `replay run --partition` outputs
+
+
+def partition_columns(df: DataFrame) -> list[str]:
+    return [c for c in PARTITION_COLUMNS if c in df.columns]
+
+
+def effective_end_of_input(spark: SparkSession, output_path: str, counts: DataFrame, cfg: JobConfig) -> str:
+    """How the replayed history ended. One run: the config's end_of_input. A `dt=` partitioned history: whether
+    its last partition flushed, from that partition's carried-state manifest (the DAGs hold every partition but
+    the last of a range, so the config alone cannot say); no manifest = hold (nothing claims the end)."""
+    parts = partition_columns(counts)
+    if not parts:
+        return cfg.replay.end_of_input
+    last = counts.select(*parts).distinct().orderBy(*[F.col(c).desc() for c in parts]).limit(1).collect()
+    if not last:
+        return "hold"
+    pid = str(last[0]["dt"]) + (f"T{int(last[0]['hour']):02d}" if "hour" in parts else "")
+    from ..engine.state import MANIFEST, state_dir
+
+    path = f"{state_dir(output_path, pid)}/{MANIFEST}"
+    try:
+        manifest = spark.read.option("multiLine", True).json(path).select("flushed").collect()
+    except Exception:  # noqa: BLE001 - AnalysisException (no such path) and friends: no manifest
+        return "hold"
+    return "flush" if manifest and manifest[0]["flushed"] else "hold"
+
+
 def accounting_batch(spark: SparkSession, out: dict[str, DataFrame], cfg: JobConfig) -> DataFrame:
+    """One row. counts/ has one row per run, or per partition for a `dt=` partitioned history: the partitions'
+    counts add up (a row is read by exactly one partition), and the windows' last firings span the partitions."""
     counts = out["counts"]
-    c = counts.agg(F.count(F.lit(1)).alias("counts_rows"),
-                   *[F.first(F.col(n).cast("long"), ignorenulls=True).alias(n) for n in
+    parts = partition_columns(counts)
+    n_parts = (F.count_distinct(*[F.col(c) for c in parts]) if parts else F.lit(1)).alias("counts_partitions")
+    c = counts.agg(F.count(F.lit(1)).alias("counts_rows"), n_parts,
+                   *[F.sum(F.col(n).cast("long")).alias(n) for n in
                      ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows", "skipped_rows")])
     late = out["late_events"].agg(F.count(F.lit(1)).alias("late_events_rows"))
     q = out["quarantine"]
@@ -169,6 +201,11 @@ class Batches:
 
 def prepare(spark: SparkSession, output_path: str, cfg: JobConfig) -> Batches:
     out = read_outputs(spark, output_path)
+    end = effective_end_of_input(spark, output_path, out["counts"], cfg)
+    if end != cfg.replay.end_of_input:
+        import dataclasses
+
+        cfg = dataclasses.replace(cfg, replay=dataclasses.replace(cfg.replay, end_of_input=end))
     return Batches(windows=windows_batch(out["windows"], cfg), watermarks=watermarks_batch(out["watermarks"]),
                    late_events=late_events_batch(out["late_events"], cfg),
                    accounting=accounting_batch(spark, out, cfg))

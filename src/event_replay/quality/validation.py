@@ -62,7 +62,9 @@ class ValidationReport:
 
 
 def default_docs_dir(output_path: str) -> str:
-    return str(Path(output_path.rstrip("/"), DOCS_FOLDER))
+    # Absolute: GX's filesystem store refuses a relative base directory (configs may give relative paths).
+    docs = Path(output_path.rstrip("/"), DOCS_FOLDER)
+    return str(docs) if "://" in output_path else str(docs.resolve())
 
 
 def _context(docs_dir: str | None):
