@@ -13,8 +13,8 @@ import pendulum
 from airflow.sdk import DAG, task
 
 from event_replay.orchestration import tasks as t
-from event_replay.orchestration.operators import ReplayPartitionsOperator
 from event_replay.orchestration.params import airflow_params
+from event_replay.orchestration.wiring import replay_check_report
 
 PROJECT_DIR = str(Path(__file__).resolve().parents[1])
 
@@ -36,18 +36,4 @@ with DAG(
     def plan(validated: dict) -> dict:
         return t.plan_partitions(validated)
 
-    @task
-    def data_quality(planned: dict, params=None) -> dict:
-        if not params["run_data_quality"]:
-            return {"status": "not run (run_data_quality off)"}
-        return t.data_quality(planned, warn_only=planned["dq_warn_only"])
-
-    @task
-    def report(planned: dict, dq: dict, dag_run=None, run_id=None) -> dict:
-        return t.make_report(planned, dq, dag_run.dag_id, run_id)
-
-    planned = plan(validate())
-    replay = ReplayPartitionsOperator(task_id="replay_partitions", plan_task_id="plan", project_dir=PROJECT_DIR)
-    dq = data_quality(planned)
-    planned >> replay >> dq
-    report(planned, dq)
+    replay_check_report(plan(validate()), PROJECT_DIR)

@@ -16,8 +16,8 @@ import pendulum
 from airflow.sdk import DAG, CronDataIntervalTimetable, task
 
 from event_replay.orchestration import tasks as t
-from event_replay.orchestration.operators import ReplayPartitionsOperator
 from event_replay.orchestration.params import airflow_params
+from event_replay.orchestration.wiring import replay_check_report
 
 PROJECT_DIR = str(Path(__file__).resolve().parents[1])
 
@@ -42,18 +42,5 @@ with DAG(
     def plan(validated: dict) -> dict:
         return t.plan_partitions(validated)
 
-    @task
-    def data_quality(planned: dict, params=None) -> dict:
-        if not params["run_data_quality"]:
-            return {"status": "not run (run_data_quality off)"}
-        return t.data_quality(planned, warn_only=planned["dq_warn_only"])
-
-    @task
-    def report(planned: dict, dq: dict, dag_run=None, run_id=None) -> dict:
-        return t.make_report(planned, dq, dag_run.dag_id, run_id)
-
-    planned = plan(validate())
-    replay = ReplayPartitionsOperator(task_id="replay_partition", plan_task_id="plan", project_dir=PROJECT_DIR)
-    dq = data_quality(planned)
-    planned >> replay >> dq
-    report(planned, dq)
+    # One partition per night: the task id says so (it is the same operator).
+    replay_check_report(plan(validate()), PROJECT_DIR, replay_task_id="replay_partition")

@@ -1,0 +1,30 @@
+"""The tail both backfill DAGs share, wired inside the caller's `with DAG(...)` block:
+plan -> replay_partitions (one spark-submit per partition, in order) -> data_quality -> report.
+Imported by DAG files only: it builds tasks, it does no work at parse time."""
+from __future__ import annotations
+
+from typing import Any
+
+from airflow.sdk import task
+
+from . import tasks as t
+from .operators import ReplayPartitionsOperator
+
+
+def replay_check_report(planned: Any, project_dir: str, replay_task_id: str = "replay_partitions") -> None:
+    """`planned` is the plan task's output (an XComArg)."""
+
+    @task
+    def data_quality(planned: dict, params=None) -> dict:
+        if not params["run_data_quality"]:
+            return {"status": "not run (run_data_quality off)"}
+        return t.data_quality(planned, warn_only=planned["dq_warn_only"])
+
+    @task
+    def report(planned: dict, dq: dict, dag_run=None, run_id=None) -> dict:
+        return t.make_report(planned, dq, dag_run.dag_id, run_id)
+
+    replay = ReplayPartitionsOperator(task_id=replay_task_id, plan_task_id="plan", project_dir=project_dir)
+    dq = data_quality(planned)
+    planned >> replay >> dq
+    report(planned, dq)
