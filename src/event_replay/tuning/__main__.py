@@ -1,7 +1,13 @@
-"""`python -m event_replay.tuning --config FILE ...` (also a spark-submit application: absolute imports only)."""
+"""`python -m event_replay.tuning --config FILE ...`; also the application the watermark_tuning DAG spark-submits
+(then it runs as a script: absolute imports only, and this folder is taken off sys.path so that its modules do not
+shadow top-level ones)."""
+import os
 import sys
 
-from event_replay.tuning.cli import main
+if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
+    sys.path.pop(0)
+
+from event_replay.tuning.cli import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

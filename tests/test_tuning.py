@@ -1,0 +1,326 @@
+"""What-if tuning: the grid is parsed and refused before Spark (naming the option), every variant's figures equal
+those recomputed (in pandas, from the definitions) from a separate `replay run` with that variant's config, the
+files are written, and (on the reference model) more delay or more allowed lateness never gives more late rows."""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+
+from event_replay.semantics.config import parse_config
+from event_replay.semantics.durations import NEG_INF, POS_INF
+from event_replay.tuning import GridError, parse_grid
+from event_replay.tuning.grid import format_ms, parse_list
+from strategies import cases
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cfg(source: str, out: str, **watermark):
+    return parse_config({
+        "source": {"path": source}, "window": {"type": "tumbling", "size": "2s", "allowed_lateness": "500ms"},
+        "watermark": {"max_out_of_orderness": "200ms", "interval": "200ms", **watermark},
+        "aggregations": {"cnt": "count(*)", "total": "sum(value)"}, "output": {"path": out}})
+
+
+# -- the grid ------------------------------------------------------------------------------------------------------
+
+def test_lists_parse_with_the_config_duration_parser():
+    assert parse_list("1s,5s,30s", "--x", allow_none=False) == (1000, 5000, 30000)
+    assert parse_list(" 30s , PT1S,1000, 2m ", "--x", allow_none=False) == (1000, 30000, 120000)  # deduplicated
+    assert parse_list("2m,none,30s", "--idle-timeout", allow_none=True) == (None, 30000, 120000)
+    assert parse_list(["1s", "500ms"], "--x", allow_none=False) == (500, 1000)
+    assert parse_list(None, "--x", allow_none=False) is None and parse_list("", "--x", allow_none=False) is None
+    assert [format_ms(v) for v in (None, 0, 500, 1500, 30000, 120000, 3_600_000)] == \
+        ["none", "0ms", "500ms", "1500ms", "30s", "2m", "1h"]
+
+
+@pytest.mark.parametrize("args, option", [
+    (("1s,5 parsecs", None, None), "--max-out-of-orderness"),
+    (("none", None, None), "--max-out-of-orderness"),
+    (("1s,,2s", None, None), "--max-out-of-orderness"),
+    ((None, "none,soon", None), "--idle-timeout"),
+    ((None, "0s,30s", None), "--idle-timeout"),  # the config refuses a zero idle timeout
+    ((None, None, "2 weeks"), "--allowed-lateness"),
+    ((None, None, "P1M"), "--allowed-lateness"),  # months have no fixed length
+])
+def test_grid_errors_name_the_option(args, option):
+    with pytest.raises(GridError) as e:
+        parse_grid(_cfg("unused", "unused"), *args)
+    assert e.value.option == option
+
+
+def test_grid_is_validated_against_the_config():
+    per_event = parse_config({"source": {"path": "x"}, "window": {"type": "tumbling", "size": "2s"},
+                              "watermark": {"max_out_of_orderness": "1s", "emit": "per_event"},
+                              "aggregations": {"cnt": "count(*)"}, "output": {"path": "x"}})
+    with pytest.raises(GridError) as e:
+        parse_grid(per_event, None, "none,30s")
+    assert e.value.option == "--idle-timeout" and "periodic" in e.value.why
+    parse_grid(per_event, "0,1s,5s", "none")  # no idleness is fine with per-event emission
+    with pytest.raises(GridError) as e:
+        parse_grid(_cfg("x", "x"), ",".join(f"{i}s" for i in range(1, 20)), "none,1s,2s,3s")
+    assert "--max-out-of-orderness" in e.value.option and "at most" in e.value.why
+
+
+def test_grid_order_does_not_matter_and_defaults_are_the_config():
+    cfg = _cfg("x", "x", idle_timeout="5s")
+    g1, v1 = parse_grid(cfg, "30s,1s,5s", "2m,none,30s")
+    g2, v2 = parse_grid(cfg, "5s,30s,1s,1s", "none,30s,2m")
+    assert g1 == g2 and g1.name == g2.name and [v for v, _ in v1] == [v for v, _ in v2]
+    assert g1.name == "delay_1s-5s-30s__idle_none-30s-2m__lateness_500ms"
+    assert len(v1) == 9 and v1[0][0].name == "delay 1s, idle none, lateness 500ms"
+    for v, c in v1:
+        assert (c.watermark.max_out_of_orderness_ms, c.watermark.idle_timeout_ms, c.window.allowed_lateness_ms) == \
+            (v.max_out_of_orderness_ms, v.idle_timeout_ms, v.allowed_lateness_ms)
+        assert c.window == cfg.window and c.source == cfg.source and c.watermark.interval_ms == 200
+    g, v = parse_grid(cfg)
+    assert len(v) == 1 and v[0][1] == cfg
+
+
+def test_tune_parser_and_module_refuse_a_bad_grid_before_spark(tmp_path):
+    from event_replay.tuning.cli import add_tune_parser
+
+    parser = argparse.ArgumentParser(prog="replay")
+    add_tune_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["tune", "--config", "c.yaml", "--max-out-of-orderness", "1s,5s", "--idle-timeout",
+                              "none,30s", "--master", "local[1]", "--conf", "a=b"])
+    assert (args.command, args.max_out_of_orderness, args.idle_timeout, args.allowed_lateness, args.conf) == \
+        ("tune", "1s,5s", "none,30s", None, ["a=b"]) and callable(args.func)
+    cfg_file = tmp_path / "job.yaml"
+    cfg_file.write_text("source: {path: nowhere}\nwindow: {type: tumbling, size: 2s}\n"
+                        "watermark: {max_out_of_orderness: 1s}\naggregations: {cnt: count(*)}\noutput: {path: out}\n")
+    proc = subprocess.run([sys.executable, "-m", "event_replay.tuning", "--config", str(cfg_file),
+                           "--idle-timeout", "none,1 fortnight"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "--idle-timeout" in proc.stderr, proc.stderr
+    assert "Spark" not in proc.stderr and "py4j" not in proc.stderr  # refused before a JVM started
+
+
+# -- the figures against a separate replay run -----------------------------------------------------------------------
+
+def _ms(s: pd.Series) -> pd.Series:
+    """Timestamps (any unit) or longs as epoch ms; NaT stays missing."""
+    if pd.api.types.is_datetime64_any_dtype(s):
+        epoch = pd.Timestamp(0, tz="UTC") if s.dt.tz is not None else pd.Timestamp(0)
+        return ((s - epoch) // pd.Timedelta(1, "ms")).astype("Int64")
+    return s.astype("Int64")
+
+
+def expected_figures(out: Path, source: pd.DataFrame) -> dict:
+    """The figures of figures.py's docstring, from a run's written outputs and the source, by plain loops."""
+    win, late, wm = (pd.read_parquet(out / d, dtype_backend="numpy_nullable")  # exact longs (+inf) with nulls
+                     for d in ("windows", "late_events", "watermarks"))
+    arrival, event = _ms(source["arrival_time"]), _ms(source["event_time"])
+    rows, end = len(source), int(arrival.max())  # no explicit range: every row, end = the last arrival
+
+    # V(t): the stream's value after the changes at t (split changes at a time come before the stream's).
+    v_at: dict[int, int] = {}
+    smax, v = None, None
+    for r in wm.itertuples():  # written in occurrence order: time, then scope (split < stream)
+        w = None if pd.isna(r.watermark_ms) else int(r.watermark_ms)
+        if r.scope == "split" and not r.idle:
+            smax = w if smax is None else max(smax, w)
+        elif r.scope == "stream":
+            e = smax if r.idle else w
+            if e is not None:
+                v = e if v is None else max(v, e)
+            if v is not None:
+                v_at[int(r.replay_time_ms)] = v
+    newest_at: dict[int, int] = {}
+    top = None
+    for a, e in sorted(zip(arrival.tolist(), event.tolist())):
+        top = e if top is None else max(top, e)
+        newest_at[a] = top
+    times = sorted(set(v_at) | set(newest_at))
+    segs, cur_n, cur_v = [], None, None
+    for i, t in enumerate(times):
+        cur_n, cur_v = newest_at.get(t, cur_n), v_at.get(t, cur_v)
+        dur = (times[i + 1] if i + 1 < len(times) else end) - t
+        if cur_n is not None and cur_v is not None and cur_v not in (NEG_INF, POS_INF) and dur > 0:
+            segs.append((cur_n - cur_v, dur))
+    total = sum(d for _, d in segs)
+    mean = sum(lag * d for lag, d in segs) / total if total else None
+    acc, p99 = 0, None
+    for lag, d in sorted(segs):
+        acc += d
+        if 100 * acc >= 99 * total:
+            p99 = lag
+            break
+
+    first = win[win.fire_index == 0]
+    delays = []
+    for r in first.itertuples():
+        w_end = int(_ms(pd.Series([r.window_end])).iloc[0])
+        if r.fire_reason == "end_of_input":
+            delays.append(end - w_end)
+        elif r.fire_reason == "watermark":
+            fw = int(_ms(pd.Series([r.fire_watermark])).iloc[0])
+            delays.append(min(t for t, val in v_at.items() if val >= fw) - w_end)
+    keys = ["key", "window_start", "window_end"]
+    return {"rows": rows, "late_rows": len(late), "late_share": len(late) / rows, "firings": len(win),
+            "windows": len(win[keys].drop_duplicates()),
+            "windows_late_fired": len(win.loc[win.fire_reason == "late_row", keys].drop_duplicates()),
+            "wm_lag_mean_ms": mean, "wm_lag_p99_ms": p99,
+            "first_fire_delay_mean_ms": sum(delays) / len(delays) if delays else None,
+            "first_fire_delay_windows": len(delays),
+            "late_split_counts": late["split"].value_counts().to_dict()}
+
+
+def test_each_variant_equals_a_separate_replay_run(spark, tmp_path):
+    from event_replay.cli import run_replay
+    from event_replay.quality.prepare import late_events_batch, read_outputs, watermarks_batch
+    from event_replay.quality.why import _holders, _late_causes
+    from event_replay.sample import SampleSpec, write_sample
+    from event_replay.tuning.figures import ranked
+    from event_replay.tuning.runner import PLOT_FILE, read_results, run_tuning
+
+    src = tmp_path / "log"
+    # 3 splits, the last falling silent: idleness matters; stragglers: late rows whatever the delay.
+    write_sample(str(src), SampleSpec(rows=500, splits=3, seed=11, keys=3, rate=25.0, files=2,
+                                      straggler_fraction=0.04))
+    cfg = _cfg(str(src), str(tmp_path / "out"), idle_timeout="1s")
+    # Two variants (each is a full replay, and so is each separate run: the test stays small).
+    grid, variants = parse_grid(cfg, "2s,100ms", "1s")
+    result = run_tuning(spark, cfg, grid, variants, log=lambda m: None)
+    assert result.folder == tmp_path / "out" / "_tuning" / "delay_100ms-2s__idle_1s__lateness_500ms"
+    assert [r["variant"] for r in result.rows] == [v.name for v, _ in variants]  # sorted, not as typed
+    source = pd.read_parquet(src)
+    for i, ((variant, vcfg), row) in enumerate(zip(variants, result.rows)):
+        run_cfg = vcfg.with_overrides(output={"path": str(tmp_path / f"run-{i}")})
+        summary = run_replay(spark, run_cfg)
+        out = Path(run_cfg.output.path)
+        exp = expected_figures(out, source)
+        assert summary.late_rows == row["late_rows"] == exp["late_rows"], variant
+        for k in ("rows", "late_rows", "firings", "windows", "windows_late_fired", "wm_lag_p99_ms",
+                  "first_fire_delay_windows"):
+            assert row[k] == exp[k], (variant, k, row[k], exp[k])
+        for k in ("late_share", "wm_lag_mean_ms", "first_fire_delay_mean_ms"):
+            assert row[k] == pytest.approx(exp[k], rel=1e-12), (variant, k, row[k], exp[k])
+        # every window's first firing got a delay (no fire watermark the stream never reached)
+        assert exp["first_fire_delay_windows"] == len(pd.read_parquet(out / "windows").query(
+            "fire_index == 0 and fire_reason != 'late_row'"))
+        assert row["late_rows_by_split"] == ranked(exp["late_split_counts"])
+        frames = read_outputs(spark, str(out))
+        wm = watermarks_batch(frames["watermarks"])
+        causes = _late_causes(late_events_batch(frames["late_events"], run_cfg), _holders(wm), False).collect()
+        by_cause: dict = {}
+        for r in causes:
+            by_cause[r["cause"]] = by_cause.get(r["cause"], 0) + r["rows"]
+        assert row["late_rows_by_cause"] == ranked(by_cause), variant
+    # The trade-off the tool is for: more delay, no more late rows, a longer lag.
+    small, big = result.rows
+    assert (small["max_out_of_orderness_ms"], big["max_out_of_orderness_ms"]) == (100, 2000)
+    assert big["late_rows"] <= small["late_rows"] and big["wm_lag_mean_ms"] > small["wm_lag_mean_ms"]
+
+    files = sorted(p.name for p in result.folder.iterdir())
+    assert files == sorted(["index.html", PLOT_FILE, "tuning.csv", "tuning.json", "tuning.md", "tuning.parquet"])
+    assert not [p for p in result.folder.parent.iterdir() if p.name.startswith(".")]  # no staging left
+    table = pd.read_parquet(result.folder / "tuning.parquet")
+    assert table["late_rows"].tolist() == [r["late_rows"] for r in result.rows]
+    assert pd.read_csv(result.folder / "tuning.csv")["variant"].tolist() == [r["variant"] for r in result.rows]
+    import matplotlib.image
+    assert matplotlib.image.imread(result.folder / PLOT_FILE).shape[:2] == (600, 900)
+    md = (result.folder / "tuning.md").read_text()
+    assert all(r["variant"] in md for r in result.rows)
+    doc = read_results(tmp_path / "out")
+    assert [d["name"] for d in doc] == [grid.name] and json.loads((result.folder / "tuning.json").read_text())["rows"]
+
+
+# -- the property, on the reference model ----------------------------------------------------------------------------
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(case=cases(max_rows=100))
+def test_more_delay_or_lateness_never_gives_more_late_rows(case):
+    from event_replay.semantics.reference import replay
+
+    cfg = case.cfg
+    assume(cfg.watermark.strategy != "monotonous")  # no delay to vary
+
+    def late(c) -> int:
+        return len(replay(case.rows, c, declared_splits=case.declared_splits).late_rows)
+
+    base = late(cfg)
+    d, lat = cfg.watermark.max_out_of_orderness_ms, cfg.window.allowed_lateness_ms
+    for extra in (1, 400, 5000):
+        assert late(cfg.with_overrides(watermark={"max_out_of_orderness": d + extra})) <= base
+        assert late(cfg.with_overrides(window={"allowed_lateness": lat + extra})) <= base
+
+
+# -- the DAG ---------------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def tuning_dag():
+    import os
+    import tempfile
+
+    os.environ.setdefault("AIRFLOW_HOME", tempfile.mkdtemp(prefix="airflow-dagbag-"))  # no DB needed to parse
+    os.environ["AIRFLOW__CORE__LOAD_EXAMPLES"] = "False"
+    from airflow.dag_processing.dagbag import DagBag
+
+    bag = DagBag(dag_folder=str(ROOT / "dags" / "watermark_tuning.py"))
+    assert bag.import_errors == {}
+    return bag.dags["watermark_tuning"]
+
+
+def test_dag_parses_thin_manual_with_typed_grid_params(tuning_dag):
+    dag = tuning_dag
+    assert type(dag.timetable).__name__ == "NullTimetable"
+    assert len((ROOT / "dags" / "watermark_tuning.py").read_text().splitlines()) < 100
+    assert set(dag.params) == {"config", "max_out_of_orderness", "idle_timeout", "allowed_lateness"}
+    tune = dag.get_task("tune")
+    assert tune.pool == "replay_spark" and tune._conn_id == "replay_spark"
+    assert tune.application == str(ROOT / "src" / "event_replay" / "tuning" / "__main__.py")
+    assert dag.get_task("validate").downstream_task_ids == {"tune", "report"}
+    assert tune.downstream_task_ids == {"report"}
+    assert "jobs/configs/demo_partitioned.yaml" in dag.params.get_param("config").schema["examples"]
+
+
+def test_dag_form_rejects_a_bad_grid(tuning_dag):
+    import copy
+
+    from airflow.sdk.exceptions import ParamValidationError
+
+    def form(values):
+        params = copy.deepcopy(tuning_dag.params)
+        params.update(values)
+        return params.validate()
+
+    ok = form({"max_out_of_orderness": "1s, 5s,30s", "idle_timeout": "none,30s,2m", "allowed_lateness": "0,2s"})
+    assert ok["idle_timeout"] == "none,30s,2m"
+    for bad in ({"max_out_of_orderness": "1s,5 parsecs"}, {"max_out_of_orderness": "none,1s"},
+                {"idle_timeout": "none,,30s"}, {"idle_timeout": "never"}, {"allowed_lateness": "2s;5s"},
+                {"max_out_of_orderness": ""}):
+        with pytest.raises(ParamValidationError):
+            form(bad)
+
+
+def test_dag_validate_task_names_the_param_and_writes_the_job_args(tuning_dag, tmp_path):
+    from event_replay.semantics.config import ConfigError
+
+    fn = tuning_dag.get_task("validate").python_callable
+    base = {k: tuning_dag.params[k] for k in tuning_dag.params}
+    for field, value in (("idle_timeout", "none,0s"), ("max_out_of_orderness", "1s,P1Y"),
+                         ("allowed_lateness", "soon")):
+        with pytest.raises(ConfigError) as e:
+            fn(params={**base, field: value}, run_id="test")
+        assert e.value.key == f"params.{field}", e.value
+    with pytest.raises(ConfigError) as e:
+        fn(params={**base, "config": "no_such_job"}, run_id="test")
+    assert e.value.key == "params.config"
+    job = tmp_path / "job.yaml"
+    job.write_text(f"source: {{path: {tmp_path / 'log'}}}\nwindow: {{type: tumbling, size: 2s}}\n"
+                   f"watermark: {{max_out_of_orderness: 1s}}\naggregations: {{cnt: count(*)}}\n"
+                   f"output: {{path: {tmp_path / 'out'}}}\n")
+    v = fn(params={**base, "config": str(job), "idle_timeout": "30s, none", "allowed_lateness": None},
+           run_id="manual__x")
+    assert v["grid"] == "delay_200ms-500ms-2s-5s__idle_none-30s__lateness_0ms" and len(v["variants"]) == 8
+    assert v["job_args"][:2] == ["--config", v["config_path"]] and Path(v["config_path"]).is_file()
+    assert v["job_args"][2:] == ["--max-out-of-orderness", "200ms,500ms,2s,5s", "--idle-timeout", "30s, none"]
+    assert v["config_path"].startswith(str(tmp_path / "out" / "_airflow" / "manual__x"))
