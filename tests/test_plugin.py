@@ -68,9 +68,36 @@ def runs_root(tmp_path_factory) -> Path:
         "windows": 9, "splits": ["p0", "p1"], "highest_stream_watermark_ms": 123, "late_rows": 2,
         "windows_by_holder": {"p0": 9}, "late_rows_by_split_and_cause": [{"split": "p1", "cause": "p0", "rows": 2}],
         "timelines_png": {"file": "timelines.png"}}))
+    _tuning_result(cli)
     (root / "secret.txt").write_text("not for the web")
     (cli / "job.yaml").write_text("output: {path: x}\n")
     return root
+
+
+TUNING_ROWS = [{"variant": "delay 1s, idle none, lateness 0ms", "max_out_of_orderness_ms": 1000,
+                "idle_timeout_ms": None, "allowed_lateness_ms": 0, "rows": 300, "late_rows": 9, "late_share": 0.03,
+                "windows_late_fired": 0, "wm_lag_mean_ms": 1500.0, "wm_lag_p99_ms": 4000,
+                "first_fire_delay_mean_ms": 1200.0, "first_fire_delay_windows": 10, "firings": 10, "windows": 10,
+                "late_rows_by_cause": "p0 9", "late_rows_by_split": "p1 9"},
+               {"variant": "delay 5s, idle 30s, lateness 0ms", "max_out_of_orderness_ms": 5000,
+                "idle_timeout_ms": 30000, "allowed_lateness_ms": 0, "rows": 300, "late_rows": 2,
+                "late_share": 2 / 300, "windows_late_fired": 0, "wm_lag_mean_ms": 5200.0, "wm_lag_p99_ms": 6000,
+                "first_fire_delay_mean_ms": 5100.0, "first_fire_delay_windows": 10, "firings": 10, "windows": 10,
+                "late_rows_by_cause": "p0 2", "late_rows_by_split": "p1 2"}]
+
+
+def _tuning_result(out: Path) -> str:
+    """A what-if result as `replay tune` writes it (its own writer, with figures given here)."""
+    from event_replay.semantics.config import parse_config
+    from event_replay.tuning import parse_grid
+    from event_replay.tuning.runner import tuning_folder, write_result
+
+    cfg = parse_config({"source": {"path": "log"}, "window": {"type": "tumbling", "size": "2s"},
+                        "watermark": {"max_out_of_orderness": "1s"}, "aggregations": {"cnt": "count(*)"},
+                        "output": {"path": str(out)}})
+    grid, _ = parse_grid(cfg, "1s,5s", "none,30s")
+    write_result(tuning_folder(cfg, grid), cfg, grid, TUNING_ROWS, source_info={"rows": 300})
+    return grid.name
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +162,8 @@ def test_plugin_manager_loads_the_plugin(tmp_path):
 
 
 def test_unauthenticated_requests_are_refused(client):
-    for path in ("/replay-runs/", "/replay-runs/why/adhoc/demo", "/replay-runs/files/adhoc/demo/why_report/timelines.png"):
+    for path in ("/replay-runs/", "/replay-runs/why/adhoc/demo", "/replay-runs/files/adhoc/demo/why_report/timelines.png",
+                 "/replay-runs/tuning/adhoc/demo"):
         r = client.get(path)
         assert r.status_code in (401, 403), (path, r.status_code)
         assert "Replay runs" not in r.text
@@ -191,6 +219,28 @@ def test_why_report_page(client, token):
     docs = client.get("/replay-runs/files/adhoc/demo/_data_docs/index.html", headers=auth)
     assert docs.status_code == 200 and "docs index" in docs.text
     assert client.get("/replay-runs/why/nightly", headers=auth).status_code == 404
+
+
+def test_tuning_page_table_and_plot(client, token):
+    auth = {"Authorization": f"Bearer {token}"}
+    rows = _rows(client.get("/replay-runs/", headers=auth).text)
+    cli = next(x for x in rows if "adhoc/demo" in x)
+    nightly = next(x for x in rows if "<code>nightly</code>" in x)
+    assert "href='/replay-runs/tuning/adhoc/demo'" in cli and "/replay-runs/tuning/" not in nightly
+    r = client.get("/replay-runs/tuning/adhoc/demo", headers=auth)
+    assert r.status_code == 200, r.text
+    name = "delay_1s-5s__idle_none-30s__lateness_0ms"
+    assert f"<code>{name}</code>" in r.text and r.text.count("<tr class='variant'>") == 2
+    assert "<td>delay 5s, idle 30s, lateness 0ms</td><td>2</td><td>0.667%</td>" in r.text
+    src = f"/replay-runs/files/adhoc/demo/_tuning/{name}/late_share_vs_lag.png"
+    assert f"src='{src}'" in r.text
+    png = client.get(src, headers=auth)
+    assert png.status_code == 200 and png.headers["content-type"] == "image/png" and png.content[:4] == b"\x89PNG"
+    assert client.get(f"/replay-runs/files/adhoc/demo/_tuning/{name}/tuning.csv", headers=auth).status_code == 200
+    why = client.get("/replay-runs/why/adhoc/demo", headers=auth)
+    assert "What-if tuning" in why.text and f"src='{src}'" in why.text  # on the run's page too
+    assert client.get("/replay-runs/tuning/nightly", headers=auth).status_code == 404
+    assert client.get("/replay-runs/tuning/adhoc/demo/../../nightly", headers=auth).status_code == 404
 
 
 @pytest.mark.parametrize("path", [

@@ -17,7 +17,8 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 
 from airflow.api_fastapi.core_api.security import requires_authenticated
 
-from .runs import DOCS_FOLDER, WHY_FOLDER, RunRow, list_runs, runs_root, safe_path, why_summary
+from .runs import DOCS_FOLDER, TUNING_FOLDER, WHY_FOLDER, RunRow, list_runs, runs_root, safe_path, \
+    tuning_results, why_summary
 
 URL_PREFIX = "/replay-runs"
 
@@ -42,7 +43,7 @@ def _href(request: Request, *parts: str) -> str:
 
 def _runs_table(request: Request, runs: Iterable[RunRow]) -> str:
     head = ("output", "run", "job", "partitions", "rows", "firings", "late rows", "quarantined", "DQ", "Data Docs",
-            "why-report")
+            "why-report", "what-if tuning")
     lines = [f"<table id='runs'><thead><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr></thead><tbody>"]
     for r in runs:
         parts = ", ".join(r.partitions) if len(r.partitions) <= 4 else \
@@ -50,13 +51,14 @@ def _runs_table(request: Request, runs: Iterable[RunRow]) -> str:
         docs = f"<a href='{_href(request, 'files', r.output, DOCS_FOLDER, 'index.html')}'>Data Docs</a>" \
             if r.has_docs else "&ndash;"
         why = f"<a href='{_href(request, 'why', r.output)}'>why-report</a>" if r.has_why else "&ndash;"
+        tune = f"<a href='{_href(request, 'tuning', r.output)}'>tuning</a>" if r.has_tuning else "&ndash;"
         dq_class = r.dq.replace(" ", "-")
         lines.append(
             f"<tr class='run'><td><code>{html.escape(r.output)}</code></td><td>{_fmt(r.run_id or 'CLI')}</td>"
             f"<td>{_fmt(r.job)}</td><td>{_fmt(parts or None)}</td><td>{_fmt(r.rows_read)}</td>"
             f"<td>{_fmt(r.firings)}</td><td>{_fmt(r.late_rows)}</td><td>{_fmt(r.quarantined)}</td>"
             f"<td class='dq {dq_class}' title='{html.escape(r.dq_detail, quote=True)}'>{html.escape(r.dq)}</td>"
-            f"<td>{docs}</td><td>{why}</td></tr>")
+            f"<td>{docs}</td><td>{why}</td><td>{tune}</td></tr>")
     lines.append("</tbody></table>")
     return "\n".join(lines)
 
@@ -64,6 +66,32 @@ def _runs_table(request: Request, runs: Iterable[RunRow]) -> str:
 def _kv_table(rows: list[tuple[str, Any]], table_id: str) -> str:
     body = "".join(f"<tr><th>{html.escape(k)}</th><td>{_fmt(v)}</td></tr>" for k, v in rows)
     return f"<table id='{table_id}'><tbody>{body}</tbody></table>"
+
+
+def _tuning_section(request: Request, output: str) -> str:
+    """Each what-if grid of an output (`replay tune`): its table and its plot; empty when there is none."""
+    try:  # the project's own formatting of the table (the API server runs in the project's environment)
+        from event_replay.tuning.runner import DISPLAY, display_value
+    except ImportError:
+        DISPLAY = [("variant", "variant"), ("late_rows", "late rows"), ("late_share", "late share")]
+
+        def display_value(col: str, v: Any) -> str:
+            return "-" if v is None else str(v)
+    parts = []
+    for i, r in enumerate(tuning_results(runs_root(), output)):
+        head = "".join(f"<th>{html.escape(h)}</th>" for _, h in DISPLAY)
+        body = "".join("<tr class='variant'>" + "".join(f"<td>{html.escape(display_value(c, row.get(c)))}</td>"
+                                                         for c, _ in DISPLAY) + "</tr>" for row in r.get("rows", []))
+        plot = r.get("plot") or "late_share_vs_lag.png"
+        src = _href(request, "files", output, TUNING_FOLDER, r["folder"], plot)
+        csv = _href(request, "files", output, TUNING_FOLDER, r["folder"], "tuning.csv")
+        parts.append(f"<h3><code>{html.escape(r['folder'])}</code></h3><table id='tuning-{i}'><thead><tr>{head}"
+                     f"</tr></thead><tbody>{body}</tbody></table><img class='tuning-plot' src='{src}' "
+                     f"alt='late share vs watermark lag'><p><a href='{csv}'>tuning.csv</a> (all columns)</p>")
+    if not parts:
+        return ""
+    return ("<h2 id='what-if'>What-if tuning</h2><p>The same input replayed under each variant's watermark "
+            "settings (<code>replay tune</code>, DAG <code>watermark_tuning</code>).</p>" + "".join(parts))
 
 
 def create_app() -> FastAPI:
@@ -119,8 +147,17 @@ def create_app() -> FastAPI:
                 f"<h2>Late rows by split and cause</h2><table id='late'><thead><tr><th>split</th><th>cause</th>"
                 f"<th>rows</th></tr></thead><tbody>{late_rows}</tbody></table>"
                 f"<p>Full report: <a href='{_href(request, 'files', output, WHY_FOLDER, 'index.html')}'>"
-                f"index.html</a></p>")
+                f"index.html</a></p>" + _tuning_section(request, output))
         return _page(f"Why-report {output}", body)
+
+    @app.get("/tuning/{output:path}", response_class=HTMLResponse)
+    def tuning(request: Request, output: str) -> HTMLResponse:
+        section = _tuning_section(request, output)
+        if not section:
+            raise HTTPException(404, "no tuning result for this output")
+        body = (f"<p><a href='{_href(request)}'>&larr; all runs</a></p><h1>What-if tuning: "
+                f"<code>{html.escape(output)}</code></h1>{section}")
+        return _page(f"What-if tuning {output}", body)
 
     @app.get("/files/{relative:path}")
     def files(relative: str) -> FileResponse:

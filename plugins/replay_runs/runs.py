@@ -7,7 +7,8 @@ run record (`_airflow/<run_id>/report.json`, written by event_replay.orchestrati
 - counts: rows read / quarantined from the tiny `counts/` dataset, firings and late rows from Parquet footers;
 - DQ: the run record's `dq` string if there is one, else the outcome of the Data Docs GX built in `_data_docs/`
   (event_replay.quality.validate), else "not run";
-- artifacts: `_data_docs/index.html` and `why_report/` (event_replay.quality.why_report) when present.
+- artifacts: `_data_docs/index.html` and `why_report/` (event_replay.quality.why_report) when present, and the
+  what-if tuning results `_tuning/<grid>/tuning.json` (event_replay.tuning, `replay tune`).
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from typing import Any
 AIRFLOW_FOLDER = "_airflow"
 DOCS_FOLDER = "_data_docs"
 WHY_FOLDER = "why_report"
-SERVED_FOLDERS = (DOCS_FOLDER, WHY_FOLDER)  # the only folders the app serves files from
+TUNING_FOLDER = "_tuning"
+SERVED_FOLDERS = (DOCS_FOLDER, WHY_FOLDER, TUNING_FOLDER)  # the only folders the app serves files from
 MAX_DEPTH = 4  # output folders are searched this deep under the root: enough for out/<job>/<variant>
 ROOT_VARIABLE, ROOT_ENV = "replay_runs_root", "REPLAY_RUNS_ROOT"
 DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "out"  # <project>/plugins/replay_runs/runs.py -> <project>/out
@@ -52,6 +54,7 @@ class RunRow:
     dq_detail: str = ""
     has_docs: bool = False
     has_why: bool = False
+    has_tuning: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -148,6 +151,7 @@ def list_runs(root: Path) -> list[RunRow]:
         rel = out.relative_to(root).as_posix() if out != root else "."
         docs, why = out / DOCS_FOLDER, out / WHY_FOLDER
         has_docs, has_why = (docs / "index.html").is_file(), (why / "index.html").is_file()
+        has_tuning = any((out / TUNING_FOLDER).glob("[!.]*/tuning.json")) if (out / TUNING_FOLDER).is_dir() else False
         docs_dq = docs_outcome(docs)
         records = sorted((out / AIRFLOW_FOLDER).glob("*/report.json")) if (out / AIRFLOW_FOLDER).is_dir() else []
         for rec in records:
@@ -165,7 +169,7 @@ def list_runs(root: Path) -> list[RunRow]:
                                late_rows=totals.get("late_events"),
                                quarantined=totals.get("quarantine", counts.get("quarantined_rows")),
                                dq=dq[0], dq_detail=dq[1], has_docs=has_docs, has_why=has_why,
-                               extra={"dag_id": report.get("dag_id"), "complete": report.get("complete")}))
+                               has_tuning=has_tuning, extra={"dag_id": report.get("dag_id"), "complete": report.get("complete")}))
         if not records and (out / "counts").is_dir():
             counts = _counts(out / "counts")
             parts = sorted({p.name[3:] for p in (out / "windows").glob("dt=*")}) if (out / "windows").is_dir() else []
@@ -173,7 +177,8 @@ def list_runs(root: Path) -> list[RunRow]:
                                rows_read=counts.get("rows_read"), firings=_num_rows(out / "windows"),
                                late_rows=_num_rows(out / "late_events"),
                                quarantined=counts.get("quarantined_rows", _num_rows(out / "quarantine")),
-                               dq=docs_dq[0], dq_detail=docs_dq[1], has_docs=has_docs, has_why=has_why))
+                               dq=docs_dq[0], dq_detail=docs_dq[1], has_docs=has_docs, has_why=has_why,
+                               has_tuning=has_tuning))
     return rows
 
 
@@ -184,8 +189,22 @@ def why_summary(root: Path, output: str) -> dict[str, Any] | None:
     return json.loads(f.read_text())
 
 
+def tuning_results(root: Path, output: str) -> list[dict[str, Any]]:
+    """The what-if tuning results of an output folder (`_tuning/<grid>/tuning.json`), by grid name."""
+    folder = safe_path(root, f"{output}/{TUNING_FOLDER}/x")
+    if folder is None or not folder.parent.is_dir():
+        return []
+    results = []
+    for f in sorted(folder.parent.glob("[!.]*/tuning.json")):
+        try:
+            results.append({**json.loads(f.read_text()), "folder": f.parent.name})
+        except (OSError, ValueError):
+            continue
+    return results
+
+
 def safe_path(root: Path, relative: str) -> Path | None:
-    """`relative` under `root`, only inside a `_data_docs/` or `why_report/` folder; None for anything else
+    """`relative` under `root`, only inside a `_data_docs/`, `why_report/` or `_tuning/` folder; None for anything else
     (`..`, absolute paths, symlinks out of the root, other files of the outputs or the run records)."""
     if not relative or "\x00" in relative or relative.startswith(("/", "\\")) or "\\" in relative:
         return None

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..semantics.config import JobConfig
-from . import figures as fig
 from .grid import Grid, Variant, format_ms
 
 TUNING_FOLDER = "_tuning"
@@ -52,6 +51,7 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
     """Replay every variant over the source read once; write the table and the plot; return the rows."""
     from .. import engine
     from ..io import read_source
+    from . import figures as fig  # Spark: imported only to run (the Airflow page reads results without it)
 
     t0 = time.monotonic()
     source = read_source(spark, cfg)
@@ -157,7 +157,7 @@ def write_result(folder: Path, cfg: JobConfig, grid: Grid, rows: list[dict[str, 
         md = markdown_table(rows)
         (staging / "tuning.md").write_text(f"# What-if tuning: {grid.name}\n\n{md}\n")
         plot(staging / PLOT_FILE, rows)
-        from .figures import __doc__ as definitions
+        from .figures import __doc__ as definitions  # noqa: N813
 
         doc = {"grid": {"max_out_of_orderness_ms": list(grid.delays_ms),
                         "idle_timeout_ms": list(grid.idle_timeouts_ms),
