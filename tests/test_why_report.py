@@ -92,3 +92,33 @@ def test_example_c_all_idle_jump(spark, tmp_path):
     assert summary["late_rows_by_split_and_cause"] == [{"split": "p1", "cause": "all-idle jump", "rows": 1}]
     assert summary["windows_by_holder"].get("all-idle jump") == 1  # b's [0,4000) fired at 9999 while all idle
     assert summary["idle"]["stream"]["idle_periods"] >= 1
+
+
+def test_tuning_section_when_a_tuning_result_exists(spark, tmp_path):
+    """No section without `replay tune` results; with one, its table and plot (copied next to the report)."""
+    from event_replay.tuning import parse_grid
+    from event_replay.tuning.runner import tuning_folder, write_result
+
+    cfg = _config()
+    rows = (LogRow("p0", 0, 100, 10000, "a"), LogRow("p1", 0, 150, 1000, "b"), LogRow("p1", 1, 3000, 2000, "b"))
+    case, out = Case(-1, rows, cfg, ("p0", "p1")), tmp_path / "out"
+    _, index, summary = _report(spark, case, out)
+    assert summary["tuning"] == [] and "What-if tuning" not in index.read_text()
+    grid, variants = parse_grid(cfg.with_overrides(output={"path": str(out)}), "0,1s", "none")
+    figures = [{"variant": v.name, "max_out_of_orderness_ms": v.max_out_of_orderness_ms, "idle_timeout_ms": None,
+                "allowed_lateness_ms": 0, "rows": 3, "late_rows": 1 - i, "late_share": (1 - i) / 3,
+                "windows_late_fired": 0, "wm_lag_mean_ms": 10.0 + 1000 * i, "wm_lag_p99_ms": 11 + 1000 * i,
+                "first_fire_delay_mean_ms": 5.0, "first_fire_delay_windows": 2, "firings": 2, "windows": 2,
+                "late_rows_by_cause": "all-idle jump 1" if i == 0 else "", "late_rows_by_split": ""}
+               for i, (v, _) in enumerate(variants)]
+    write_result(tuning_folder(variants[0][1], grid), variants[0][1], grid, figures, source_info={"rows": 3})
+    _, index, summary = _report(spark, case, out)
+    (entry,) = summary["tuning"]
+    assert entry["name"] == grid.name == "delay_0ms-1s__idle_none__lateness_0ms"
+    assert [r["late_rows"] for r in entry["rows"]] == [1, 0]
+    png = index.parent / entry["plot"]
+    assert png.read_bytes() == (out / "_tuning" / grid.name / "late_share_vs_lag.png").read_bytes()
+    assert _png_size(png) == (900, 600)
+    page = index.read_text()
+    assert "What-if tuning" in page and f'src="{entry["plot"]}"' in page
+    assert "<td>delay 1s, idle none, lateness 0ms</td><td>0</td><td>0.000%</td>" in page

@@ -11,6 +11,8 @@ rows were late.
   advanced the stream to it), or "all-idle jump" when the stream had not reached it with a split holding it
   before the row arrived.
 - summary.json and index.html tie it together.
+- what-if tuning (when `replay tune` left results under `<output.path>/_tuning/`): each grid's table and its plot
+  (copied next to the report as tuning-<grid>.png), under "tuning" in summary.json.
 
 Everything is aggregated in Spark first: the timelines are downsampled to TIMELINE_BUCKETS points per series and
 idle periods to the same buckets, late rows and holders are grouped; only those small tables reach the driver.
@@ -138,6 +140,29 @@ def _table(rows: list[dict], cols: list[str]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
+def _tuning_section(output_path: str, report: Path) -> tuple[list[dict], str]:
+    """The tuning results of these outputs (event_replay.tuning): summary entries and the HTML section."""
+    import shutil
+
+    from ..tuning.runner import PLOT_FILE, TUNING_FOLDER, html_table, read_results
+
+    entries, parts = [], []
+    for r in read_results(output_path):
+        png = Path(output_path.rstrip("/"), TUNING_FOLDER, r["folder"], r.get("plot") or PLOT_FILE)
+        copy = f"tuning-{r['folder']}.png"
+        if png.is_file():
+            shutil.copyfile(png, report / copy)
+        entries.append({"name": r["folder"], "grid": r.get("grid"), "rows": r.get("rows", []),
+                        "plot": copy if png.is_file() else None})
+        img = f'<img src="{html.escape(copy)}" alt="late share vs watermark lag">' if png.is_file() else ""
+        parts.append(f"<h3><code>{html.escape(r['folder'])}</code></h3>{html_table(r.get('rows', []))}{img}")
+    if not parts:
+        return entries, ""
+    return entries, ("<h2>What-if tuning</h2><p>The same input replayed under each variant's watermark settings "
+                     "(<code>replay tune</code>); definitions in <code>_tuning/&lt;grid&gt;/tuning.json</code>.</p>"
+                     + "".join(parts))
+
+
 def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = None) -> str:
     """Write the why-report of the outputs under `output_path`; returns the path of its index.html."""
     if spark is None:
@@ -190,6 +215,7 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
         "timelines_png": {"file": "timelines.png", "width": w_px, "height": h_px,
                           "split_panels": min(len(splits), MAX_SPLIT_PANELS)},
     }
+    summary["tuning"], tuning_html = _tuning_section(output_path, report)
     (report / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True, default=str) + "\n")
     wm.unpersist()
     holders.unpersist()
@@ -214,6 +240,7 @@ allowed lateness {cfg.window.allowed_lateness_ms} ms, watermark {html.escape(cfg
 <h2>Late rows by split and cause</h2>
 <p>Cause: the split whose rows advanced the stream watermark to the value the late row saw, or the all-idle jump.</p>
 {_table(late_causes, ["split", "cause", "rows"])}
+{tuning_html}
 <p>Machine-readable: <a href="summary.json">summary.json</a>.</p></body></html>
 """
     index = report / "index.html"

@@ -122,17 +122,20 @@ def ranked(counts: dict[str, int]) -> str:
 
 def variant_figures(result, newest: DataFrame, cfg: JobConfig, clean_rows: int, end_ms: int) -> dict[str, Any]:
     """The summary row of one variant from its engine result (engine.contract.EngineResult)."""
-    fir = result.windows.agg(
+    # Firings and watermarks feed several aggregates below: computed once (the engine may leave them lazy).
+    windows = result.windows.localCheckpoint(eager=True)
+    watermarks = result.watermarks.localCheckpoint(eager=True)
+    fir = windows.agg(
         F.count(F.lit(1)).alias("firings"),
         F.count_distinct("key", "window_start", "window_end").alias("windows"),
     ).first()
-    late_fired = (result.windows.where(F.col("fire_reason") == "late_row")
+    late_fired = (windows.where(F.col("fire_reason") == "late_row")
                   .select("key", "window_start", "window_end").distinct().count())
-    values = stream_value_series(result.watermarks).localCheckpoint(eager=True)
+    values = stream_value_series(watermarks).localCheckpoint(eager=True)
     mean_lag, p99_lag = lag_figures(lag_segments(newest, values, end_ms))
-    d = first_fire_delays(result.windows, values, end_ms).agg(
+    d = first_fire_delays(windows, values, end_ms).agg(
         F.sum("delay").alias("s"), F.count("delay").alias("n")).first()
-    causes = late_causes(result.late_events, result.watermarks, cfg)
+    causes = late_causes(result.late_events, watermarks, cfg)
     late_rows = sum(r["rows"] for r in causes)
     by_cause: dict[str, int] = {}
     by_split: dict[str, int] = {}
