@@ -128,6 +128,19 @@ BAD = [
     ({"output.path": DELETE}, "output.path"),
     ({"output.path": ""}, "output.path"),
     ({"output.format": "csv"}, "output.format"),
+    # Issue 7's rules, one case each where the list above had none: negative or zero durations where forbidden,
+    # idleness with per-event emission, unknown window type or strategy (case matters).
+    ({"window.size": "-10s"}, "window.size"),
+    ({"window.type": "sliding", "window.slide": 0}, "window.slide"),
+    ({"window.type": "sliding", "window.slide": "-5s"}, "window.slide"),
+    ({"window.type": "session", "window.size": DELETE, "window.gap": "-1s"}, "window.gap"),
+    ({"watermark.idle_timeout": "-1s"}, "watermark.idle_timeout"),
+    ({"watermark.interval": "-200ms"}, "watermark.interval"),
+    ({"watermark.emit": "per_event", "watermark.interval": 0, "watermark.idle_timeout": "1s"},
+     "watermark.idle_timeout"),
+    ({"window.type": "sliding", "window.size": "10s", "window.slide": "11s"}, "window.slide"),
+    ({"window.type": "Tumbling"}, "window.type"),
+    ({"watermark.strategy": "BOUNDED"}, "watermark.strategy"),
 ]
 
 
@@ -287,3 +300,36 @@ def test_fuzz_load_only_raises_config_error(tmp_path_factory, text):
     except ConfigError as exc:
         # The key is the offending one as written: for a YAML key '' (e.g. "? ''") that is '' itself.
         assert isinstance(exc.key, str) and exc.why
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+@pytest.mark.parametrize("role", ["split", "offset", "arrival_time", "event_time", "key"])
+def test_missing_source_column_is_refused_before_spark_starts(tmp_path, fmt, role, capsys, monkeypatch):
+    """`replay run` reads a local source's header/footer before starting Spark: a role's missing column is a
+    config error naming `source.columns.<role>`, in milliseconds (exit 2, no JVM)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    from event_replay.cli import main
+
+    cols = {c: [1] for c in ("split", "offset", "arrival_time", "event_time", "key", "value") if c != role}
+    src = tmp_path / "log"
+    (src / "dt=2024-01-01").mkdir(parents=True)
+    table = pa.table(cols)
+    if fmt == "csv":
+        pacsv.write_csv(table, src / "dt=2024-01-01" / "part-0.csv")
+    else:
+        pq.write_table(table, src / "dt=2024-01-01" / "part-0.parquet")
+    raw = with_({"source.path": str(src), "source.format": fmt, "output.path": str(tmp_path / "out")})
+    cfg = tmp_path / "job.yaml"
+    cfg.write_text(yaml.safe_dump(raw))
+
+    def no_spark(*args, **kwargs):  # a tripwire: reaching Spark means the check came too late
+        raise AssertionError("Spark was started")
+
+    monkeypatch.setattr("event_replay.spark.build_session", no_spark)
+    assert main(["run", "--config", str(cfg)]) == 2
+    err = capsys.readouterr().err
+    assert f"key 'source.columns.{role}'" in err and f"column '{role}' is not in the source" in err
+    assert not (tmp_path / "out").exists()

@@ -76,13 +76,17 @@ def test_timestamp_and_epoch_ms_columns_read_the_same(spark, tmp_path):
     assert d_ts.splits == ["a", "b"]
 
 
-def test_negative_sub_ms_truncates_down(spark, tmp_path):
-    # -0.5 ms is in millisecond -1 (floor), as Flink's TimestampData.getMillisecond gives.
+def test_time_bounds_apply_after_truncation(spark, tmp_path):
+    # -0.5 ms is in millisecond -1 (floor, as Flink's TimestampData.getMillisecond gives): before 1970, so
+    # quarantined; +0.5 ms is millisecond 0, the first valid instant. The last valid one is 9999-12-31T23:59:59.999.
+    top = dt.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
     p = write_parquet(tmp_path / "neg", {
-        "split": ["a"], "offset": [0],
-        "arrival_time": pa.array([-500], pa.timestamp("us", tz="UTC")),
-        "event_time": pa.array([-1500], pa.timestamp("us", tz="UTC")), "key": ["k"]})
-    assert clean_rows(read_source(spark, make_cfg(p))) == [("a", 0, -1, -2, "k")]
+        "split": ["a", "a", "a", "a"], "offset": [0, 1, 2, 3],
+        "arrival_time": pa.array([-500, 500, 1500, 2500], pa.timestamp("us", tz="UTC")),
+        "event_time": pa.array([0, -1500, 999, top], pa.timestamp("us", tz="UTC")), "key": ["k"] * 4})
+    data = read_source(spark, make_cfg(p))
+    assert clean_rows(data) == [("a", 2, 1, 0, "k"), ("a", 3, 2, 253_402_300_799_999, "k")]
+    assert reasons(data) == {0: "arrival_time_before_1970", 1: "event_time_before_1970"}
 
 
 def test_csv_strings_iso_and_epoch_ms_and_quarantine(spark, tmp_path):

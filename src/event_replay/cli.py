@@ -20,19 +20,36 @@ from .semantics.config import ConfigError, JobConfig, load_config
 
 
 def run_replay(spark, cfg: JobConfig):
-    """Read, replay, write: the whole job on an existing Spark session. Returns the io.WriteSummary."""
+    """Read, replay, write: the whole job on an existing Spark session. Returns the io.WriteSummary.
+
+    Under the output's lock (io/lock.py); an interrupted commit of an earlier run is rolled forward first."""
     from . import engine
     from .io import read_source, write_outputs
+    from .io.lock import output_lock
 
-    source = read_source(spark, cfg)
-    try:
-        start = source.start_ms if source.start_ms is not None else 0
-        end = source.end_ms if source.end_ms is not None else start
-        result = engine.replay(spark, source.rows, cfg, source.splits, start, end)
-        return write_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks)
-    finally:
-        source.release()
-        engine.release(spark)
+    with output_lock(cfg.output.path, spark):
+        _recover(spark, cfg.output.path)
+        source = read_source(spark, cfg)
+        try:
+            start = source.start_ms if source.start_ms is not None else 0
+            end = source.end_ms if source.end_ms is not None else start
+            result = engine.replay(spark, source.rows, cfg, source.splits, start, end)
+            return write_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks)
+        finally:
+            source.release()
+            engine.release(spark)
+
+
+def _recover(spark, output: str) -> None:
+    """Under the lock: finish an interrupted commit (journal found), drop staging left by runs that died."""
+    from .io.commit import recover, remove_orphan_staging
+
+    done = recover(output, spark)
+    if done:
+        print(f"replay: {output}: {done}", file=sys.stderr, flush=True)
+    for name in remove_orphan_staging(output, spark):
+        print(f"replay: {output}: removed {name} (left by a run that died before committing)", file=sys.stderr,
+              flush=True)
 
 
 def source_partitions(spark, cfg: JobConfig, hourly: bool) -> list[str]:
@@ -60,36 +77,55 @@ def source_partitions(spark, cfg: JobConfig, hourly: bool) -> list[str]:
 
 
 def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False, end_of_input: str = "hold",
-                  previous: str | None = None):
+                  previous: str | None = None, allow_missing: bool = False):
     """Replay one partition of a `dt=`-partitioned source, continuing from its predecessor's carried state
     (`<output.path>/_state/<previous>/`) unless `first`; write its outputs under `<output.path>/<dataset>/dt=.../`
-    and its own state. `previous` defaults to the latest source partition before this one."""
+    and its own state, committed together (io/commit.py). `previous` defaults to the latest source partition
+    before this one. A partition with no folder in the source fails unless `allow_missing` (then it replays as
+    empty: time passes, the state carries on)."""
     from . import engine
-    from .engine.state import Partition, StateError, read_state, write_state
-    from .io import read_partition_source, write_outputs
+    from .engine.state import Partition, StateError, read_state, stage_state
+    from .io import read_partition_source
+    from .io.commit import commit, new_staging
+    from .io.fs import fs_for
+    from .io.lock import output_lock
+    from .io.output import stage_outputs
 
     part = Partition.parse(partition)
-    carried = None
-    if not first:
-        if previous is None:
-            earlier = [p for p in source_partitions(spark, cfg, part.hourly) if p < part.id]
-            if not earlier:
-                raise StateError(f"partition {part.id} has no predecessor under {cfg.source.path}: "
-                                 "start the history with --first")
-            previous = earlier[-1]
-        carried = read_state(spark, cfg, part, previous)
-    source = read_partition_source(spark, cfg, part.subpath, part.start_ms, part.end_ms)
-    try:
-        result, end = engine.replay_partition(spark, source.rows, cfg, source.splits, part, carried,
-                                              end_of_input=end_of_input)
-        summary = write_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks,
-                                partition_subpath=part.subpath)
-        # The state last: a partition whose state exists has all its outputs in place.
-        write_state(spark, cfg, end.manifest, end.splits, end.rows)
-        return summary
-    finally:
-        source.release()
-        engine.release(spark)
+    output = cfg.output.path.rstrip("/")
+    with output_lock(output, spark):
+        _recover(spark, output)
+        carried = None
+        if not first:
+            if previous is None:
+                earlier = [p for p in source_partitions(spark, cfg, part.hourly) if p < part.id]
+                if not earlier:
+                    raise StateError(f"partition {part.id} has no predecessor under {cfg.source.path}: "
+                                     "start the history with --first")
+                previous = earlier[-1]
+            carried = read_state(spark, cfg, part, previous)
+        source = read_partition_source(spark, cfg, part.subpath, part.start_ms, part.end_ms,
+                                       allow_missing=allow_missing)
+        fs = fs_for(output, spark)
+        try:
+            result, end = engine.replay_partition(spark, source.rows, cfg, source.splits, part, carried,
+                                                  end_of_input=end_of_input)
+            fs.mkdirs(output)
+            staging = new_staging(output)
+            try:
+                summary, moves = stage_outputs(spark, cfg, source, result.windows, result.late_events,
+                                               result.watermarks, staging, partition_subpath=part.subpath)
+                # The state last: whoever finds a partition's state finds all its outputs in place.
+                moves.append(stage_state(spark, cfg, end.manifest, end.splits, end.rows, staging))
+            except BaseException:
+                if fs.exists(staging):
+                    fs.delete(staging)
+                raise
+            commit(fs, output, staging, moves)
+            return summary
+        finally:
+            source.release()
+            engine.release(spark)
 
 
 def _parse_conf(pairs: Sequence[str]) -> dict[str, str]:
@@ -109,6 +145,11 @@ def summary_line(summary, seconds: float) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from contextlib import ExitStack
+
+    from .io.fs import is_local
+    from .io.lock import OutputLocked, output_lock
+
     t0 = time.monotonic()
     if not Path(args.config).is_file():
         print(f"replay: config file not found: {args.config}", file=sys.stderr)
@@ -129,15 +170,31 @@ def cmd_run(args: argparse.Namespace) -> int:
     elif args.first:
         print("replay: --first needs --partition", file=sys.stderr)
         return 2
-    spark = build_session(master=args.master, app_name="event-replay", conf=conf)
+    elif args.allow_missing:
+        print("replay: --allow-missing needs --partition", file=sys.stderr)
+        return 2
+    from .io.preflight import check_source
+
+    check_source(cfg)  # a role's column missing from a local source: refused before Spark starts
     try:
-        if args.partition:
-            summary = run_partition(spark, cfg, args.partition, first=args.first,
-                                    end_of_input=args.end_of_input or "hold", previous=args.previous)
-        else:
-            summary = run_replay(spark, cfg)
-    finally:
-        spark.stop()
+        with ExitStack() as stack:
+            if is_local(cfg.output.path):
+                # A local output is locked before Spark starts: a concurrent run is refused in milliseconds.
+                # (Elsewhere run_replay/run_partition take it through the Hadoop FileSystem.)
+                stack.enter_context(output_lock(cfg.output.path))
+            spark = build_session(master=args.master, app_name="event-replay", conf=conf)
+            try:
+                if args.partition:
+                    summary = run_partition(spark, cfg, args.partition, first=args.first,
+                                            end_of_input=args.end_of_input or "hold", previous=args.previous,
+                                            allow_missing=args.allow_missing)
+                else:
+                    summary = run_replay(spark, cfg)
+            finally:
+                spark.stop()
+    except OutputLocked as exc:
+        print(f"replay: refused: {exc}", file=sys.stderr)
+        return 1
     print(summary_line(summary, time.monotonic() - t0), flush=True)
     return 0
 
@@ -170,6 +227,9 @@ def add_partition_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--end-of-input", choices=("hold", "flush"), default=None,
                         help="hold (default with --partition: the next partition continues) or flush (the last "
                              "partition of a history); without --partition it overrides replay.end_of_input")
+    parser.add_argument("--allow-missing", action="store_true",
+                        help="a partition with no folder in the source replays as empty (time passes, the state "
+                             "carries on) instead of failing; an existing empty folder never fails")
     parser.add_argument("--previous", default=None, metavar="PARTITION",
                         help="the partition whose state to continue from (default: the latest source partition "
                              "before --partition)")

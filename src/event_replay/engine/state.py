@@ -11,7 +11,7 @@ The state is small by construction (see timeline.py and windows.py for why it is
                    (silence advance included); per-event: `t` null, `m` = its published watermark.
     rows/          the rows still held by windows not purged at the end (cleanup time > stream watermark), with
                    their original `wm_before`; fire indexes and early/late are re-derived from them.
-Written to a staging folder, then renamed into `<output.path>/_state/<partition>/` (all or nothing).
+Staged with the partition's outputs and committed with them (io/commit.py) into `<output.path>/_state/<partition>/`.
 """
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ import datetime as dt
 import hashlib
 import json
 import re
-import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -172,22 +171,33 @@ def read_state(spark, cfg: JobConfig, partition: Partition, previous_id: str | N
     return CarriedState(manifest=m, splits=splits, rows=rows)
 
 
-def write_state(spark, cfg: JobConfig, manifest: Manifest, splits, rows) -> str:
-    """Write a partition's state all or nothing; a rerun replaces it."""
-    from ..io.output import swap_in
+def stage_state(spark, cfg: JobConfig, manifest: Manifest, splits, rows, staging: str) -> tuple[str, str]:
+    """Write a partition's state under `staging`; return the move (staged folder, `_state/<partition>`) that
+    commits it together with the partition's outputs (io/commit.py)."""
+    folder = f"{staging.rstrip('/')}/{STATE_DIR}/{manifest.partition}"
+    # One sorted file each: the state is small, and a rerun writes the same bytes.
+    splits.repartition(1).sortWithinPartitions("split").write.mode("errorifexists").parquet(f"{folder}/splits")
+    rows.repartition(1).sortWithinPartitions("arrival_time", "split", "offset") \
+        .write.mode("errorifexists").parquet(f"{folder}/rows")
+    _write_text(spark, f"{folder}/{MANIFEST}", json.dumps(asdict(manifest), indent=2, sort_keys=True) + "\n")
+    return folder, state_dir(cfg.output.path, manifest.partition)
 
-    target = state_dir(cfg.output.path, manifest.partition)
-    staging = f"{target}.staging-{uuid.uuid4().hex[:12]}"
-    fs, staging_p = _fs(spark, staging)
+
+def write_state(spark, cfg: JobConfig, manifest: Manifest, splits, rows) -> str:
+    """Write a partition's state on its own, all or nothing; a rerun replaces it. (`replay run --partition`
+    stages it with the outputs and commits both at once.)"""
+    from ..io.commit import commit, new_staging
+    from ..io.fs import fs_for
+
+    output = cfg.output.path.rstrip("/")
+    fs = fs_for(output, spark)
+    fs.mkdirs(output)
+    staging = new_staging(output)
     try:
-        # One sorted file each: the state is small, and a rerun writes the same bytes.
-        splits.repartition(1).sortWithinPartitions("split").write.mode("errorifexists").parquet(f"{staging}/splits")
-        rows.repartition(1).sortWithinPartitions("arrival_time", "split", "offset") \
-            .write.mode("errorifexists").parquet(f"{staging}/rows")
-        _write_text(spark, f"{staging}/{MANIFEST}", json.dumps(asdict(manifest), indent=2, sort_keys=True) + "\n")
-        swap_in(spark, staging, target)
+        move = stage_state(spark, cfg, manifest, splits, rows, staging)
     except BaseException:
-        if fs.exists(staging_p):
-            fs.delete(staging_p, True)
+        if fs.exists(staging):
+            fs.delete(staging)
         raise
-    return target
+    commit(fs, output, staging, [move])
+    return move[1]

@@ -1,8 +1,9 @@
 """Writing the replay's outputs: canonical order, fixed file count, all-or-nothing replacement.
 
 Layout under cfg.output.path: windows/, late_events/, watermarks/, quarantine/, counts/ (Parquet datasets).
-Everything is first written to a staging directory next to the target; the staging directory is then swapped
-in with renames, so a reader sees either the previous complete output or the new complete one.
+Everything is first written to a staging folder `<output>/_staging-*`, then committed as a whole with a journal
+(io/commit.py): after a crash at any point, the outputs are either the previous complete ones or, once the journal
+is rolled forward, the new complete ones.
 """
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..semantics.config import JobConfig
+from .commit import commit, new_staging
+from .failpoints import failpoint
+from .fs import fs_for
 from .source import REASON_COLUMN, SourceData, orderable_columns
 
 DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")
@@ -92,50 +96,54 @@ def _write(df: DataFrame, order: list, path: str) -> None:
 
 def write_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firings: DataFrame,
                   late: DataFrame, watermarks: DataFrame, partition_subpath: str | None = None) -> WriteSummary:
-    """Write every output. With `partition_subpath` (e.g. `dt=2024-01-01`), the outputs of one partition go to
-    `<output.path>/<dataset>/<partition_subpath>/`, each dataset's folder swapped in whole, so a rerun of the
-    partition replaces exactly its own outputs."""
+    """Write every output, all or nothing. With `partition_subpath` (e.g. `dt=2024-01-01`), the outputs of one
+    partition go to `<output.path>/<dataset>/<partition_subpath>/`, so a rerun of the partition replaces exactly
+    its own outputs; without, each dataset is replaced whole."""
     target = cfg.output.path.rstrip("/")
-    token = uuid.uuid4().hex[:12]
-    staging = f"{target}.staging-{token}"
-    if partition_subpath is not None:
-        staging = f"{target}/_staging-{token}"
-    fs, staging_p, _ = _hadoop_fs(spark, staging)
+    fs = fs_for(target, spark)
+    fs.mkdirs(target)
+    staging = new_staging(target)
     try:
-        win_df, win_order = windows_output(firings, cfg)
-        _write(win_df, win_order, f"{staging}/windows")
-        late_df, late_order = late_events_output(late, source)
-        _write(late_df, late_order, f"{staging}/late_events")
-        wm_df, wm_order = watermarks_output(watermarks)
-        _write(wm_df, wm_order, f"{staging}/watermarks")
-        q = source.quarantine
-        _write(q, [REASON_COLUMN] + [c for c in orderable_columns(q) if c != REASON_COLUMN],
-               f"{staging}/quarantine")
-
-        # Counts from what was written (a cheap Parquet count), not from a second run of the engine.
-        n_firings = spark.read.parquet(f"{staging}/windows").count()
-        n_late = spark.read.parquet(f"{staging}/late_events").count()
-        # Every clean row in range is either late or held by a window (SEMANTICS §5, §7).
-        counts = WriteSummary(path=target, rows_read=source.rows_read, firings=n_firings,
-                              rows_in_windows=source.clean_rows - n_late, late_rows=n_late,
-                              quarantined_rows=source.quarantined_rows, skipped_rows=source.skipped_rows)
-        counts_schema = T.StructType([T.StructField(n, T.LongType(), False) for n in
-                                      ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows",
-                                       "skipped_rows")])
-        counts_df = spark.createDataFrame([(counts.rows_read, counts.rows_in_windows, counts.late_rows,
-                                            counts.quarantined_rows, counts.skipped_rows)], counts_schema)
-        _write(counts_df, ["rows_read"], f"{staging}/counts")
-        if partition_subpath is None:
-            swap_in(spark, staging, target)
-        else:
-            for name in DATASETS:
-                swap_in(spark, f"{staging}/{name}", f"{target}/{name}/{partition_subpath}")
-            fs.delete(staging_p, True)
+        summary, moves = stage_outputs(spark, cfg, source, firings, late, watermarks, staging, partition_subpath)
     except BaseException:
-        if fs.exists(staging_p):
-            fs.delete(staging_p, True)
+        if fs.exists(staging):
+            fs.delete(staging)
         raise
-    return counts
+    commit(fs, target, staging, moves)
+    return summary
+
+
+def stage_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firings: DataFrame,
+                  late: DataFrame, watermarks: DataFrame, staging: str,
+                  partition_subpath: str | None = None) -> tuple[WriteSummary, list[tuple[str, str]]]:
+    """Write every dataset under `staging`; return the counts and the moves that commit them (io/commit.py)."""
+    target = cfg.output.path.rstrip("/")
+    win_df, win_order = windows_output(firings, cfg)
+    _write(win_df, win_order, f"{staging}/windows")
+    failpoint("mid_staging")
+    late_df, late_order = late_events_output(late, source)
+    _write(late_df, late_order, f"{staging}/late_events")
+    wm_df, wm_order = watermarks_output(watermarks)
+    _write(wm_df, wm_order, f"{staging}/watermarks")
+    q = source.quarantine
+    _write(q, [REASON_COLUMN] + [c for c in orderable_columns(q) if c != REASON_COLUMN], f"{staging}/quarantine")
+
+    # Counts from what was written (a cheap Parquet count), not from a second run of the engine.
+    n_firings = spark.read.parquet(f"{staging}/windows").count()
+    n_late = spark.read.parquet(f"{staging}/late_events").count()
+    # Every clean row in range is either late or held by a window (SEMANTICS §5, §7).
+    counts = WriteSummary(path=target, rows_read=source.rows_read, firings=n_firings,
+                          rows_in_windows=source.clean_rows - n_late, late_rows=n_late,
+                          quarantined_rows=source.quarantined_rows, skipped_rows=source.skipped_rows)
+    counts_schema = T.StructType([T.StructField(n, T.LongType(), False) for n in
+                                  ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows",
+                                   "skipped_rows")])
+    counts_df = spark.createDataFrame([(counts.rows_read, counts.rows_in_windows, counts.late_rows,
+                                        counts.quarantined_rows, counts.skipped_rows)], counts_schema)
+    _write(counts_df, ["rows_read"], f"{staging}/counts")
+    sub = f"/{partition_subpath}" if partition_subpath is not None else ""
+    moves = [(f"{staging}/{name}", f"{target}/{name}{sub}") for name in DATASETS]
+    return counts, moves
 
 
 def swap_in(spark: SparkSession, staging: str, target: str) -> None:

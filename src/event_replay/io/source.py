@@ -14,7 +14,8 @@ from pyspark.sql import types as T
 
 from ..semantics.config import COLUMN_ROLES, ConfigError, JobConfig
 
-# Quarantine reasons, checked in this order (a row gets the first that applies).
+# Quarantine reasons, checked in this order (a row gets the first that applies); duplicates and out-of-order
+# offsets are decided last, among the rows that passed every other check.
 MISSING_ARRIVAL_TIME = "missing_arrival_time"
 BAD_ARRIVAL_TIME = "bad_arrival_time"
 MISSING_EVENT_TIME = "missing_event_time"
@@ -24,7 +25,19 @@ UNDECLARED_SPLIT = "undeclared_split"
 MISSING_OFFSET = "missing_offset"
 BAD_OFFSET = "bad_offset"
 MISSING_KEY = "missing_key"
-DUPLICATE_OFFSET = "duplicate_offset"
+DUPLICATE_OFFSET = "duplicate_offset"  # a second row at (split, offset) with different content
+DUPLICATE_ROW = "duplicate_row"  # an exact copy of the row kept at (split, offset): a redelivery
+OFFSET_OUT_OF_ORDER = "offset_out_of_order"  # offset not above one that arrived earlier in its split
+# Time bounds (after the conversion to ms): [1970-01-01T00:00:00.000Z, 9999-12-31T23:59:59.999Z]. The upper one is
+# the last instant a Spark/Parquet timestamp can be written back as; the lower one because an event log of a
+# streaming job predates nothing before the epoch: a time before it is a zero or sentinel default (and
+# watermark arithmetic near the long minimum would overflow).
+MIN_TIME_MS = 0
+MAX_TIME_MS = 253_402_300_799_999
+ARRIVAL_TIME_BEFORE_1970 = "arrival_time_before_1970"
+ARRIVAL_TIME_AFTER_9999 = "arrival_time_after_9999"
+EVENT_TIME_BEFORE_1970 = "event_time_before_1970"
+EVENT_TIME_AFTER_9999 = "event_time_after_9999"
 
 REASON_COLUMN = "reason"
 # Names the engine adds to rows; a payload column with one of these names would be overwritten.
@@ -70,6 +83,7 @@ def read_raw(spark: SparkSession, cfg: JobConfig) -> DataFrame:
         # No schema inference: every column stays a string as written, so the quarantine shows it as read
         # and the conversion below is the only interpretation of the values.
         return spark.read.option("header", True).option("mode", "PERMISSIVE").csv(src.path)
+    check_schema_drift(spark, data_files(spark, src.path), src.format)
     return spark.read.parquet(src.path)
 
 
@@ -113,6 +127,13 @@ def orderable_columns(df: DataFrame) -> list[str]:
     return [f.name for f in df.schema.fields if _orderable(f.dataType)]
 
 
+def _content(raw: DataFrame) -> Column:
+    """Every column of a row, as one comparable value (maps and variants compared through their JSON)."""
+    fields = [F.col(f"`{f.name}`") if _orderable(f.dataType) else F.to_json(F.col(f"`{f.name}`"))
+              for f in raw.schema.fields]
+    return F.struct(*fields)
+
+
 def read_source(spark: SparkSession, cfg: JobConfig) -> SourceData:
     raw = read_raw(spark, cfg)
     return prepare_source(raw, cfg)
@@ -127,18 +148,174 @@ def partition_config(cfg: JobConfig, subpath: str, start_ms: int, end_ms: int) -
     return dataclasses.replace(cfg, source=src, replay=rng)
 
 
+class SchemaDriftError(ConfigError):
+    """A source file whose column types differ from the others: refused before the replay, naming the file."""
+
+    def __init__(self, why: str):
+        super().__init__("source.path", why)
+
+
+def _hadoop(spark: SparkSession, path: str):
+    jvm = spark.sparkContext._jvm
+    p = jvm.org.apache.hadoop.fs.Path(path)
+    return p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()), p
+
+
+def _hidden(name: str) -> bool:
+    return name.startswith("_") or name.startswith(".")  # as Spark's file index: _SUCCESS, .crc, _staging...
+
+
+def data_files(spark: SparkSession, path: str) -> list[str]:
+    """The data files under a file, folder or glob (recursively; hidden names skipped), sorted."""
+    fs, p = _hadoop(spark, path)
+    matches = fs.globStatus(p)
+    out = []
+    for st in (matches or []):
+        if st.isFile():
+            out.append(st.getPath().toString())
+            continue
+        root = st.getPath().toUri().getPath().rstrip("/")
+        it = fs.listFiles(st.getPath(), True)
+        while it.hasNext():
+            f = it.next().getPath()
+            rel = f.toUri().getPath()[len(root):].strip("/").split("/")
+            if not any(_hidden(part) for part in rel):
+                out.append(f.toString())
+    return sorted(out)
+
+
+def partition_of(path: str) -> str:
+    """The `dt=`/`hour=` part of a file's path ('-' if none), to report where a bad file is."""
+    parts = [c for c in path.split("/") if "=" in c and not _hidden(c)]
+    return "/".join(parts) or "-"
+
+
+def _arrow_type_name(t) -> str:
+    """An Arrow type under the name of the Spark type it reads as (units and large variants do not matter)."""
+    import pyarrow as pa
+
+    if pa.types.is_timestamp(t):
+        return "timestamp" if t.tz else "timestamp_ntz"
+    if pa.types.is_large_string(t) or pa.types.is_string(t):
+        return "string"
+    if pa.types.is_large_binary(t) or pa.types.is_binary(t):
+        return "binary"
+    if pa.types.is_dictionary(t):
+        return _arrow_type_name(t.value_type)
+    return str(t)
+
+
+def file_column_types(spark: SparkSession, path: str) -> dict[str, str]:
+    """A Parquet file's column types, from its footer only: with pyarrow for a local file (no Spark job), else
+    through Spark's own schema inference on that one file."""
+    from .fs import is_local, local_path
+
+    if is_local(path):
+        import pyarrow.parquet as pq
+
+        schema = pq.read_schema(local_path(path))
+        return {f.name: _arrow_type_name(f.type) for f in schema}
+    return {f.name: f.dataType.simpleString() for f in spark.read.parquet(path).schema.fields}
+
+
+def check_schema_drift(spark: SparkSession, files: list[str], fmt: str, reference: str | None = None) -> None:
+    """Refuse a source whose files disagree on a column's type (schema drift), naming the file and partition.
+
+    Spark reads a folder with the schema of one of its files and then either fails deep inside a task or
+    converts silently; every file's footer is compared instead with the reference file (by default the first),
+    one small read each. Columns present in some files only are not drift (Spark fills them with nulls). CSV
+    columns are all strings as read: no drift."""
+    if fmt != "parquet" or not files:
+        return
+    reference = reference or files[0]
+    ref_types = file_column_types(spark, reference)
+    for f in files:
+        if f == reference:
+            continue
+        for name, got in file_column_types(spark, f).items():
+            want = ref_types.get(name)
+            if want is not None and got != want:
+                raise SchemaDriftError(
+                    f"schema drift: column {name!r} is {got} in {f} (partition {partition_of(f)}) but {want} in "
+                    f"{reference} (partition {partition_of(reference)}); rewrite the file with one type "
+                    "(nothing was replayed)")
+
+
+class MissingPartitionError(ConfigError):
+    """A partition with no folder in the source (not the same as an empty one)."""
+
+    def __init__(self, why: str):
+        super().__init__("--partition", why)
+
+
+def _sibling_partitions(spark: SparkSession, root: str, subpath: str) -> list[str]:
+    """The other partition folders of the source (same granularity as subpath), nearest first: earlier ones
+    from the nearest back, then later ones."""
+    fs, rp = _hadoop(spark, root)
+    if not fs.exists(rp):
+        return []
+    days = sorted(st.getPath().getName() for st in fs.listStatus(rp)
+                  if st.isDirectory() and st.getPath().getName().startswith("dt="))
+    names = days
+    if "/" in subpath:  # hourly: dt=D/hour=HH
+        names = []
+        for d in days:
+            day_p = spark.sparkContext._jvm.org.apache.hadoop.fs.Path(f"{root}/{d}")
+            names += sorted(f"{d}/{st.getPath().getName()}" for st in fs.listStatus(day_p)
+                            if st.isDirectory() and st.getPath().getName().startswith("hour="))
+    before = [n for n in names if n < subpath][::-1]
+    after = [n for n in names if n > subpath]
+    return before + after
+
+
+def _neighbour_file(spark: SparkSession, cfg: JobConfig, subpath: str, limit: int = 48) -> str | None:
+    """The first data file of the nearest partition that has one (earlier first), within `limit` partitions."""
+    root = cfg.source.path.rstrip("/")
+    for name in _sibling_partitions(spark, root, subpath)[:limit]:
+        files = data_files(spark, f"{root}/{name}")
+        if files:
+            return files[0]
+    return None
+
+
+def _csv_reader(spark: SparkSession):
+    # No schema inference: every column stays a string as written (see read_raw).
+    return spark.read.option("header", True).option("mode", "PERMISSIVE")
+
+
 def read_partition_source(spark: SparkSession, cfg: JobConfig, subpath: str, start_ms: int,
-                          end_ms: int) -> SourceData:
+                          end_ms: int, allow_missing: bool = False) -> SourceData:
     """Only the files of one partition (`dt=D` or `dt=D/hour=HH` under source.path), cut to [start, end).
 
     Files are looked up recursively with partition discovery off, so a day made of `hour=` folders reads as
-    its data columns only (no `hour` column appears among the payload)."""
+    its data columns only (no `hour` column appears among the payload).
+
+    An empty partition (a folder without rows, or without files) is a valid replay of no rows: time still
+    passes and the state carries on. A missing one (no folder) is an error unless `allow_missing`, since it
+    usually means an upstream export has not landed; allowed, it replays as empty. Either way the empty
+    replay borrows the column types of the nearest partition that has files, so that its outputs have the
+    same schema as its neighbours'. The files are checked for schema drift against that neighbour too."""
     pcfg = partition_config(cfg, subpath, start_ms, end_ms)
     path = pcfg.source.path
-    jvm = spark.sparkContext._jvm
-    hp = jvm.org.apache.hadoop.fs.Path(path)
-    if not hp.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).exists(hp):
-        raise ConfigError("source.path", f"{path}: the partition has no folder in the source")
+    fs, hp = _hadoop(spark, path)
+    exists = fs.exists(hp)
+    if not exists and not allow_missing:
+        raise MissingPartitionError(f"partition {subpath} has no folder in the source ({path}): it is missing, "
+                                    "not empty; replay it as empty with --allow-missing if no data will come")
+    files = data_files(spark, path) if exists else []
+    neighbour = _neighbour_file(spark, cfg, subpath)
+    if not files:
+        if neighbour is not None:
+            if cfg.source.format == "csv":
+                schema = _csv_reader(spark).csv(neighbour).schema
+            else:
+                schema = spark.read.parquet(neighbour).schema
+        else:  # nothing anywhere to borrow from: the role columns as strings (converted as any string column)
+            schema = T.StructType([T.StructField(c, T.StringType())
+                                   for c in dict.fromkeys(cfg.source.columns.values())])
+        raw = spark.createDataFrame([], schema)
+        return prepare_source(raw, pcfg)
+    check_schema_drift(spark, files, pcfg.source.format, neighbour)
     reader = spark.read.option("recursiveFileLookup", "true")
     if pcfg.source.format == "csv":
         raw = reader.option("header", True).option("mode", "PERMISSIVE").csv(path)
@@ -192,10 +369,14 @@ def prepare_source(raw: DataFrame, cfg: JobConfig) -> SourceData:
     s, o, k = F.col(f"{_P}split"), F.col(f"{_P}offset"), F.col(f"{_P}key")
 
     reason = (F.when(q(cols["arrival_time"]).isNull(), F.lit(MISSING_ARRIVAL_TIME))
-              .when(a.isNull(), F.lit(BAD_ARRIVAL_TIME)))
+              .when(a.isNull(), F.lit(BAD_ARRIVAL_TIME))
+              .when(a < F.lit(MIN_TIME_MS), F.lit(ARRIVAL_TIME_BEFORE_1970))
+              .when(a > F.lit(MAX_TIME_MS), F.lit(ARRIVAL_TIME_AFTER_9999)))
     if event_time_from_source:
         reason = (reason.when(q(cols["event_time"]).isNull(), F.lit(MISSING_EVENT_TIME))
-                  .when(e.isNull(), F.lit(BAD_EVENT_TIME)))
+                  .when(e.isNull(), F.lit(BAD_EVENT_TIME))
+                  .when(e < F.lit(MIN_TIME_MS), F.lit(EVENT_TIME_BEFORE_1970))
+                  .when(e > F.lit(MAX_TIME_MS), F.lit(EVENT_TIME_AFTER_9999)))
     reason = reason.when(s.isNull() | (s == ""), F.lit(MISSING_SPLIT))
     if src.splits is not None:
         declared = sorted(set(src.splits) | set(src.side_inputs))
@@ -210,19 +391,36 @@ def prepare_source(raw: DataFrame, cfg: JobConfig) -> SourceData:
         out_of_range = out_of_range | (a < F.lit(start))
     if end is not None:
         out_of_range = out_of_range | (a >= F.lit(end))
-    # A row whose arrival is known and outside the range belongs to another partition's replay: skipped, not bad.
-    skipped = a.isNotNull() & out_of_range
+    # A row whose arrival is valid and outside the range belongs to another partition's replay: skipped, not bad.
+    # An arrival outside the time bounds belongs to no partition's replay: quarantined wherever it is read.
+    # (Null-safe: a null arrival must give False here, not null, or the row's reason would be lost.)
+    skipped = a.isNotNull() & a.between(F.lit(MIN_TIME_MS), F.lit(MAX_TIME_MS)) & out_of_range
     parsed = parsed.withColumn(_REASON, F.when(~skipped, reason)).withColumn(
         _STATUS, F.when(skipped, F.lit("skipped")).when(F.col(_REASON).isNotNull(), F.lit("quarantined"))
         .otherwise(F.lit("candidate")))
 
     # Offsets are strictly increasing per split, so a second row at the same (split, offset) is bad input.
-    # The copy kept is the first in a total order over its content, so the choice cannot depend on files.
+    # The copy kept is the first in a total order over its content, so the choice cannot depend on files; an
+    # exact copy of it (a redelivery) and a row that differs (a conflict) get different reasons.
     tie_break = [F.col(f"{_P}arrival_time"), F.col(f"{_P}event_time")] + [q(c) for c in orderable_columns(raw)]
+    # One shuffle for both windows below (by status and split: it satisfies both partitionings).
+    parsed = parsed.repartition(F.col(_STATUS), s)
     w = Window.partitionBy(F.col(_STATUS), s, o).orderBy(*tie_break)
+    content = _content(raw)
     dup = (F.col(_STATUS) == "candidate") & (F.row_number().over(w) > 1)
-    parsed = (parsed.withColumn(_REASON, F.when(dup, F.lit(DUPLICATE_OFFSET)).otherwise(F.col(_REASON)))
-              .withColumn(_STATUS, F.when(dup, F.lit("quarantined"))
+    same = F.first(content).over(w).eqNullSafe(content)
+    parsed = (parsed.withColumn(_REASON, F.when(dup & same, F.lit(DUPLICATE_ROW))
+                                .when(dup, F.lit(DUPLICATE_OFFSET)).otherwise(F.col(_REASON)))
+              .withColumn(_STATUS, F.when(dup, F.lit("quarantined")).otherwise(F.col(_STATUS))))
+    # Offsets must also rise with arrival inside a split (SEMANTICS §1; Flink reads a split in offset order): a
+    # row whose offset is not above every offset that arrived strictly earlier in its split contradicts the
+    # order the replay reads in, so it is quarantined (rows arriving at the same instant are ordered by offset,
+    # no contradiction). Decided on the rows left after the duplicates, with a running max per split.
+    earlier = (Window.partitionBy(F.col(_STATUS), s).orderBy(a)
+               .rangeBetween(Window.unboundedPreceding, -1))
+    backwards = (F.col(_STATUS) == "candidate") & (o <= F.max(o).over(earlier))
+    parsed = (parsed.withColumn(_REASON, F.when(backwards, F.lit(OFFSET_OUT_OF_ORDER)).otherwise(F.col(_REASON)))
+              .withColumn(_STATUS, F.when(backwards, F.lit("quarantined"))
                           .when(F.col(_STATUS) == "candidate", F.lit("clean")).otherwise(F.col(_STATUS))))
     parsed = parsed.persist(StorageLevel.MEMORY_AND_DISK)
 

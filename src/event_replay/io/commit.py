@@ -1,0 +1,109 @@
+"""All-or-nothing commit of a run's outputs (and, for a partition run, its carried state) with a journal.
+
+A run writes everything to `<output>/_staging-<token>/` first. Then:
+  1. the list of moves (staged folder -> final folder) is written to a temporary file and renamed to
+     `<output>/_commit.json`: that rename is the commit point (one atomic rename, on a local file system
+     and on HDFS);
+  2. each move is applied: the previous folder at the target is deleted, the staged one renamed into place;
+  3. the staging folder and then the journal are deleted.
+A crash before 1 leaves the previous outputs untouched (the orphan staging folder is deleted by the next run);
+a crash after 1 leaves a journal, and whoever comes next (the next run, under the output lock, or a reader)
+rolls it forward with `recover`: every step is idempotent (a move whose staged folder is gone is done), so the
+outputs become the new run's complete outputs. The final layout is the one readers always used (windows/,
+late_events/, ..., `dt=` sub-folders for partition runs, `_state/<partition>/`); only `_commit.json` and
+`_staging-*` are new, and both start with `_`, which Spark's readers skip.
+"""
+from __future__ import annotations
+
+import json
+import posixpath
+import uuid
+
+from .failpoints import failpoint
+from .fs import Fs, fs_for
+
+JOURNAL = "_commit.json"
+STAGING_PREFIX = "_staging-"
+FORMAT = 1
+
+
+class CommitError(OSError):
+    pass
+
+
+def new_staging(output: str) -> str:
+    return f"{output.rstrip('/')}/{STAGING_PREFIX}{uuid.uuid4().hex[:12]}"
+
+
+def _journal(output: str) -> str:
+    return f"{output.rstrip('/')}/{JOURNAL}"
+
+
+def commit(fs: Fs, output: str, staging: str, moves: list[tuple[str, str]]) -> None:
+    """Make the staged folders the outputs, all or nothing (see the module doc). `moves` are applied in order."""
+    output = output.rstrip("/")
+    if fs.exists(_journal(output)):
+        raise CommitError(f"{_journal(output)} exists: an interrupted commit must be rolled forward first "
+                          "(io.commit.recover)")
+    failpoint("after_staging")
+    tmp = f"{output}/_commit.json.tmp-{uuid.uuid4().hex[:8]}"
+    fs.write_text(tmp, json.dumps({"format": FORMAT, "staging": staging, "moves": [list(m) for m in moves]},
+                                  indent=1) + "\n")
+    if not fs.rename(tmp, _journal(output)):
+        fs.delete(tmp)
+        raise CommitError(f"cannot write the commit journal {_journal(output)}")
+    failpoint("after_journal")
+    _apply(fs, output, staging, moves)
+
+
+def _apply(fs: Fs, output: str, staging: str, moves: list[tuple[str, str]]) -> None:
+    for i, (src, dst) in enumerate(moves):
+        if "/_state/" in dst:
+            failpoint("before_state")
+        if fs.exists(src):  # not yet moved (a rename either happened whole or not at all)
+            if fs.exists(dst):
+                fs.delete(dst)  # the previous output at this place; a rename onto a folder would nest into it
+            parent = posixpath.dirname(dst.rstrip("/"))
+            if parent:
+                fs.mkdirs(parent)
+            if not fs.rename(src, dst):
+                raise CommitError(f"cannot rename {src} to {dst} (the journal {_journal(output)} stays: rerun)")
+        if i == 0:
+            failpoint("between_renames")
+    failpoint("before_cleanup")
+    if fs.exists(staging):
+        fs.delete(staging)
+    fs.delete(_journal(output))
+
+
+def recover(output: str, spark=None, fs: Fs | None = None) -> str | None:
+    """Roll an interrupted commit forward if `<output>/_commit.json` exists; returns what was done (or None).
+
+    Safe to call from a reader; a run calls it under the output lock, and then also removes the staging
+    folders of runs that died before their commit point (nothing else can be writing them then)."""
+    fs = fs or fs_for(output, spark)
+    output = output.rstrip("/")
+    text = fs.read_text(_journal(output))
+    if text is None:
+        return None
+    try:
+        journal = json.loads(text)
+        moves = [(str(a), str(b)) for a, b in journal["moves"]]
+        staging = str(journal["staging"])
+    except (ValueError, KeyError, TypeError) as exc:
+        # The journal is renamed into place whole, so this is damage from outside: refuse to guess.
+        raise CommitError(f"{_journal(output)} is unreadable ({exc}): inspect it by hand") from None
+    _apply(fs, output, staging, moves)
+    return f"rolled forward the interrupted commit of {staging} ({len(moves)} moves)"
+
+
+def remove_orphan_staging(output: str, spark=None, fs: Fs | None = None) -> list[str]:
+    """Delete `_staging-*` folders left by runs that died before committing. Only under the output lock."""
+    fs = fs or fs_for(output, spark)
+    output = output.rstrip("/")
+    gone = []
+    for name in fs.list_names(output):
+        if name.startswith(STAGING_PREFIX) or name.startswith("_commit.json.tmp-"):
+            fs.delete(f"{output}/{name}")
+            gone.append(name)
+    return gone

@@ -1,0 +1,28 @@
+"""Fault injection for the crash-safety tests: `REPLAY_FAILPOINT=<name>[,<name>...]` makes the process kill
+itself (SIGKILL: no cleanup, no finally, exactly like `kill -9` or a lost node) when it reaches that point.
+
+Points, in the order a run reaches them:
+    mid_staging     some outputs staged (windows), others not yet written
+    after_staging   every output (and the state) staged, no commit journal yet
+    after_journal   the journal written (the commit point), nothing renamed
+    between_renames the first dataset renamed into place, the others not
+    before_state    every dataset in place, the carried state not yet (partition runs)
+    before_cleanup  everything in place, the journal and staging not yet removed
+Unset in production: the check is one dictionary lookup.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+ENV = "REPLAY_FAILPOINT"
+POINTS = ("mid_staging", "after_staging", "after_journal", "between_renames", "before_state", "before_cleanup")
+
+
+def failpoint(name: str) -> None:
+    armed = os.environ.get(ENV)
+    if armed and name in armed.split(","):
+        sys.stderr.write(f"replay: failpoint {name}: killing the process (SIGKILL)\n")
+        sys.stderr.flush()
+        os.kill(os.getpid(), signal.SIGKILL)

@@ -1,0 +1,160 @@
+"""The few file-system operations the commit and the lock need, on a local path (os) or any Hadoop FileSystem
+(HDFS, S3A, GCS... through the Spark session's JVM). Local paths never need a JVM, so a run can be refused (lock
+taken) or an interrupted commit rolled forward before Spark starts."""
+from __future__ import annotations
+
+import os
+import shutil
+from typing import Protocol
+
+
+class Fs(Protocol):
+    def exists(self, path: str) -> bool: ...
+    def is_dir(self, path: str) -> bool: ...
+    def rename(self, src: str, dst: str) -> bool: ...
+    def delete(self, path: str) -> None: ...
+    def mkdirs(self, path: str) -> None: ...
+    def list_names(self, path: str) -> list[str]: ...
+    def read_text(self, path: str) -> str | None: ...
+    def write_text(self, path: str, text: str) -> None: ...
+    def create_exclusive(self, path: str, text: str) -> bool: ...
+
+
+def is_local(path: str) -> bool:
+    return path.startswith("file:") or "://" not in path
+
+
+def local_path(path: str) -> str:
+    if path.startswith("file://"):
+        return path[len("file://"):]
+    if path.startswith("file:"):
+        return path[len("file:"):]
+    return path
+
+
+class LocalFs:
+    def exists(self, path: str) -> bool:
+        return os.path.lexists(local_path(path))
+
+    def is_dir(self, path: str) -> bool:
+        return os.path.isdir(local_path(path))
+
+    def rename(self, src: str, dst: str) -> bool:
+        try:
+            os.rename(local_path(src), local_path(dst))  # atomic on one POSIX file system
+        except OSError:
+            return False
+        return True
+
+    def delete(self, path: str) -> None:
+        p = local_path(path)
+        if os.path.isdir(p) and not os.path.islink(p):
+            shutil.rmtree(p, ignore_errors=False)
+        elif os.path.lexists(p):
+            os.remove(p)
+
+    def mkdirs(self, path: str) -> None:
+        os.makedirs(local_path(path), exist_ok=True)
+
+    def list_names(self, path: str) -> list[str]:
+        p = local_path(path)
+        return sorted(os.listdir(p)) if os.path.isdir(p) else []
+
+    def read_text(self, path: str) -> str | None:
+        try:
+            with open(local_path(path), encoding="utf-8") as f:
+                return f.read()
+        except FileNotFoundError:
+            return None
+
+    def write_text(self, path: str, text: str) -> None:
+        with open(local_path(path), "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+
+    def create_exclusive(self, path: str, text: str) -> bool:
+        try:
+            fd = os.open(local_path(path), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)  # atomic test-and-create
+        except FileExistsError:
+            return False
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        return True
+
+
+class HadoopFs:
+    def __init__(self, spark, path: str):
+        self._jvm = spark.sparkContext._jvm
+        p = self._jvm.org.apache.hadoop.fs.Path(path)
+        self._fs = p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+
+    def _p(self, path: str):
+        return self._jvm.org.apache.hadoop.fs.Path(path)
+
+    def exists(self, path: str) -> bool:
+        return bool(self._fs.exists(self._p(path)))
+
+    def is_dir(self, path: str) -> bool:
+        p = self._p(path)
+        return bool(self._fs.exists(p) and self._fs.getFileStatus(p).isDirectory())
+
+    def rename(self, src: str, dst: str) -> bool:
+        return bool(self._fs.rename(self._p(src), self._p(dst)))
+
+    def delete(self, path: str) -> None:
+        self._fs.delete(self._p(path), True)
+
+    def mkdirs(self, path: str) -> None:
+        self._fs.mkdirs(self._p(path))
+
+    def list_names(self, path: str) -> list[str]:
+        p = self._p(path)
+        if not self._fs.exists(p):
+            return []
+        return sorted(st.getPath().getName() for st in self._fs.listStatus(p))
+
+    def read_text(self, path: str) -> str | None:
+        p = self._p(path)
+        if not self._fs.exists(p):
+            return None
+        stream = self._fs.open(p)
+        try:
+            return self._jvm.org.apache.commons.io.IOUtils.toString(stream, "UTF-8")
+        finally:
+            stream.close()
+
+    def write_text(self, path: str, text: str) -> None:
+        out = self._fs.create(self._p(path), True)
+        try:
+            out.write(bytearray(text.encode("utf-8")))
+            out.hsync()
+        finally:
+            out.close()
+
+    def create_exclusive(self, path: str, text: str) -> bool:
+        # create(overwrite=false) is an atomic test-and-create on HDFS; object stores only approximate it
+        # (S3A checks then writes), which is why the lock also records its holder for a human to judge.
+        try:
+            out = self._fs.create(self._p(path), False)
+        except Exception as exc:  # noqa: BLE001 - py4j wraps FileAlreadyExistsException
+            if "FileAlreadyExists" in str(exc) or "already exists" in str(exc):
+                return False
+            raise
+        try:
+            out.write(bytearray(text.encode("utf-8")))
+            out.hsync()
+        finally:
+            out.close()
+        return True
+
+
+def fs_for(path: str, spark=None) -> Fs:
+    """LocalFs for a local path (no scheme or file:), else the Hadoop FileSystem of the path (needs spark)."""
+    if is_local(path):
+        return LocalFs()
+    if spark is None:
+        raise ValueError(f"{path}: a non-local path needs a Spark session for its Hadoop FileSystem")
+    return HadoopFs(spark, path)

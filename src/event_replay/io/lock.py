@@ -1,0 +1,102 @@
+"""One run at a time per job output: an exclusive lock file `<output.path>/_lock`.
+
+Taken by creating the file atomically (O_EXCL locally, `create(overwrite=false)` on a Hadoop FileSystem); it
+holds the holder's host, pid, start time and arguments, and is removed when the run ends, also on failure. A
+second run on the same output fails at once with a message naming the holder (it does not wait: the caller,
+e.g. an Airflow retry, decides when to try again). A lock left by a killed run is broken only when it is
+provably stale: same host and the pid no longer exists. A lock from another host is never broken
+automatically (we cannot see its processes): the message says which file to delete once that run is known dead.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import socket
+import sys
+import uuid
+from contextlib import contextmanager
+from typing import Iterator
+
+from .fs import Fs, fs_for
+
+LOCK = "_lock"
+_HELD: set[str] = set()  # outputs this process holds (re-entrant: the CLI takes it before Spark, the job again)
+
+
+class OutputLocked(RuntimeError):
+    """Another run holds the output's lock."""
+
+
+def lock_path(output: str) -> str:
+    return f"{output.rstrip('/')}/{LOCK}"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, another user's
+    return True
+
+
+def _stale(holder: dict) -> bool:
+    return holder.get("host") == socket.gethostname() and isinstance(holder.get("pid"), int) \
+        and not _pid_alive(holder["pid"])
+
+
+def _describe(holder: dict | None, raw: str | None) -> str:
+    if not holder:
+        return f"an unreadable lock ({raw!r})"
+    return (f"pid {holder.get('pid')} on {holder.get('host')} since {holder.get('started')} "
+            f"({' '.join(holder.get('args') or [])})")
+
+
+@contextmanager
+def output_lock(output: str, spark=None, args: list[str] | None = None, fs: Fs | None = None) -> Iterator[str]:
+    """Hold `<output>/_lock` for the duration of the block; raise OutputLocked if someone else holds it."""
+    key = output.rstrip("/")
+    if key in _HELD:
+        yield lock_path(key)
+        return
+    fs = fs or fs_for(key, spark)
+    fs.mkdirs(key)
+    path = lock_path(key)
+    me = {"host": socket.gethostname(), "pid": os.getpid(), "token": uuid.uuid4().hex,
+          "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+          "args": list(args if args is not None else sys.argv)}
+    text = json.dumps(me, sort_keys=True)
+    for attempt in range(2):
+        if fs.create_exclusive(path, text):
+            break
+        raw = fs.read_text(path)
+        try:
+            holder = json.loads(raw) if raw else None
+        except ValueError:
+            holder = None
+        if attempt == 0 and holder is not None and _stale(holder):
+            # Move the dead holder's lock aside (one rename wins if two runs try), check it was that lock,
+            # then compete for a fresh one with the atomic create.
+            aside = f"{path}.stale-{me['token'][:8]}"
+            if fs.rename(path, aside):
+                moved = fs.read_text(aside)
+                fs.delete(aside)
+                if moved is not None and moved != raw:
+                    fs.create_exclusive(path, moved)  # a live lock taken meanwhile: put it back
+            continue
+        raise OutputLocked(f"output {key} is locked by {_describe(holder, raw)}: another replay of this job "
+                           f"is writing it. Wait for it to finish; if it is dead, delete {path}")
+    else:
+        raise OutputLocked(f"output {key}: could not take the lock {path}")
+    _HELD.add(key)
+    try:
+        yield path
+    finally:
+        _HELD.discard(key)
+        try:
+            if fs.read_text(path) == text:  # never remove a lock that is not ours
+                fs.delete(path)
+        except Exception:  # noqa: BLE001 - the run's own outcome matters more than a failed unlock
+            pass

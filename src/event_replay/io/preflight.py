@@ -1,0 +1,57 @@
+"""Checks of the source that need no Spark: run by `replay run` after the config loads and before the JVM
+starts, so that a config naming a column the source does not have costs milliseconds, not a Spark start-up.
+
+Only local sources are looked at (one file's footer or header line); elsewhere, and for anything subtler, the
+same checks run again when Spark reads the source (io/source.py prepare_source), with the same ConfigError."""
+from __future__ import annotations
+
+import csv
+import glob
+import os
+
+from ..semantics.config import COLUMN_ROLES, ConfigError, JobConfig
+from .fs import is_local, local_path
+
+
+def _first_data_file(path: str) -> str | None:
+    for match in sorted(glob.glob(path)):
+        if os.path.isfile(match):
+            return match
+        for root, dirs, files in os.walk(match):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(("_", ".")))
+            for f in sorted(files):
+                if not f.startswith(("_", ".")):
+                    return os.path.join(root, f)
+    return None
+
+
+def source_columns(cfg: JobConfig) -> list[str] | None:
+    """The column names of the source's first data file, or None when they cannot be read without Spark."""
+    src = cfg.source
+    if not is_local(src.path):
+        return None
+    first = _first_data_file(local_path(src.path))
+    if first is None:
+        return None
+    try:
+        if src.format == "csv":
+            with open(first, newline="", encoding="utf-8") as f:
+                return next(csv.reader(f), None)
+        import pyarrow.parquet as pq
+
+        return list(pq.read_schema(first).names)
+    except Exception:  # noqa: BLE001 - unreadable here: Spark will say why when it reads it
+        return None
+
+
+def check_source(cfg: JobConfig) -> None:
+    """A ConfigError naming `source.columns.<role>` when the source lacks a role's column."""
+    names = source_columns(cfg)
+    if names is None:
+        return
+    needed = [r for r in COLUMN_ROLES if r != "event_time" or cfg.window.time == "event"]
+    for role in needed:
+        col = cfg.source.columns[role]
+        if col not in names:
+            raise ConfigError(f"source.columns.{role}", f"column {col!r} is not in the source "
+                                                        f"(columns: {', '.join(names)})")
