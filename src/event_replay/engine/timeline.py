@@ -62,6 +62,7 @@ class TimelineEnd:
     stream_last: DataFrame | None  # at most one row, `s_idle`: the stream's idle flag at the end (None: unchanged)
 
 _N_BUCKETS = 64  # buckets of a two-level scan: enough parallelism, a tiny prefix table
+_TICKS_BROADCAST_MAX = 1_000_000  # the tick -> stream watermark lookup is broadcast up to this many ticks
 
 
 def _lit(v: int) -> Column:
@@ -216,14 +217,21 @@ def _periodic(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side:
     # --- rows meet the timeline: the stream after the last tick before the row (an as-of lookup on the
     # small tick timeline, then an equi-join on that tick).
     rows = rows.withColumn("_prev", F.col("_tick") - _lit(interval))
-    asks = rows.select(F.col("_prev").alias("T")).filter(F.col("T") >= first_tick).distinct() \
-        .withColumn("W", _lit(None)).withColumn("_kind", F.lit(1))
+    n_ticks = (last_tick - first_tick) // interval + 1
+    small = n_ticks <= _TICKS_BROADCAST_MAX
+    if small:
+        # Every tick of the range is asked (no pass over the rows to find the ticks they need), and the answer
+        # is broadcast: the rows meet it where they are, with no shuffle.
+        asks = spark.range(first_tick, last_tick + 1, interval).select(F.col("id").alias("T"))
+    else:
+        asks = rows.select(F.col("_prev").alias("T")).filter(F.col("T") >= first_tick).distinct()
+    asks = asks.withColumn("W", _lit(None)).withColumn("_kind", F.lit(1))
     known = stream.select("T", "W").withColumn("_kind", F.lit(0))
     lookup = (known.unionByName(asks)
               .withColumn("W", F.last("W", ignorenulls=True).over(
                   Window.orderBy("T", "_kind").rowsBetween(Window.unboundedPreceding, 0)))
               .filter(F.col("_kind") == 1).select(F.col("T").alias("_prev"), F.col("W").alias("_W")))
-    out_rows = (rows.join(lookup, "_prev", "left")
+    out_rows = (rows.join(F.broadcast(lookup) if small else lookup, "_prev", "left")
                 .select(*cols, F.coalesce(F.col("_W"), _lit(initial)).alias("wm_before")))
     # The state to carry: per split its last group up to the last tick (M after it) and its group at the tick
     # after the range (rows published there, raw max E); the stream's idle flag at the last change tick.

@@ -64,13 +64,15 @@ def compute_windows_with_elements(rows: DataFrame, stream_values: DataFrame, cfg
                                   new_from_ms: int | None = None, carried_wm: int | None = None):
     """compute_windows, plus the elements (window bounds per row: split, offset, __we) for the carried state."""
     input_cols = [c for c in rows.columns if c != "wm_before"]
+    queries = None
     if cfg.window.type == "session":
         elems, late = _session_elements(rows, cfg, input_cols)
-        wid, order = [_WID_SPLIT, _WID_OFFSET], [_POS]
+        firings = _firings_with_aggregates(elems, [_WID_SPLIT, _WID_OFFSET], [_POS], cfg.aggregations)
     else:
-        elems, late = _fixed_elements(rows, cfg, input_cols)
-        wid, order = ["key", _WS, _WE], list(ORDER)
-    firings = _firings_with_aggregates(elems, wid, order, cfg.aggregations)
+        accepted, late = _fixed_accepted(rows, cfg, input_cols)
+        elems = accepted
+        firings = _fixed_firings(accepted, input_cols, cfg.aggregations)
+        queries = _fixed_queries(rows, cfg)
     if new_from_ms is not None:
         late = late.where(F.col("arrival_time") >= F.lit(new_from_ms))
         caused_here = F.col("arrival_time") >= F.lit(new_from_ms)
@@ -78,7 +80,7 @@ def compute_windows_with_elements(rows: DataFrame, stream_values: DataFrame, cfg
             caused_here = F.when(F.col("fire_reason") == _PENDING, F.col(_WE) - F.lit(1) > F.lit(carried_wm)) \
                 .otherwise(caused_here)
         firings = firings.where(caused_here)
-    firings = _with_fire_watermarks(firings, stream_values, cfg)
+    firings = _with_fire_watermarks(firings, stream_values, cfg, queries)
     out = firings.select(
         "key", F.col(_WS).alias("window_start"), F.col(_WE).alias("window_end"),
         F.col("fire_index").cast("int").alias("fire_index"), F.col("fire_watermark").cast("long").alias("fire_watermark"),
@@ -116,7 +118,9 @@ def _cleanup(max_ts: Column, lateness: int) -> Column:
     return F.when(max_ts > F.lit(POS_INF - lateness), F.lit(POS_INF)).otherwise(max_ts + F.lit(lateness))
 
 
-def _fixed_elements(rows: DataFrame, cfg: JobConfig, input_cols: list[str]):
+def _fixed_accepted(rows: DataFrame, cfg: JobConfig, input_cols: list[str]):
+    """(accepted elements: input columns, wm_before, __ws, __we, one per (row, window) the row is added to;
+    late rows). No shuffle: per-row expressions and filters only."""
     w = cfg.window
     size = w.size_ms
     slide = w.slide_ms if w.type == "sliding" else size
@@ -137,9 +141,30 @@ def _fixed_elements(rows: DataFrame, cfg: JobConfig, input_cols: list[str]):
                  .withColumn(_WS, last_start - F.col("__k") * F.lit(slide))
                  .where(F.col(_WS) > t - F.lit(size)).drop("__k"))
     elems = elems.withColumn(_WE, F.col(_WS) + F.lit(size))
-    max_ts = F.col(_WE) - F.lit(1)
-    accepted = elems.where(wm < _cleanup(max_ts, lateness))
+    accepted = elems.where(wm < _cleanup(F.col(_WE) - F.lit(1), lateness))
+    return accepted, late
 
+
+def _fixed_queries(rows: DataFrame, cfg: JobConfig) -> DataFrame:
+    """The max timestamps (end - 1) of every window some row falls in: a superset of the timer firings' lookups,
+    taken from the rows (a scan with a partial distinct) rather than from the firings, so the firings' shuffle is
+    not run a second time to find them."""
+    w = cfg.window
+    slide = w.slide_ms if w.type == "sliding" else w.size_ms
+    t = F.col("event_time")
+    last_start = t - F.pmod(t - F.lit(w.offset_ms), F.lit(slide))
+    q = rows.select((last_start + F.lit(w.size_ms - 1)).alias("__q")).distinct()
+    n_windows = -(-w.size_ms // slide)
+    if n_windows > 1:
+        q = (q.select("__q", F.explode(F.sequence(F.lit(0), F.lit(n_windows - 1))).alias("__k"))
+             .select((F.col("__q") - F.col("__k") * F.lit(slide)).alias("__q")).distinct())
+    return q
+
+
+def _number(accepted: DataFrame, input_cols: list[str]) -> DataFrame:
+    """Elements of fixed windows numbered in replay order, with their firing columns (see above)."""
+    wm = F.col("wm_before")
+    max_ts = F.col(_WE) - F.lit(1)
     ordered = Window.partitionBy("key", _WS, _WE).orderBy(*ORDER)
     whole = ordered.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
     is_early = wm < max_ts
@@ -155,7 +180,70 @@ def _fixed_elements(rows: DataFrame, cfg: JobConfig, input_cols: list[str]):
         .cast("long").alias("fire_index"),
         F.when(timer_here, F.lit(_PENDING)).when(~is_early, F.lit(FIRE_LATE_ROW)).alias("fire_reason"),
         F.when(~is_early, wm).alias("fire_watermark"))
-    return elems, late
+    return elems
+
+
+# Windows with late-accepted rows are numbered through a window function; when there are at most this many, they
+# are found with a broadcast join and every other window's (single) firing is a hash aggregate.
+_LATE_WINDOWS_BROADCAST_MAX = 200_000
+_FIXED_WID = ["key", _WS, _WE]
+
+
+def _fixed_firings(accepted: DataFrame, input_cols: list[str], aggs: dict[str, str]) -> DataFrame:
+    """Firings of tumbling/sliding windows.
+
+    A window whose rows are all early fires once, at its timer, with all its rows: a plain groupBy (map-side
+    partial aggregation, no sort), exact when every aggregate is order-free (count, min, max, exact sums). Only the
+    windows that also hold late-accepted rows (rare: rows with max_ts <= wm_before < cleanup) need the numbered
+    elements and running aggregates. Otherwise (order-dependent aggregates, or many such windows) every window
+    goes through the numbered path."""
+    wm, max_ts = F.col("wm_before"), F.col(_WE) - F.lit(1)
+    numbered = lambda df: _firings_with_aggregates(_number(df, input_cols), _FIXED_WID, list(ORDER), aggs)  # noqa: E731
+    if not all(_order_free(accepted, e) for e in aggs.values()):
+        return numbered(accepted)
+    late_windows = accepted.where(wm >= max_ts).select(*_FIXED_WID).distinct().localCheckpoint(eager=True)
+    if late_windows.count() > _LATE_WINDOWS_BROADCAST_MAX:
+        return numbered(accepted)
+    lw = F.broadcast(late_windows)
+    timer = (accepted.where(wm < max_ts).join(lw, _FIXED_WID, "left_anti")
+             .groupBy(*_FIXED_WID)
+             .agg(F.count(F.lit(1)).alias(_POS), F.max("arrival_time").alias("arrival_time"),
+                  *[F.expr(e).alias(n) for n, e in aggs.items()])
+             .select(*_FIXED_WID, _POS, F.lit(0).cast("long").alias("fire_index"),
+                     F.lit(_PENDING).alias("fire_reason"), F.lit(None).cast("long").alias("fire_watermark"),
+                     "arrival_time", *aggs.keys()))
+    return timer.unionByName(numbered(accepted.join(lw, _FIXED_WID, "left_semi")).select(*timer.columns))
+
+
+_ORDER_FREE = re.compile(r"^\s*(count|min|max|sum)\s*\(", re.I)
+
+
+def _order_free(frame: DataFrame, expr: str) -> bool:
+    """Whether `expr` is one count/min/max/sum call whose result cannot depend on the order rows are combined in:
+    not over floating point (rounding of sums; -0.0 against 0.0 in min/max)."""
+    text = expr.strip()
+    if not _ORDER_FREE.match(text) or not _single_call(text):
+        return False
+    try:
+        frame.select(F.expr(text).alias("__x")).schema  # analysis only: is it one valid aggregate at all
+        inner = text[text.index("(") + 1:-1].strip()
+        if inner == "*" or text.lower().startswith("count"):
+            return True
+        if re.match(r"^distinct\b", inner, re.I):
+            inner = inner[len("distinct"):]
+        arg_type = frame.select(F.expr(inner).alias("__y")).schema["__y"].dataType.simpleString()
+    except AnalysisException:
+        return False
+    return "float" not in arg_type and "double" not in arg_type
+
+
+def _single_call(text: str) -> bool:
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and ch == ")":
+            return i == len(text) - 1
+    return False
 
 
 # -- sessions: one sequential pass per key --------------------------------------------------------------------
@@ -302,12 +390,27 @@ def _session_elements(rows: DataFrame, cfg: JobConfig, input_cols: list[str]):
 
 # -- timer firings: the stream value that fired them ---------------------------------------------------------
 
-def _with_fire_watermarks(firings: DataFrame, stream_values: DataFrame, cfg: JobConfig) -> DataFrame:
+_LOOKUP_BROADCAST_MAX = 500_000  # (max timestamp -> stream value) pairs: broadcast up to this many
+
+
+def _with_fire_watermarks(firings: DataFrame, stream_values: DataFrame, cfg: JobConfig,
+                          queries: DataFrame | None = None) -> DataFrame:
     """A timer firing happens when the stream first reaches the window's max timestamp: at the smallest stream
-    value >= end - 1. None: `end_of_input` with flush; with hold the window stays open and does not fire."""
+    value >= end - 1. None: `end_of_input` with flush; with hold the window stays open and does not fire.
+    `queries` (column __q): a superset of the timer firings' max timestamps, if the caller has a cheaper source
+    of them than the firings themselves."""
     pending = F.col("fire_reason") == _PENDING
     with_q = firings.withColumn("__q", F.when(pending, F.col(_WE) - F.lit(1)))
-    found = _next_values(with_q.where(F.col("__q").isNotNull()).select("__q").distinct(), stream_values)
+    given = queries is not None
+    if not given:
+        queries = with_q.where(F.col("__q").isNotNull()).select("__q").distinct()
+    found = _next_values(queries, stream_values)
+    if given:
+        # One row per window end: small next to the firings, so the firings keep their partitioning (a broadcast
+        # hash join instead of shuffling every firing by __q).
+        found = found.localCheckpoint(eager=True)
+        if found.count() <= _LOOKUP_BROADCAST_MAX:
+            found = F.broadcast(found)
     flushed = F.lit(FIRE_END_OF_INPUT) if cfg.replay.end_of_input == "flush" else F.lit(None).cast("string")
     out = (with_q.join(found, "__q", "left")  # a null __q (not a timer firing) matches nothing
            .withColumn("fire_watermark", F.when(pending, F.col("__v")).otherwise(F.col("fire_watermark")))
