@@ -33,6 +33,12 @@ def postgres_url():
         shutil.rmtree(base, ignore_errors=True)
 
 
+@pytest.fixture
+def postgres_database(postgres_url):
+    """A factory: a fresh database of the given name on the shared server; returns its SQLAlchemy URL."""
+    return lambda name: create_database(postgres_url, name)
+
+
 def create_database(url: str, name: str) -> str:
     """A fresh database on the same server (each Airflow test gets its own metadata DB); returns its URL."""
     import psycopg2
