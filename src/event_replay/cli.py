@@ -2,6 +2,7 @@
 
     replay run --config FILE [--master URL] [--conf KEY=VALUE ...]
     replay run --config FILE --partition 2024-01-01[THH] [--first] [--end-of-input hold|flush] [--previous P]
+    replay tune --config FILE --max-out-of-orderness 1s,5s,30s --idle-timeout none,30s,2m [--allowed-lateness ...]
     replay sample --out DIR --rows N --splits K --seed S [...]
 
 Exit codes: 0 ok, 2 bad config or usage (the config is validated before Spark starts), 1 any other failure.
@@ -313,6 +314,10 @@ def build_parser() -> argparse.ArgumentParser:
     why = sub.add_parser("why", help="write the why-report (watermark timelines, late rows by cause) of a job's outputs")
     why.add_argument("--config", required=True, help="job config (YAML) whose outputs to explain")
     why.set_defaults(func=cmd_why)
+
+    from .tuning.cli import add_tune_parser  # argparse only: Spark is imported when the grid runs
+
+    add_tune_parser(sub)
 
     sample = sub.add_parser("sample", help="write a sample Parquet log")
     sample.add_argument("--out", required=True, help="output directory (replaced if it exists)")
