@@ -95,7 +95,7 @@ def test_plan_orders_partitions_holds_all_but_the_last():
     assert [(r.first, r.previous, r.end_of_input) for r in p.runs] == [
         (True, None, "hold"), (False, "2024-01-01", "hold"), (False, "2024-01-02", "flush")]
     assert p.runs[1].job_args("/c.yaml") == ["--config", "/c.yaml", "--partition", "2024-01-02",
-                                             "--end-of-input", "hold"]
+                                             "--end-of-input", "hold", "--previous", "2024-01-01"]
     assert p.runs[0].job_args("/c.yaml")[-1] == "--first"
     assert pl.Plan.from_dict(p.to_dict()) == p
 
@@ -106,10 +106,14 @@ def test_plan_missing_partitions_fail_unless_allowed():
         pl.plan_range(avail, D("2024-01-01"), D("2024-01-04"), end_of_input="flush")
     p = pl.plan_range(avail, D("2024-01-01"), D("2024-01-04"), end_of_input="hold", allow_missing=True)
     assert p.missing == ("2024-01-02", "2024-01-03")
-    assert [(r.partition, r.previous, r.end_of_input) for r in p.runs] == [
-        ("2024-01-01", None, "hold"), ("2024-01-04", "2024-01-01", "hold")]
-    with pytest.raises(pl.PlanError, match="no partition"):
-        pl.plan_range(avail, D("2024-01-02"), D("2024-01-03"), end_of_input="flush", allow_missing=True)
+    # Missing days replay as empty partitions: the clock runs through them as in one replay of the range.
+    assert [(r.partition, r.previous, r.end_of_input, r.missing) for r in p.runs] == [
+        ("2024-01-01", None, "hold", False), ("2024-01-02", "2024-01-01", "hold", True),
+        ("2024-01-03", "2024-01-02", "hold", True), ("2024-01-04", "2024-01-03", "hold", False)]
+    assert p.runs[1].job_args("c")[-3:] == ["--previous", "2024-01-01", "--allow-missing"]
+    assert "--allow-missing" not in p.runs[3].job_args("c")
+    only_missing = pl.plan_range(avail, D("2024-01-02"), D("2024-01-03"), end_of_input="flush", allow_missing=True)
+    assert [(r.missing, r.end_of_input) for r in only_missing.runs] == [(True, "hold"), (True, "flush")]
 
 
 def test_continuing_needs_the_predecessors_state(tmp_path):
@@ -137,7 +141,7 @@ def test_validate_and_plan_tasks(project):
     assert ":" not in Path(v["run_dir"]).name and Path(v["run_dir"]).is_relative_to(out.resolve())
     assert load_config(v["config_path"]).output.path == str(out.resolve())
     p = plan_partitions(v)
-    assert [r["partition"] for r in p["plan"]["runs"]] == ["2024-01-01", "2024-01-02", "2024-01-04"]
+    assert [r["partition"] for r in p["plan"]["runs"]] == ["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"]
     assert p["plan"]["missing"] == ["2024-01-03"]
     # Continuing from state: the partition before the range must have left its state.
     v2 = validate_backfill(params(start_date="2024-01-02", continue_from_state=True), str(root), "r2")

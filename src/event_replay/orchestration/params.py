@@ -170,7 +170,8 @@ def airflow_params(project_dir: str | Path, *, nightly: bool = False) -> dict[st
                                    description="flush: the last partition ends the stream (every window fires); "
                                                "hold: its state waits for the next partition.")
     params["allow_missing_partitions"] = Param(False, type="boolean", title="Allow missing partitions",
-                                               description="Skip days without a dt= folder instead of failing.")
+                                               description="Replay days without a dt= folder as empty partitions "
+                                                           "(the replay clock runs through them) instead of failing.")
     if not nightly:
         params["continue_from_state"] = Param(False, type="boolean", title="Continue from carried state",
                                               description="Off: the first day starts a new history. On: it "

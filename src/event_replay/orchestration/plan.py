@@ -57,17 +57,20 @@ class PartitionRun:
     first: bool  # starts a history: no carried state
     end_of_input: str  # hold, or the request's choice for the last partition
     previous: str | None  # the partition whose state this one continues from
+    missing: bool = False  # no folder in the source: replayed as empty (allow_missing_partitions)
 
     def job_args(self, config_path: str) -> list[str]:
-        """Arguments of jobs/replay_job.py (and `replay run`) for this partition."""
+        """Arguments of jobs/replay_job.py (and `replay run`) for this partition. The predecessor is named: the
+        job's default (the latest source folder before it) would skip a missing day replayed as empty."""
         args = ["--config", config_path, "--partition", self.partition, "--end-of-input", self.end_of_input]
-        return args + (["--first"] if self.first else [])
+        args += ["--first"] if self.first else ["--previous", self.previous]
+        return args + (["--allow-missing"] if self.missing else [])
 
 
 @dataclass(frozen=True)
 class Plan:
     runs: tuple[PartitionRun, ...]
-    missing: tuple[str, ...]  # days of the range without a partition (skipped: allow_missing_partitions)
+    missing: tuple[str, ...]  # days of the range without a partition (replayed as empty: allow_missing_partitions)
 
     @property
     def partitions(self) -> list[str]:
@@ -83,27 +86,26 @@ class Plan:
 
 def plan_range(available: Iterable[dt.date], start: dt.date, end: dt.date, *, end_of_input: str,
                allow_missing: bool = False, continue_from: str | None = None) -> Plan:
-    """The ordered replay of the days [start, end] that have partitions.
+    """The ordered replay of the days [start, end].
 
     `continue_from`: the partition whose state the first one continues (None: the first starts a history).
-    Missing days fail unless `allow_missing`; then they are skipped and the chain continues across the gap."""
+    Missing days fail unless `allow_missing`; then they are replayed as empty partitions, so that the replay clock
+    still runs through them (ticks, idleness) exactly as in one replay of the whole range."""
     if end < start:
         raise PlanError(f"end date {end} is before start date {start}")
     have = set(available)
     wanted = days_between(start, end)
     missing = [d.isoformat() for d in wanted if d not in have]
-    present = [d.isoformat() for d in wanted if d in have]
     if missing and not allow_missing:
         raise PlanError(f"missing partitions in {start}..{end}: {', '.join('dt=' + m for m in missing)} "
-                        "(set allow_missing_partitions to skip them)")
-    if not present:
-        raise PlanError(f"no partition to replay in {start}..{end} (missing: {len(missing)} day(s))")
+                        "(set allow_missing_partitions to replay them as empty)")
     runs = []
     previous = continue_from
-    for i, p in enumerate(present):
-        last = i == len(present) - 1
+    for i, day in enumerate(wanted):
+        p = day.isoformat()
+        last = i == len(wanted) - 1
         runs.append(PartitionRun(partition=p, first=previous is None, previous=previous,
-                                 end_of_input=end_of_input if last else "hold"))
+                                 end_of_input=end_of_input if last else "hold", missing=p in missing))
         previous = p
     return Plan(runs=tuple(runs), missing=tuple(missing))
 

@@ -38,7 +38,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines = [f"# Replay report: {report.get('dag_id', '')} {report.get('run_id', '')}".rstrip(), "",
              f"- config: `{report.get('config_file', '')}`", f"- outputs: `{report['output_path']}`"]
     if report.get("missing_days"):
-        lines.append(f"- days without a partition (skipped): {', '.join(report['missing_days'])}")
+        lines.append(f"- days without a partition (replayed as empty): {', '.join(report['missing_days'])}")
     if report.get("dq") is not None:
         lines.append(f"- data quality: {report['dq']}")
     for key, label in (("data_docs", "Data Docs"), ("why_report", "why-report")):

@@ -9,7 +9,7 @@ from typing import Any, Mapping
 
 from ..semantics.config import load_config
 from .params import run_dir, validate_request, write_effective_config
-from .plan import Plan, PlanError, check_state, list_partitions, plan_range, predecessor
+from .plan import Plan, check_state, list_partitions, plan_range, predecessor
 from .report import build_report, write_report
 
 log = logging.getLogger(__name__)
@@ -40,19 +40,13 @@ def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
     available = list_partitions(v["source_path"])
     start, end = dt.date.fromisoformat(v["start"]), dt.date.fromisoformat(v["end"])
     continue_from = predecessor(available, start) if v.get("continue_from_state") else None
-    try:
-        plan = plan_range(available, start, end, end_of_input=v["end_of_input"],
-                          allow_missing=v["allow_missing_partitions"], continue_from=continue_from)
-    except PlanError:
-        if v["allow_missing_partitions"] and start == end:
-            log.warning("no partition dt=%s: nothing to replay (allow_missing_partitions)", start)
-            return {**v, "plan": Plan(runs=(), missing=(start.isoformat(),)).to_dict()}
-        raise
+    plan = plan_range(available, start, end, end_of_input=v["end_of_input"],
+                      allow_missing=v["allow_missing_partitions"], continue_from=continue_from)
     check_state(v["output_path"], plan.runs[0])  # fail now, not after a Spark start-up
     log.info("plan: %s", ", ".join(f"{r.partition}{' (first)' if r.first else ''} {r.end_of_input}"
                                    for r in plan.runs))
     if plan.missing:
-        log.warning("days without a partition, skipped: %s", ", ".join(plan.missing))
+        log.warning("days without a partition, replayed as empty: %s", ", ".join(plan.missing))
     return {**v, "plan": plan.to_dict()}
 
 
