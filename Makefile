@@ -8,7 +8,7 @@ UV_VERSION := 0.13.9
 TOOLS := $(CURDIR)/.tools
 UV := $(TOOLS)/bin/uv
 VENV := $(CURDIR)/.venv
-PYTEST_ARGS ?= -q
+PYTEST_ARGS ?= -q --durations=30
 DEMO_ROWS ?= 20000
 # Airflow (make demo / make airflow): project-local home, the project's DAGs and plugins, Spark jobs on local[*]
 # through the replay_spark connection (set AIRFLOW_CONN_REPLAY_SPARK for spark://, yarn or k8s:// masters).
@@ -31,7 +31,7 @@ AIRFLOW_ENV = AIRFLOW_HOME=$(AIRFLOW_HOME_DIR) AIRFLOW__CORE__DAGS_FOLDER=$(CURD
 export UV_PYTHON_DOWNLOADS := never
 export PATH := $(TOOLS)/bin:$(PATH)
 
-.PHONY: install test test-integration demo airflow airflow-init bench clean distclean check-python check-java sync
+.PHONY: install test test-fast test-integration tune demo airflow airflow-init bench clean distclean check-python check-java sync
 
 install: check-python check-java sync
 
@@ -60,15 +60,29 @@ sync: $(UV)
 	  { echo "error: .venv has no usable pyspark after uv sync (pyspark and pyspark-client share the pyspark/ folder: try make distclean install)" >&2; exit 1; }
 	@test -x $(VENV)/bin/replay || { echo "error: console script .venv/bin/replay was not installed" >&2; exit 1; }
 
-# `make test`: the semantics, the engine, the Flink differential tests, IO/CLI/determinism, DAG parsing.
-# `make test-integration`: the end-to-end suites (Airflow runs, PostgreSQL, Spark cluster, GX, browser); they take
-# many minutes on 2 cores, so CI runs `make test`.
+# `make test`: every test, what CI runs: the semantics, the engine, the Flink differential tests, IO/CLI/determinism,
+# DAG parsing, and the end-to-end suites (Airflow DAG runs on SQLite and on PostgreSQL with the LocalExecutor, a Spark
+# standalone cluster, GX, the plugin in headless Chromium). `make test-fast` leaves the end-to-end suites out
+# (marker `integration`); `make test-integration` runs only them.
 test: install
+	@if [ -f tests/flink/build.sh ]; then UV=$(UV) bash tests/flink/build.sh; fi
+	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+test-fast: install
 	@if [ -f tests/flink/build.sh ]; then UV=$(UV) bash tests/flink/build.sh; fi
 	$(VENV)/bin/python -m pytest -m "not integration" $(PYTEST_ARGS)
 
 test-integration: install
 	$(VENV)/bin/python -m pytest -m integration $(PYTEST_ARGS)
+
+# make tune: the what-if grid on the demo sample log (replay tune: one Spark application, the input read once);
+# the table, CSV/Parquet and the plot land under out/demo/_tuning/<grid>/.
+TUNE_DELAYS ?= 1s,5s,30s
+TUNE_IDLE ?= none,30s,2m
+tune: install
+	$(VENV)/bin/replay sample --out data/sample --rows $(DEMO_ROWS) --splits 4 --seed 7
+	$(VENV)/bin/replay tune --config jobs/configs/demo.yaml --max-out-of-orderness $(TUNE_DELAYS) \
+	  --idle-timeout $(TUNE_IDLE) --master "local[*]"
 
 # make bench: exact replay vs naive Spark vs the Flink job vs a scan floor on generated logs (BENCHMARKS.md).
 # Long: tens of minutes for 10M rows on 2 cores. BENCH_ARGS overrides the sizes, e.g. BENCH_ARGS="--rows 1000000 --reps 1".
