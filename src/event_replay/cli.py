@@ -100,6 +100,10 @@ def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False,
         if not first:
             if previous is None:
                 earlier = [p for p in source_partitions(spark, cfg, part.hourly) if p < part.id]
+                # A partition replayed without a source folder (--allow-missing) has a state but no folder: it
+                # is the predecessor too, so that the history is not silently cut around it.
+                states = fs_for(output, spark).list_names(f"{output}/_state")
+                earlier = sorted(set(earlier) | {s for s in states if s < part.id and len(s) == len(part.id)})
                 if not earlier:
                     raise StateError(f"partition {part.id} has no predecessor under {cfg.source.path}: "
                                      "start the history with --first")

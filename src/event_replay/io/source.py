@@ -268,10 +268,14 @@ def _sibling_partitions(spark: SparkSession, root: str, subpath: str) -> list[st
     return before + after
 
 
-def _neighbour_file(spark: SparkSession, cfg: JobConfig, subpath: str, limit: int = 48) -> str | None:
+def _neighbour_file(spark: SparkSession, cfg: JobConfig, subpath: str, earlier_only: bool = False,
+                    limit: int = 48) -> str | None:
     """The first data file of the nearest partition that has one (earlier first), within `limit` partitions."""
     root = cfg.source.path.rstrip("/")
-    for name in _sibling_partitions(spark, root, subpath)[:limit]:
+    names = _sibling_partitions(spark, root, subpath)
+    if earlier_only:
+        names = [n for n in names if n < subpath]
+    for name in names[:limit]:
         files = data_files(spark, f"{root}/{name}")
         if files:
             return files[0]
@@ -294,7 +298,8 @@ def read_partition_source(spark: SparkSession, cfg: JobConfig, subpath: str, sta
     passes and the state carries on. A missing one (no folder) is an error unless `allow_missing`, since it
     usually means an upstream export has not landed; allowed, it replays as empty. Either way the empty
     replay borrows the column types of the nearest partition that has files, so that its outputs have the
-    same schema as its neighbours'. The files are checked for schema drift against that neighbour too."""
+    same schema as its neighbours'. The files are checked for schema drift against the nearest earlier
+    partition's first file."""
     pcfg = partition_config(cfg, subpath, start_ms, end_ms)
     path = pcfg.source.path
     fs, hp = _hadoop(spark, path)
@@ -303,8 +308,8 @@ def read_partition_source(spark: SparkSession, cfg: JobConfig, subpath: str, sta
         raise MissingPartitionError(f"partition {subpath} has no folder in the source ({path}): it is missing, "
                                     "not empty; replay it as empty with --allow-missing if no data will come")
     files = data_files(spark, path) if exists else []
-    neighbour = _neighbour_file(spark, cfg, subpath)
     if not files:
+        neighbour = _neighbour_file(spark, cfg, subpath)
         if neighbour is not None:
             if cfg.source.format == "csv":
                 schema = _csv_reader(spark).csv(neighbour).schema
@@ -315,7 +320,8 @@ def read_partition_source(spark: SparkSession, cfg: JobConfig, subpath: str, sta
                                    for c in dict.fromkeys(cfg.source.columns.values())])
         raw = spark.createDataFrame([], schema)
         return prepare_source(raw, pcfg)
-    check_schema_drift(spark, files, pcfg.source.format, neighbour)
+    # Drift is judged against the past (the nearest earlier partition): a later partition's drift is its own.
+    check_schema_drift(spark, files, pcfg.source.format, _neighbour_file(spark, cfg, subpath, earlier_only=True))
     reader = spark.read.option("recursiveFileLookup", "true")
     if pcfg.source.format == "csv":
         raw = reader.option("header", True).option("mode", "PERMISSIVE").csv(path)
