@@ -128,11 +128,16 @@ def plot(path: Path, rows: Sequence[dict[str, Any]]) -> None:
         pts = [r for r in rows if r["idle_timeout_ms"] == idle and r["wm_lag_mean_ms"] is not None]
         ax.scatter([r["wm_lag_mean_ms"] / 1000 for r in pts], [100 * r["late_share"] for r in pts],
                    color=colours[k % len(colours)], label=f"idle timeout {format_ms(idle)}", zorder=3)
-        for r in pts:
+        for j, r in enumerate(pts):  # alternate above/below so that neighbours' labels do not overprint
             ax.annotate(f"{format_ms(r['max_out_of_orderness_ms'])}/{format_ms(r['allowed_lateness_ms'])}",
                         (r["wm_lag_mean_ms"] / 1000, 100 * r["late_share"]), textcoords="offset points",
-                        xytext=(5, 4), fontsize=8)
-    ax.set_xlabel("mean watermark lag behind the newest event time (s, time-weighted on the replay clock)")
+                        xytext=(5, 5 if j % 2 == 0 else -12), fontsize=8)
+    lags = [r["wm_lag_mean_ms"] for r in rows if r["wm_lag_mean_ms"] is not None]
+    log_x = bool(lags) and min(lags) > 0 and max(lags) / min(lags) > 20  # lags often span orders of magnitude
+    if log_x:
+        ax.set_xscale("log")
+    ax.set_xlabel("mean watermark lag behind the newest event time (s, time-weighted on the replay clock"
+                  + (", log scale)" if log_x else ")"))
     ax.set_ylabel("late rows (% of rows)")
     ax.set_title("What-if: late share vs watermark lag (labels: delay/allowed lateness)")
     ax.grid(alpha=0.3)
