@@ -19,16 +19,14 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     from .timeline import compute_timeline
     from .windows import compute_windows
 
-    # Each output is written by its own Spark action; without materialising, every write would recompute the
-    # timeline (and windows and late rows share the window stage). The caller frees the cache when done
-    # (release()).
+    # The timeline's rows feed every output (firings, late rows, the window-end lookups): they are computed once
+    # and kept on the executors with a plan that starts there (a local checkpoint), so later queries neither
+    # recompute nor re-plan the timeline. The outputs themselves are left lazy: each is written once, and
+    # materialising them would only add a pass. The caller frees the cache when done (release()).
     timeline = compute_timeline(rows, cfg, sorted(splits), start_ms, end_ms)
-    # Materialise each stage and cut its lineage: without it every later query re-plans the whole history of
-    # cached frames (plans of ~100k lines), and planning, not data, dominates the run.
     tl_rows, stream_values = _materialise(timeline.rows), _materialise(timeline.stream_values)
     firings, late_rows = compute_windows(tl_rows, stream_values, cfg)
-    return EngineResult(windows=_materialise(firings), late_events=_materialise(late_rows),
-                        watermarks=_materialise(timeline.watermarks))
+    return EngineResult(windows=firings, late_events=late_rows, watermarks=timeline.watermarks)
 
 
 def _materialise(df: "DataFrame") -> "DataFrame":
@@ -43,7 +41,6 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     own outputs and what to write as its state (state.write_state)."""
     import dataclasses
 
-    from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     from .contract import NEG_INF, EngineResult
@@ -54,7 +51,6 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     cfg = dataclasses.replace(cfg, replay=dataclasses.replace(cfg.replay, end_of_input=end_of_input))
     if cfg.watermark.periodic and partition.end_ms - partition.start_ms < cfg.watermark.interval_ms:
         raise ValueError(f"partition {partition.id} is shorter than the watermark interval")
-    level = StorageLevel.MEMORY_AND_DISK
     m = carried.manifest if carried is not None else None
     all_splits = sorted(set(splits) | set(m.splits if m else ()))
     carry = None
@@ -62,17 +58,17 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
         carry = TimelineCarry(origin_tick=m.origin_tick, stream_wm=m.stream_watermark, stream_idle=m.stream_idle,
                               splits=carried.splits)
     timeline, end = compute_timeline_carried(rows, cfg, all_splits, partition.start_ms, partition.end_ms, carry)
-    tl_rows = timeline.rows.persist(level)
-    stream_values = timeline.stream_values.persist(level)
+    # As in replay(): the rows with their watermark are computed once, with a plan that starts there.
+    tl_rows = _materialise(timeline.rows)
+    stream_values = _materialise(timeline.stream_values)
     window_rows = tl_rows
     if carried is not None:
-        window_rows = carried.rows.select(*tl_rows.columns).unionByName(tl_rows).persist(level)
+        window_rows = _materialise(carried.rows.select(*tl_rows.columns).unionByName(tl_rows))
     w0 = m.stream_watermark if m is not None else NEG_INF
     firings, late_rows, elems = compute_windows_with_elements(
         window_rows, stream_values, cfg, new_from_ms=partition.start_ms if carried is not None else None,
         carried_wm=w0 if carried is not None else None)
-    result = EngineResult(windows=firings.persist(level), late_events=late_rows.persist(level),
-                          watermarks=timeline.watermarks.persist(level))
+    result = EngineResult(windows=firings, late_events=late_rows, watermarks=timeline.watermarks)
 
     # The end state: two small aggregates (scalars) on the driver, the rest stays in DataFrames.
     top = stream_values.agg(F.max("watermark")).collect()[0][0]
