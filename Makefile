@@ -76,13 +76,18 @@ test-integration: install
 	$(VENV)/bin/python -m pytest -m integration $(PYTEST_ARGS)
 
 # make tune: the what-if grid on the demo sample log (replay tune: one Spark application, the input read once);
-# the table, CSV/Parquet and the plot land under out/demo/_tuning/<grid>/.
+# the table, CSV/Parquet and the plot land under out/demo/_tuning/<grid>/. The plain run comes first (a run replaces
+# its output folder, _tuning/ included); the why-report then shows the grid too.
 TUNE_DELAYS ?= 1s,5s,30s
 TUNE_IDLE ?= none,30s,2m
 tune: install
 	$(VENV)/bin/replay sample --out data/sample --rows $(DEMO_ROWS) --splits 4 --seed 7
+	$(VENV)/bin/replay run --config jobs/configs/demo.yaml --master "local[*]"
 	$(VENV)/bin/replay tune --config jobs/configs/demo.yaml --max-out-of-orderness $(TUNE_DELAYS) \
 	  --idle-timeout $(TUNE_IDLE) --master "local[*]"
+	$(VENV)/bin/replay why --config jobs/configs/demo.yaml
+	@cat out/demo/_tuning/delay_*/tuning.md
+	@echo "tune: table, CSV/Parquet and plot under $(CURDIR)/out/demo/_tuning/; why-report: $(CURDIR)/out/demo/why_report/index.html"
 
 # make bench: exact replay vs naive Spark vs the Flink job vs a scan floor on generated logs (BENCHMARKS.md).
 # Long: tens of minutes for 10M rows on 2 cores. BENCH_ARGS overrides the sizes, e.g. BENCH_ARGS="--rows 1000000 --reps 1".
