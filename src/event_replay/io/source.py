@@ -409,8 +409,6 @@ def prepare_source(raw: DataFrame, cfg: JobConfig) -> SourceData:
     # The copy kept is the first in a total order over its content, so the choice cannot depend on files; an
     # exact copy of it (a redelivery) and a row that differs (a conflict) get different reasons.
     tie_break = [F.col(f"{_P}arrival_time"), F.col(f"{_P}event_time")] + [q(c) for c in orderable_columns(raw)]
-    # One shuffle for both windows below (by status and split: it satisfies both partitionings).
-    parsed = parsed.repartition(F.col(_STATUS), s)
     w = Window.partitionBy(F.col(_STATUS), s, o).orderBy(*tie_break)
     content = _content(raw)
     dup = (F.col(_STATUS) == "candidate") & (F.row_number().over(w) > 1)
