@@ -31,7 +31,7 @@ AIRFLOW_ENV = AIRFLOW_HOME=$(AIRFLOW_HOME_DIR) AIRFLOW__CORE__DAGS_FOLDER=$(CURD
 export UV_PYTHON_DOWNLOADS := never
 export PATH := $(TOOLS)/bin:$(PATH)
 
-.PHONY: install test test-fast test-integration tune demo airflow airflow-init bench clean distclean check-python check-java sync
+.PHONY: install test test-fast test-slow test-integration tune demo airflow airflow-init bench clean distclean check-python check-java sync
 
 install: check-python check-java sync
 
@@ -63,14 +63,18 @@ sync: $(UV)
 # `make test`: every test, what CI runs: the semantics, the engine, the Flink differential tests, IO/CLI/determinism,
 # DAG parsing, and the end-to-end suites (Airflow DAG runs on SQLite and on PostgreSQL with the LocalExecutor, a Spark
 # standalone cluster, GX, the plugin in headless Chromium). `make test-fast` leaves the end-to-end suites out
-# (marker `integration`); `make test-integration` runs only them.
+# (marker `integration`); `make test-integration` runs only them; `make test-slow` the exhaustive variants (marker
+# `slow`: every crash point of the commit).
 test: install
 	@if [ -f tests/flink/build.sh ]; then UV=$(UV) bash tests/flink/build.sh; fi
-	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -m "not slow" $(PYTEST_ARGS)
+
+test-slow: install
+	$(VENV)/bin/python -m pytest -m slow $(PYTEST_ARGS)
 
 test-fast: install
 	@if [ -f tests/flink/build.sh ]; then UV=$(UV) bash tests/flink/build.sh; fi
-	$(VENV)/bin/python -m pytest -m "not integration" $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -m "not integration and not slow" $(PYTEST_ARGS)
 
 test-integration: install
 	$(VENV)/bin/python -m pytest -m integration $(PYTEST_ARGS)
