@@ -48,7 +48,10 @@ def _ms(df: DataFrame, name: str) -> Column:
 
 
 def read_outputs(spark: SparkSession, output_path: str) -> dict[str, DataFrame]:
+    from ..io.commit import recover
+
     root = output_path.rstrip("/")
+    recover(root, spark)  # a run killed after its commit point: read its outputs whole, never half-renamed
     missing = [d for d in DATASETS if not Path(root, d).exists()] if "://" not in root else []
     if missing:
         raise OutputsMissing(f"{root}: missing output datasets {', '.join(missing)}")

@@ -263,6 +263,34 @@ def _parse_window(raw: Mapping[str, Any]) -> WindowConfig:
                         allowed_lateness_ms=lateness, time=time)
 
 
+_AGG_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\s*\(")
+
+
+def _aggregate_syntax_problem(expr: str) -> str | None:
+    """The shape errors caught before Spark parses the expression: parentheses (outside quotes) that close before
+    they open or never close, an operator dangling at either end, no function call at all."""
+    depth, quote = 0, None
+    for ch in expr:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"`":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return "a parenthesis closes before it opens"
+    if depth or quote:
+        return "unbalanced parentheses or quotes"
+    text = expr.strip()
+    if text[0] in "+-*/%,=<>|&" or text[-1] in "+-*/%,=<>|&^!":
+        return "an operator without an operand"
+    if not _AGG_CALL.search(text):
+        return "no aggregate function call (e.g. sum(value))"
+    return None
+
+
 def _parse_aggregations(raw: Any) -> dict[str, str]:
     p = "aggregations"
     aggs = _mapping(raw, p)
@@ -276,8 +304,9 @@ def _parse_aggregations(raw: Any) -> dict[str, str]:
             raise ConfigError(f"{p}.{name}", "clashes with a column of the windows output")
         if not isinstance(expr, str) or not expr.strip():
             raise ConfigError(f"{p}.{name}", "must be a Spark SQL aggregate expression such as sum(value)")
-        if expr.count("(") != expr.count(")"):
-            raise ConfigError(f"{p}.{name}", f"unbalanced parentheses in {expr!r}")
+        problem = _aggregate_syntax_problem(expr)
+        if problem:
+            raise ConfigError(f"{p}.{name}", f"{problem} in {expr!r}")
         out[name] = expr.strip()
     return out
 
