@@ -31,7 +31,7 @@ AIRFLOW_ENV = AIRFLOW_HOME=$(AIRFLOW_HOME_DIR) AIRFLOW__CORE__DAGS_FOLDER=$(CURD
 export UV_PYTHON_DOWNLOADS := never
 export PATH := $(TOOLS)/bin:$(PATH)
 
-.PHONY: install test test-fast test-slow test-integration tune demo airflow airflow-init bench clean distclean check-python check-java sync
+.PHONY: install test test-all test-slow test-integration tune demo airflow airflow-init bench clean distclean check-python check-java sync
 
 install: check-python check-java sync
 
@@ -60,24 +60,25 @@ sync: $(UV)
 	  { echo "error: .venv has no usable pyspark after uv sync (pyspark and pyspark-client share the pyspark/ folder: try make distclean install)" >&2; exit 1; }
 	@test -x $(VENV)/bin/replay || { echo "error: console script .venv/bin/replay was not installed" >&2; exit 1; }
 
-# `make test`: every test, what CI runs: the semantics, the engine, the Flink differential tests, IO/CLI/determinism,
-# DAG parsing, and the end-to-end suites (Airflow DAG runs on SQLite and on PostgreSQL with the LocalExecutor, a Spark
-# standalone cluster, GX, the plugin in headless Chromium). `make test-fast` leaves the end-to-end suites out
-# (marker `integration`); `make test-integration` runs only them; `make test-slow` the exhaustive variants (marker
-# `slow`: every crash point of the commit).
+# `make test` (what CI runs, < 30 min on 2 cores): the semantics, the engine, the Flink differential tests,
+# IO/CLI/determinism/reliability/crash safety, DAG parsing, tuning, and `replay run` on a real Spark standalone cluster.
+# `make test-integration`: the end-to-end suites (marker `integration`: Airflow DAG runs on SQLite, on PostgreSQL and
+# with the LocalExecutor against a standalone cluster, GX, the plugin in headless Chromium); each is minutes long on
+# 2 cores. `make test-slow`: the exhaustive variants (marker `slow`: every crash point of the commit).
+# `make test-all`: everything.
 test: install
-	@if [ -f tests/flink/build.sh ]; then UV=$(UV) bash tests/flink/build.sh; fi
-	$(VENV)/bin/python -m pytest -m "not slow" $(PYTEST_ARGS)
-
-test-slow: install
-	$(VENV)/bin/python -m pytest -m slow $(PYTEST_ARGS)
-
-test-fast: install
 	@if [ -f tests/flink/build.sh ]; then UV=$(UV) bash tests/flink/build.sh; fi
 	$(VENV)/bin/python -m pytest -m "not integration and not slow" $(PYTEST_ARGS)
 
 test-integration: install
-	$(VENV)/bin/python -m pytest -m integration $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -m "integration and not slow" $(PYTEST_ARGS)
+
+test-slow: install
+	$(VENV)/bin/python -m pytest -m slow $(PYTEST_ARGS)
+
+test-all: install
+	@if [ -f tests/flink/build.sh ]; then UV=$(UV) bash tests/flink/build.sh; fi
+	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
 # make tune: the what-if grid on the demo sample log (replay tune: one Spark application, the input read once);
 # the table, CSV/Parquet and the plot land under out/demo/_tuning/<grid>/. The plain run comes first (a run replaces

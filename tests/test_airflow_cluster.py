@@ -119,6 +119,8 @@ def test_backfill_dag_on_postgres_local_executor_and_spark_cluster(tmp_path, spa
         AIRFLOW__API_AUTH__JWT_SECRET="cluster-test-jwt-secret-0123456789abcdef0123456789abcdef",
         AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS="True",
         AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL="10",
+        # Parse each DAG file once, not every 30 s: re-parsing competes with the Spark jobs for the 2 cores.
+        AIRFLOW__DAG_PROCESSOR__MIN_FILE_PROCESS_INTERVAL="3600",
         # The connection exactly as docker-compose.yml sets it, only the master's address differs.
         AIRFLOW_CONN_REPLAY_SPARK=f"spark://{master_host}:{master_port}?deploy-mode=client",
         REPLAY_SPARK_CONF=json.dumps(conf),

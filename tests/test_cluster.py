@@ -1,7 +1,7 @@
 """`replay run` on a real Spark standalone cluster (1 master + 2 workers, from the pyspark install) gives the
 same outputs as on local[2], and both workers really ran tasks.
 
-Slow-ish (JVM start-ups): deselect with `-m "not cluster"`.
+In `make test` (a few minutes: JVM start-ups); deselect with `-m "not cluster"`.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import yaml
 # here, so that pytest loads it once and other modules can share the same cluster).
 pytest_plugins = ["cluster"]
 # Generous: the job runs ~50 small Spark jobs, each seconds long when the 2 cores are shared with other suites.
-pytestmark = [pytest.mark.cluster, pytest.mark.spark, pytest.mark.timeout(2400), pytest.mark.integration]
+pytestmark = [pytest.mark.cluster, pytest.mark.spark, pytest.mark.timeout(2400)]
 
 REPLAY = str(Path(sys.executable).parent / "replay")
 ROOT = Path(__file__).resolve().parents[1]

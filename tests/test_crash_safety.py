@@ -8,8 +8,8 @@ must then give identical outputs and state to an uninterrupted run: the same fil
 with its metadata, rows in order). Not raw Parquet bytes: parquet-mr writes a column chunk's list of encodings in
 the iteration order of a hash set of enums, which changes from one JVM to the next (two clean runs differ there).
 
-Every run is a subprocess (one JVM at a time); `after_staging` and `between_renames` are in the default suite, the
-other points are marked `slow` (each costs two Spark start-ups).
+Every run is a subprocess (one JVM at a time); `between_renames` is in the default suite, the other points are
+marked `slow` (each costs two Spark start-ups).
 """
 from __future__ import annotations
 
@@ -126,8 +126,9 @@ def setup(tmp_path_factory):
     return {"cfg": cfg, "out": out, "previous": previous, "prev": prev, "reference": reference, "master": master}
 
 
-# Two points in `make test` (one on each side of the commit point); every point with `-m slow` (make test-slow).
-DEFAULT_POINTS = ("after_staging", "between_renames")
+# In `make test` the point in the middle of the renames; every point with `-m slow` (make test-slow; each costs two
+# Spark start-ups).
+DEFAULT_POINTS = ("between_renames",)
 
 
 @pytest.mark.parametrize("point", [pytest.param(p, marks=() if p in DEFAULT_POINTS else pytest.mark.slow)
