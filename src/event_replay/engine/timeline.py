@@ -85,6 +85,13 @@ def _scan_max(df: DataFrame, bucket: str, order: list[Column], val: str, out: st
             .drop("_scan_local", "_scan_carry"))
 
 
+def _checkpoint(df: DataFrame) -> DataFrame:
+    """A small intermediate frame read by several later queries: computed once, with a plan that starts here.
+    (A persist() would keep its whole lineage, which every later plan inlines and re-optimises: the watermarks
+    plan grew to ~700 exchanges that way.)"""
+    return df.localCheckpoint(eager=True)
+
+
 def _bucket_width(lo: int | None, hi: int | None) -> int:
     if lo is None or hi is None:
         return 1
@@ -130,8 +137,7 @@ def compute_timeline_carried(rows: DataFrame, cfg: JobConfig, splits: list[str],
 def _periodic(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side: bool, initial: int,
               start_ms: int, end_ms: int, carry: TimelineCarry | None) -> tuple[Timeline, TimelineEnd]:
     spark = rows.sparkSession
-    wmc = cfg.watermark
-    interval, lag = wmc.interval_ms, wmc.lag_ms
+    interval = cfg.watermark.interval_ms
     first_tick = -(-start_ms // interval) * interval
     origin = carry.origin_tick if carry is not None and carry.origin_tick is not None else first_tick
     # Before the range: the carried stream (never below the side inputs' +inf start).
@@ -165,7 +171,7 @@ def _periodic(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side:
 
     pseudo = carry.splits if carry is not None else None
     all_changes, groups = _split_changes(rows, cfg, main_splits, first_tick, last_tick, end_bound, origin, pseudo)
-    all_changes = all_changes.persist()
+    all_changes = _checkpoint(all_changes)
     split_changes = all_changes.filter(F.col("T").between(first_tick, last_tick))
     # Each split's state just before the first tick (carried history): its last change before it, moved to the
     # first tick unless the split changes there anyway. Without a carry there is none.
@@ -202,7 +208,8 @@ def _periodic(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side:
                                           _lit(initial)))
               .withColumn("prevW", F.coalesce(F.lag("W").over(wt), _lit(prev0)))
               .withColumn("prev_idle", F.coalesce(F.lag("s_idle").over(wt), F.lit(prev_idle0)))
-              .select("T", "W", "s_idle", "prevW", "prev_idle")).persist()
+              .select("T", "W", "s_idle", "prevW", "prev_idle"))
+    stream = _checkpoint(stream)
 
     stream_changes = stream.filter((F.col("W") != F.col("prevW")) | (F.col("s_idle") != F.col("prev_idle"))) \
         .select(F.col("T").alias("replay_time"), F.lit("stream").alias("scope"), F.lit(None).cast("string").alias("split"),
@@ -292,7 +299,7 @@ def _split_changes(rows: DataFrame, cfg: JobConfig, main_splits: list[str], firs
     else:
         g = g.withColumn("M", F.max("E").over(ws.rowsBetween(Window.unboundedPreceding, 0)))
         g = g.withColumn("last_pub", F.col("M") - lag)
-    g = g.persist()
+    g = _checkpoint(g)
 
     first_val = F.col("M") - lag + (interval if (silence_on and k0 == 1) else 0)
     events = [g.select("split", F.col("t").alias("T"), first_val.alias("val"), F.lit(False).alias("idle"))]
@@ -361,7 +368,7 @@ def _per_event(rows: DataFrame, cfg: JobConfig, main_splits: list[str], side: se
         cp = own.unionByName(carried.select("split", _lit(start_ms - 1).alias("arrival_time"),
                                             _lit(-1).alias("offset"), F.col("_cv").alias("v"),
                                             _lit(NEG_INF).alias("pv")))
-    cp = cp.persist()
+    cp = _checkpoint(cp)
     own = cp.filter(F.col("arrival_time") >= start_ms) if carry is not None else cp
     end_state = TimelineEnd(splits=cp.groupBy("split").agg(F.max("v").alias("m"))
                             .select("split", F.lit(None).cast("long").alias("t"), "m"),
@@ -404,7 +411,8 @@ def _per_event(rows: DataFrame, cfg: JobConfig, main_splits: list[str], side: se
     # At g the stream moves to the largest value reached there (g is monotone in v, so these only grow).
     # Moves to values the stream had already reached are the carried history's (pseudo points): not repeated.
     moves = (scanned.filter(F.col("_kind") == 0).groupBy("g").agg(F.max("key").alias("V"))
-             .filter(F.col("V") > _lit(max(NEG_INF, prev0)))).persist()
+             .filter(F.col("V") > _lit(max(NEG_INF, prev0))))
+    moves = _checkpoint(moves)
     stream_out = moves.select(F.col("g.arrival_time").alias("replay_time"), F.lit("stream").alias("scope"),
                               F.lit(None).cast("string").alias("split"), F.col("V").alias("watermark"), F.lit(False).alias("idle"))
     watermarks = _watermarks_frame(split_out.unionByName(stream_out))
