@@ -64,12 +64,12 @@ class SourceData:
     source_columns: dict[str, str]  # role -> column name in the source
     payload_columns: list[str]
     timestamp_roles: set[str] = field(default_factory=set)  # time roles whose source column was a timestamp
-    _cached: DataFrame | None = None
+    _cached: list[DataFrame] = field(default_factory=list)
 
     def release(self) -> None:
-        if self._cached is not None:
-            self._cached.unpersist()
-            self._cached = None
+        for df in self._cached:
+            df.unpersist()
+        self._cached = []
 
 
 def read_raw(spark: SparkSession, cfg: JobConfig) -> DataFrame:
@@ -330,6 +330,100 @@ def read_partition_source(spark: SparkSession, cfg: JobConfig, subpath: str, sta
     return prepare_source(raw, pcfg)
 
 
+
+def _exact_offset_checks(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Column) -> DataFrame:
+    """Duplicates and out-of-order offsets, decided row by row (two sorts of whole rows per split).
+
+    Offsets are strictly increasing per split, so a second row at the same (split, offset) is bad input. The copy
+    kept is the first in a total order over its content, so the choice cannot depend on files; an exact copy of it
+    (a redelivery) and a row that differs (a conflict) get different reasons. Offsets must also rise with arrival
+    inside a split (SEMANTICS §1; Flink reads a split in offset order): a row whose offset is not above every offset
+    that arrived strictly earlier in its split contradicts the order the replay reads in, so it is quarantined
+    (rows arriving at the same instant are ordered by offset, no contradiction). Decided on the rows left after the
+    duplicates, with a running max per split."""
+    tie_break = [a, F.col(f"{_P}event_time")] + [F.col(f"`{c}`") for c in orderable_columns(raw)]
+    w = Window.partitionBy(F.col(_STATUS), s, o).orderBy(*tie_break)
+    content = _content(raw)
+    dup = (F.col(_STATUS) == "candidate") & (F.row_number().over(w) > 1)
+    same = F.first(content).over(w).eqNullSafe(content)
+    parsed = (parsed.withColumn(_REASON, F.when(dup & same, F.lit(DUPLICATE_ROW))
+                                .when(dup, F.lit(DUPLICATE_OFFSET)).otherwise(F.col(_REASON)))
+              .withColumn(_STATUS, F.when(dup, F.lit("quarantined")).otherwise(F.col(_STATUS))))
+    earlier = (Window.partitionBy(F.col(_STATUS), s).orderBy(a)
+               .rangeBetween(Window.unboundedPreceding, -1))
+    backwards = (F.col(_STATUS) == "candidate") & (o <= F.max(o).over(earlier))
+    return (parsed.withColumn(_REASON, F.when(backwards, F.lit(OFFSET_OUT_OF_ORDER)).otherwise(F.col(_REASON)))
+            .withColumn(_STATUS, F.when(backwards, F.lit("quarantined"))
+                        .when(F.col(_STATUS) == "candidate", F.lit("clean")).otherwise(F.col(_STATUS))))
+
+
+_PRECHECK = True  # False: every split goes through the exact checks (tests prove the pre-check changes nothing)
+_split_hash = F.xxhash64  # the pre-check's key for a split (tests force collisions through it)
+
+
+def _check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Column
+                   ) -> tuple[DataFrame, list[DataFrame], dict[str, dict]]:
+    """The candidates become clean, or quarantined as duplicates or out-of-order offsets (_exact_offset_checks);
+    returns the checked rows, the frames cached for them, and per status: n, lo/hi (arrival range), splits.
+
+    The exact checks sort whole rows twice; they run only on the splits that can hold such a row. A split is
+    clean when, in (arrival, offset) order, every offset is above all the offsets before it: one sort of four
+    narrow columns, in the same pass as the counts. That finds every bad row's split: a second row at
+    (split, offset) either arrives at the same instant as the first (the pair is adjacent: equal offsets) or
+    later (an offset not above an earlier one); an out-of-order offset is not above one that arrived before it.
+    Since both exact windows partition by split, whole splits go through them unchanged."""
+    cand = F.col(_STATUS) == "candidate"
+    # Sorted by longs only (a status code, a 64-bit hash of the split): comparing the split strings was most of the
+    # sort's cost. Two splits with one hash would share a running max: such a hash group is sent to the exact
+    # checks whole (its min and max split name differ), so a collision costs time, never exactness.
+    code = F.when(cand, 0).when(F.col(_STATUS) == "skipped", 1).otherwise(2)
+    narrow = parsed.select(code.alias("c"), F.when(cand, _split_hash(s)).alias("h"), s.alias("s"), o.alias("o"),
+                           a.alias("a"))
+    before = Window.partitionBy("c", "h").orderBy("a", "o").rowsBetween(Window.unboundedPreceding, -1)
+    # Grouped by split for the candidates only (their split names are the log's splits: few); the other rows
+    # by status alone, whatever they hold in their split column.
+    per_hash = (narrow.withColumn("_bad", (F.col("c") == 0) & (F.col("o") <= F.max("o").over(before)))
+                .groupBy("c", "h")
+                .agg(F.count(F.lit(1)).alias("n"), F.min("a").alias("lo"), F.max("a").alias("hi"),
+                     F.max(F.col("_bad").cast("int")).alias("bad"),
+                     F.collect_set(F.when(F.col("c") == 0, F.col("s"))).alias("names"))
+                .collect())
+    status_of = {0: "candidate", 1: "skipped", 2: "quarantined"}
+    per_split = []
+    for r in per_hash:
+        st = status_of[r["c"]]
+        if st != "candidate":
+            per_split.append({_STATUS: st, "s": None, "n": r["n"], "lo": r["lo"], "hi": r["hi"], "bad": 0})
+        elif len(r["names"]) == 1:
+            per_split.append({_STATUS: st, "s": r["names"][0], "n": r["n"], "lo": r["lo"], "hi": r["hi"],
+                              "bad": r["bad"]})
+        else:  # a hash collision: every split of the group is checked exactly
+            per_split += [{_STATUS: st, "s": name, "n": 0, "lo": None, "hi": None, "bad": 1} for name in r["names"]]
+    dirty = sorted(r["s"] for r in per_split if r[_STATUS] == "candidate" and (r["bad"] or not _PRECHECK))
+    if not dirty:
+        stats: dict[str, dict] = {}
+        for r in per_split:
+            st = "clean" if r[_STATUS] == "candidate" else r[_STATUS]
+            d = stats.setdefault(st, {"n": 0, "lo": None, "hi": None, "splits": set()})
+            d["n"] += r["n"]
+            d["lo"] = min((v for v in (d["lo"], r["lo"]) if v is not None), default=None)
+            d["hi"] = max((v for v in (d["hi"], r["hi"]) if v is not None), default=None)
+            if r["s"] is not None:
+                d["splits"].add(r["s"])
+        return parsed.withColumn(_STATUS, F.when(cand, F.lit("clean")).otherwise(F.col(_STATUS))), [], stats
+    exact = cand & s.isin(dirty)
+    # The dirty splits' rows are kept once checked (their windows are not re-run by every later read).
+    checked = _exact_offset_checks(parsed.filter(exact), raw, s, o, a).persist(StorageLevel.MEMORY_AND_DISK)
+    rest = parsed.filter(~exact).withColumn(_STATUS, F.when(cand, F.lit("clean")).otherwise(F.col(_STATUS)))
+    out = rest.unionByName(checked)
+    # Counted again after the exact checks (only the clean rows' split names are brought back).
+    rows = (out.groupBy(_STATUS).agg(F.count(F.lit(1)).alias("n"), F.min(a).alias("lo"), F.max(a).alias("hi"),
+                                     F.collect_set(F.when(F.col(_STATUS) == "clean", s)).alias("splits"))
+            .collect())
+    return out, [checked], {r[_STATUS]: {"n": r["n"], "lo": r["lo"], "hi": r["hi"], "splits": set(r["splits"])}
+                            for r in rows}
+
+
 def prepare_source(raw: DataFrame, cfg: JobConfig) -> SourceData:
     """Parse, quarantine and cut a raw source DataFrame (as read) per cfg."""
     src = cfg.source
@@ -405,33 +499,16 @@ def prepare_source(raw: DataFrame, cfg: JobConfig) -> SourceData:
         _STATUS, F.when(skipped, F.lit("skipped")).when(F.col(_REASON).isNotNull(), F.lit("quarantined"))
         .otherwise(F.lit("candidate")))
 
-    # Offsets are strictly increasing per split, so a second row at the same (split, offset) is bad input.
-    # The copy kept is the first in a total order over its content, so the choice cannot depend on files; an
-    # exact copy of it (a redelivery) and a row that differs (a conflict) get different reasons.
-    tie_break = [F.col(f"{_P}arrival_time"), F.col(f"{_P}event_time")] + [q(c) for c in orderable_columns(raw)]
-    w = Window.partitionBy(F.col(_STATUS), s, o).orderBy(*tie_break)
-    content = _content(raw)
-    dup = (F.col(_STATUS) == "candidate") & (F.row_number().over(w) > 1)
-    same = F.first(content).over(w).eqNullSafe(content)
-    parsed = (parsed.withColumn(_REASON, F.when(dup & same, F.lit(DUPLICATE_ROW))
-                                .when(dup, F.lit(DUPLICATE_OFFSET)).otherwise(F.col(_REASON)))
-              .withColumn(_STATUS, F.when(dup, F.lit("quarantined")).otherwise(F.col(_STATUS))))
-    # Offsets must also rise with arrival inside a split (SEMANTICS §1; Flink reads a split in offset order): a
-    # row whose offset is not above every offset that arrived strictly earlier in its split contradicts the
-    # order the replay reads in, so it is quarantined (rows arriving at the same instant are ordered by offset,
-    # no contradiction). Decided on the rows left after the duplicates, with a running max per split.
-    earlier = (Window.partitionBy(F.col(_STATUS), s).orderBy(a)
-               .rangeBetween(Window.unboundedPreceding, -1))
-    backwards = (F.col(_STATUS) == "candidate") & (o <= F.max(o).over(earlier))
-    parsed = (parsed.withColumn(_REASON, F.when(backwards, F.lit(OFFSET_OUT_OF_ORDER)).otherwise(F.col(_REASON)))
-              .withColumn(_STATUS, F.when(backwards, F.lit("quarantined"))
-                          .when(F.col(_STATUS) == "candidate", F.lit("clean")).otherwise(F.col(_STATUS))))
-    parsed = parsed.persist(StorageLevel.MEMORY_AND_DISK)
+    # The rows are read by the offset check, the counts and the engine (twice). Parquet is read again each time,
+    # with only the columns each read needs (building an in-memory copy of whole rows costs more than that); CSV
+    # is parsed once and kept.
+    cached = []
+    if cfg.source.format == "csv":
+        parsed = parsed.persist(StorageLevel.MEMORY_AND_DISK)
+        cached.append(parsed)
+    parsed, more, by_status = _check_offsets(parsed, raw, s, o, a)
+    cached += more
 
-    # One pass for every count, the range of the clean rows and the splits seen (a few names per status).
-    stats = parsed.groupBy(_STATUS).agg(F.count(F.lit(1)).alias("n"), F.min(a).alias("lo"),
-                                        F.max(a).alias("hi"), F.collect_set(s).alias("splits")).collect()
-    by_status = {r[_STATUS]: r for r in stats}
     n = {st: (by_status[st]["n"] if st in by_status else 0) for st in ("clean", "quarantined", "skipped")}
     clean_stats = by_status.get("clean")
     lo = clean_stats["lo"] if clean_stats else None
@@ -462,4 +539,4 @@ def prepare_source(raw: DataFrame, cfg: JobConfig) -> SourceData:
     return SourceData(rows=clean, quarantine=quarantine, rows_read=sum(n.values()), clean_rows=n["clean"],
                       quarantined_rows=n["quarantined"], skipped_rows=n["skipped"], splits=splits,
                       start_ms=start_ms, end_ms=end_ms, source_columns=cols, payload_columns=payload,
-                      timestamp_roles=timestamp_roles, _cached=parsed)
+                      timestamp_roles=timestamp_roles, _cached=cached)
