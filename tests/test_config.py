@@ -131,6 +131,10 @@ BAD = [
     ({"output.path": DELETE}, "output.path"),
     ({"output.path": ""}, "output.path"),
     ({"output.format": "csv"}, "output.format"),
+    ({"output.windows_files": 0}, "output.windows_files"),
+    ({"output.windows_files": 4097}, "output.windows_files"),
+    ({"output.windows_files": "8"}, "output.windows_files"),
+    ({"output.windows_files": True}, "output.windows_files"),
     # Issue 7's rules, one case each where the list above had none: negative or zero durations where forbidden,
     # idleness with per-event emission, unknown window type or strategy (case matters).
     ({"window.size": "-10s"}, "window.size"),
@@ -218,8 +222,9 @@ def test_sources_and_splits():
 def test_to_raw_round_trip_and_overrides():
     cfg = parse_config(with_({"source.splits": ["a", "b"], "watermark.idle_timeout": "3s",
                               "window.type": "sliding", "window.slide": "5s", "replay.start": 5,
-                              "replay.end": 10}))
-    assert parse_config(to_raw(cfg)) == cfg
+                              "replay.end": 10, "output.windows_files": 8}))
+    assert parse_config(to_raw(cfg)) == cfg and cfg.output.windows_files == 8
+    assert parse_config(base()).output.windows_files == 1 and "windows_files" not in to_raw(parse_config(base()))["output"]
     over = cfg.with_overrides(watermark={"idle_timeout": "2m"})
     assert over.watermark.idle_timeout_ms == 120_000 and over.window == cfg.window
     with pytest.raises(ConfigError) as exc:

@@ -25,6 +25,7 @@ from event_replay.semantics.model import LogRow
 REPLAY = str(Path(sys.executable).parent / "replay")
 DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")
 pytestmark = pytest.mark.spark
+WINDOWS_FILES = 3
 
 CONFIG = {
     "source": {"format": "parquet"},
@@ -72,7 +73,9 @@ def logs(tmp_path_factory) -> tuple[Path, Path]:
 
 
 def _start(log: Path, out: Path, master: str, shuffle: int) -> subprocess.Popen:
-    raw = {**CONFIG, "source": {**CONFIG["source"], "path": str(log)}, "output": {"path": str(out)}}
+    # Several windows files: each must hold the same rows, in the same order, on both runs.
+    raw = {**CONFIG, "source": {**CONFIG["source"], "path": str(log)},
+           "output": {"path": str(out), "windows_files": WINDOWS_FILES}}
     cfg = out.parent / f"{out.name}.yaml"
     cfg.write_text(yaml.safe_dump(raw, sort_keys=False))
     return subprocess.Popen([REPLAY, "run", "--config", str(cfg), "--master", master,
@@ -115,6 +118,21 @@ def test_outputs_identical_across_cores_partitions_and_file_order(outputs, name)
     assert c1.equals(c2), f"{name} differs"
     # The writer's own order is canonical too: the rows come out in the same order, not just the same set.
     assert t1.equals(t2), f"{name} rows are written in a different order"
+
+
+def _files(dataset: Path) -> list[tuple[str, pa.Table]]:
+    # part-NNNNN-<run uuid>-...: the part number is the file's identity across runs.
+    return [(f.name.split("-")[1], pq.read_table(f)) for f in sorted(dataset.glob("part-*.parquet"))]
+
+
+def test_windows_files_hold_the_same_rows_on_every_run(outputs):
+    one, two = (_files(out / "windows") for out in outputs)
+    assert 1 < len(one) <= WINDOWS_FILES
+    assert [n for n, _ in one] == [n for n, _ in two]
+    for (name, t1), (_, t2) in zip(one, two):
+        assert t1.equals(t2), f"windows file {name} differs"
+        keys = set(t1.column("key").to_pylist())
+        assert all(keys.isdisjoint(t.column("key").to_pylist()) for n, t in one if n != name)  # a key, one file
 
 
 def test_row_accounting(logs, outputs):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from typing import Callable
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -21,7 +22,8 @@ from .fs import fs_for
 from .source import REASON_COLUMN, SourceData, orderable_columns
 
 DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")
-OUTPUT_FILES = 1  # files per dataset: fixed so that the output does not depend on cores or partitions
+OUTPUT_FILES = 1  # files per dataset (but windows: output.windows_files): fixed, so that the output does not
+# depend on cores or partitions
 
 # Timestamps Spark can hold (0001-01-01 .. 9999-12-31): -inf/+inf watermarks have no timestamp (null);
 # the watermarks output keeps the exact long in watermark_ms.
@@ -88,23 +90,29 @@ def _hadoop_fs(spark: SparkSession, path: str):
     return p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()), p, jvm
 
 
-def _write(df: DataFrame, order: list, path: str) -> None:
-    # One partition, sorted inside it: same files whatever the cores, partitions or input file order.
-    (df.repartition(OUTPUT_FILES).sortWithinPartitions(*order)
-     .write.mode("errorifexists").parquet(path))
+def _write(df: DataFrame, order: list, path: str, files: int = OUTPUT_FILES, spread_by: str | None = None) -> None:
+    # A fixed number of partitions, each sorted: the same files whatever the cores, partitions or input file order.
+    # Several files are filled by a hash of `spread_by` (Spark's murmur3: the same on any cluster), so file i holds
+    # the same rows on every run; an empty one is not written.
+    parts = df.repartition(files, F.col(spread_by)) if files > 1 else df.repartition(1)
+    parts.sortWithinPartitions(*order).write.mode("errorifexists").parquet(path)
 
 
 def write_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firings: DataFrame,
-                  late: DataFrame, watermarks: DataFrame, partition_subpath: str | None = None) -> WriteSummary:
+                  late: DataFrame, watermarks: DataFrame, partition_subpath: str | None = None,
+                  stage_last: Callable[[str], tuple[str, str]] | None = None) -> WriteSummary:
     """Write every output, all or nothing. With `partition_subpath` (e.g. `dt=2024-01-01`), the outputs of one
     partition go to `<output.path>/<dataset>/<partition_subpath>/`, so a rerun of the partition replaces exactly
-    its own outputs; without, each dataset is replaced whole."""
+    its own outputs; without, each dataset is replaced whole. `stage_last(staging)` stages one more thing after
+    the outputs (a partition's carried state) and returns its move: it is committed with them, last."""
     target = cfg.output.path.rstrip("/")
     fs = fs_for(target, spark)
     fs.mkdirs(target)
     staging = new_staging(target)
     try:
         summary, moves = stage_outputs(spark, cfg, source, firings, late, watermarks, staging, partition_subpath)
+        if stage_last is not None:
+            moves.append(stage_last(staging))
     except BaseException:
         if fs.exists(staging):
             fs.delete(staging)
@@ -119,7 +127,7 @@ def stage_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firin
     """Write every dataset under `staging`; return the counts and the moves that commit them (io/commit.py)."""
     target = cfg.output.path.rstrip("/")
     win_df, win_order = windows_output(firings, cfg)
-    _write(win_df, win_order, f"{staging}/windows")
+    _write(win_df, win_order, f"{staging}/windows", cfg.output.windows_files, "key")
     failpoint("mid_staging")
     late_df, late_order = late_events_output(late, source)
     _write(late_df, late_order, f"{staging}/late_events")

@@ -89,6 +89,9 @@ class ReplayRangeConfig:
 @dataclass(frozen=True)
 class OutputConfig:
     path: str
+    # Files of the windows output: firings are spread over them by a hash of the key (and sorted in each), so the
+    # write uses that many cores; fixed by config, never by the cluster, so the files are the same on any cluster.
+    windows_files: int = 1
 
 
 @dataclass(frozen=True)
@@ -338,11 +341,14 @@ def parse_config(raw: Any) -> JobConfig:
     aggregations = _parse_aggregations(root["aggregations"])
     replay = _parse_replay(_mapping(root.get("replay"), "replay"))
     out_raw = _mapping(root["output"], "output")
-    _reject_unknown(out_raw, {"path"}, "output")
+    _reject_unknown(out_raw, {"path", "windows_files"}, "output")
     if not isinstance(out_raw.get("path"), str) or not out_raw.get("path"):
         raise ConfigError("output.path", "is required")
+    files = out_raw.get("windows_files", 1)
+    if isinstance(files, bool) or not isinstance(files, int) or not 1 <= files <= 4096:
+        raise ConfigError("output.windows_files", f"must be an integer from 1 to 4096, got {files!r}")
     return JobConfig(source=source, watermark=watermark, window=window, aggregations=aggregations,
-                     replay=replay, output=OutputConfig(path=out_raw["path"]))
+                     replay=replay, output=OutputConfig(path=out_raw["path"], windows_files=files))
 
 
 def load_config(path: str | Path) -> JobConfig:
@@ -366,6 +372,8 @@ def to_raw(cfg: JobConfig) -> dict[str, Any]:
         "replay": {"end_of_input": r.end_of_input},
         "output": {"path": cfg.output.path},
     }
+    if cfg.output.windows_files != 1:
+        raw["output"]["windows_files"] = cfg.output.windows_files
     if s.splits is not None:
         raw["source"]["splits"] = list(s.splits)
     if s.side_inputs:
