@@ -26,13 +26,20 @@ def build_session(master: str | None = None, app_name: str = "event-replay",
     if master:
         builder = builder.master(master)
     settings = {**DETERMINISTIC_CONF, **(conf or {})}
-    effective_master = master or os.environ.get("MASTER") or "local[*]"
-    if effective_master.startswith("local") and "spark.sql.shuffle.partitions" not in settings:
-        # On one machine, Spark's default of 200 shuffle partitions is mostly task overhead for this engine's
-        # many small stages; outputs are sorted canonically, so the count never changes a result.
-        settings["spark.sql.shuffle.partitions"] = str(max(4, 2 * (os.cpu_count() or 1)))
     for k, v in settings.items():
         builder = builder.config(k, v)
     spark = builder.getOrCreate()
+    local_shuffle_partitions(spark, user_set="spark.sql.shuffle.partitions" in settings)
     spark.sparkContext.setLogLevel("WARN")
     return spark
+
+
+def local_shuffle_partitions(spark: SparkSession, user_set: bool = False) -> None:
+    """On one machine, Spark's default of 200 shuffle partitions is mostly task overhead for this engine's many small
+    stages: use a few per core instead. Decided from the running context's master (whatever set it: --master,
+    MASTER, spark-submit), and only when nobody chose a count; outputs are sorted canonically, so the count never
+    changes a result."""
+    sc = spark.sparkContext
+    if user_set or not sc.master.startswith("local") or sc.getConf().contains("spark.sql.shuffle.partitions"):
+        return
+    spark.conf.set("spark.sql.shuffle.partitions", str(max(4, 2 * sc.defaultParallelism)))
