@@ -12,12 +12,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-import traceback
 from pathlib import Path
 from typing import Sequence
 
 from .engine.state import StateError
-from .semantics.config import ConfigError, JobConfig, load_config
+from .semantics.config import JobConfig, load_config
 
 
 def run_replay(spark, cfg: JobConfig):
@@ -86,11 +85,9 @@ def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False,
     empty: time passes, the state carries on)."""
     from . import engine
     from .engine.state import Partition, StateError, read_state, stage_state
-    from .io import read_partition_source
-    from .io.commit import commit, new_staging
+    from .io import read_partition_source, write_outputs
     from .io.fs import fs_for
     from .io.lock import output_lock
-    from .io.output import stage_outputs
 
     part = Partition.parse(partition)
     output = cfg.output.path.rstrip("/")
@@ -111,22 +108,14 @@ def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False,
             carried = read_state(spark, cfg, part, previous)
         source = read_partition_source(spark, cfg, part.subpath, part.start_ms, part.end_ms,
                                        allow_missing=allow_missing)
-        fs = fs_for(output, spark)
         try:
             result, end = engine.replay_partition(spark, source.rows, cfg, source.splits, part, carried,
                                                   end_of_input=end_of_input)
-            fs.mkdirs(output)
-            staging = new_staging(output)
-            try:
-                summary, moves = stage_outputs(spark, cfg, source, result.windows, result.late_events,
-                                               result.watermarks, staging, partition_subpath=part.subpath)
-                # The state last: whoever finds a partition's state finds all its outputs in place.
-                moves.append(stage_state(spark, cfg, end.manifest, end.splits, end.rows, staging))
-            except BaseException:
-                if fs.exists(staging):
-                    fs.delete(staging)
-                raise
-            commit(fs, output, staging, moves)
+            # The state last: whoever finds a partition's state finds all its outputs in place.
+            summary = write_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks,
+                                    partition_subpath=part.subpath,
+                                    stage_last=lambda staging: stage_state(spark, cfg, end.manifest, end.splits,
+                                                                           end.rows, staging))
             return summary
         finally:
             source.release()
@@ -346,23 +335,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except ConfigError as exc:
-        print(f"replay: config error: key '{exc.key}': {exc.why}", file=sys.stderr)
-        return 2
-    except StateError as exc:
-        print(f"replay: carried state: {exc}", file=sys.stderr)
-        return 2
-    except argparse.ArgumentTypeError as exc:
-        print(f"replay: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    except Exception:  # noqa: BLE001 - any failure must give a non-zero exit with the cause
-        traceback.print_exc()
-        print("replay: failed", file=sys.stderr)
-        return 1
+    from .exits import guarded
+
+    return guarded("replay", lambda: args.func(args), (StateError, argparse.ArgumentTypeError))
 
 
 if __name__ == "__main__":

@@ -12,11 +12,10 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-import traceback
 from pathlib import Path
 from typing import Sequence
 
-from ..semantics.config import ConfigError, load_config
+from ..semantics.config import load_config
 from .grid import GridError, parse_grid
 
 
@@ -35,16 +34,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if not Path(args.config).is_file():
         print(f"replay tune: config file not found: {args.config}", file=sys.stderr)
         return 2
-    try:
-        cfg = load_config(args.config)
-        grid, variants = parse_grid(cfg, args.max_out_of_orderness, args.idle_timeout, args.allowed_lateness)
-        conf = _conf(args.conf or [])
-    except GridError as exc:
-        print(f"replay tune: option {exc.option}: {exc.why}", file=sys.stderr)
-        return 2
-    except ConfigError as exc:
-        print(f"replay tune: config error: key '{exc.key}': {exc.why}", file=sys.stderr)
-        return 2
+    cfg = load_config(args.config)
+    grid, variants = parse_grid(cfg, args.max_out_of_orderness, args.idle_timeout, args.allowed_lateness)
+    conf = _conf(args.conf or [])
     from ..spark import build_session
     from .runner import markdown_table, run_tuning
 
@@ -61,17 +53,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 
 def _safe(func):
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return func(args)
-        except KeyboardInterrupt:
-            return 130
-        except Exception:  # noqa: BLE001 - a failure must exit non-zero with its cause
-            traceback.print_exc()
-            print("replay tune: failed", file=sys.stderr)
-            return 1
-    return run
+    from ..exits import guarded
 
+    return lambda args: guarded("replay tune", lambda: func(args), (GridError,))
 
 def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--config", required=True, help="job config (YAML): the source and the base settings")

@@ -1,0 +1,28 @@
+"""The exit codes every command shares: 0 done, 1 failed (with its traceback), 2 refused before any work (a config
+key, an option or a carried state to fix, named on stderr), 130 interrupted."""
+from __future__ import annotations
+
+import sys
+import traceback
+from typing import Callable
+
+from .semantics.config import ConfigError
+
+
+def guarded(prog: str, run: Callable[[], int], refusals: tuple[type[BaseException], ...] = ()) -> int:
+    """run(), its failures turned into exit codes; `refusals`: more errors that mean exit 2 (their text says what to
+    fix)."""
+    try:
+        return run()
+    except ConfigError as exc:
+        print(f"{prog}: config error: key '{exc.key}': {exc.why}", file=sys.stderr)
+        return 2
+    except refusals as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception:  # noqa: BLE001 - any failure must give a non-zero exit with the cause
+        traceback.print_exc()
+        print(f"{prog}: failed", file=sys.stderr)
+        return 1
