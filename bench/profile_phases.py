@@ -60,7 +60,30 @@ class Phases:
         print(f"phase {name}: {w1 - w0:.1f} s wall, {c1 - c0:.1f} CPU s, jobs {j1 - j0}, stages {s1 - s0}, "
               f"tasks {t1k - t0k}, load {os.getloadavg()[0]:.1f}", flush=True)
         self.top_stages()
+        if getattr(self, "list_jobs", False):
+            self.jobs()
         return out
+
+    def jobs(self) -> None:
+        """Every job of the phase: its wall time and the driver's gap before it (planning, Python, broadcasts)."""
+        import datetime as dt
+        import json
+        import urllib.request
+        url = self.sc.uiWebUrl
+        if not url:
+            return
+        parse = lambda s: dt.datetime.strptime(s.replace("GMT", ""), "%Y-%m-%dT%H:%M:%S.%f")  # noqa: E731
+        jobs = json.load(urllib.request.urlopen(f"{url}/api/v1/applications/{self.sc.applicationId}/jobs"))
+        seen = getattr(self, "_seen_jobs", set())
+        new = sorted((j for j in jobs if j["jobId"] not in seen and "completionTime" in j), key=lambda j: j["jobId"])
+        self._seen_jobs = seen | {j["jobId"] for j in new}
+        prev_end = None
+        for j in new:
+            t0, t1 = parse(j["submissionTime"]), parse(j["completionTime"])
+            gap = (t0 - prev_end).total_seconds() if prev_end else 0.0
+            prev_end = max(prev_end, t1) if prev_end else t1
+            print(f"    job {j['jobId']}: {(t1 - t0).total_seconds():.2f} s, gap before {gap:.2f} s, "
+                  f"stages {len(j['stageIds'])}: {j['name'][:70]}", flush=True)
 
     def top_stages(self, n: int = 8) -> None:
         """The phase's costliest stages (executor CPU) from the UI's REST API, with the code line that ran them."""
@@ -91,6 +114,7 @@ def main() -> int:
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--driver-memory", default="4g")
     ap.add_argument("--explain", default=None, help="directory for the physical plans")
+    ap.add_argument("--jobs", action="store_true", help="list every job with the driver's gap before it")
     args = ap.parse_args()
     from event_replay import engine
     from event_replay.io import read_source, write_outputs
@@ -103,6 +127,7 @@ def main() -> int:
     if explain_dir:
         explain_dir.mkdir(parents=True, exist_ok=True)
     ph = Phases(spark)
+    ph.list_jobs = args.jobs
     c_start = tree_cpu(os.getpid())
     w_start = time.monotonic()
     source = ph.run("read+quarantine", lambda: read_source(spark, cfg))
