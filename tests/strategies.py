@@ -16,6 +16,18 @@ from event_replay.semantics.config import JobConfig, parse_config
 from event_replay.semantics.model import LogRow
 
 
+def config(**sections) -> JobConfig:
+    """A small job config for hand-written cases: tumbling 4 s windows, count(*); `sections` override whole keys
+    of a section (a `window` with a `type` replaces the window)."""
+    raw = {"source": {"path": "unused"}, "window": {"type": "tumbling", "size": 4000},
+           "aggregations": {"cnt": "count(*)"}, "output": {"path": "unused"}}
+    for name, values in sections.items():
+        if name == "window" and "type" in values:
+            raw["window"] = {}
+        raw.setdefault(name, {}).update(values)
+    return parse_config(raw)
+
+
 @dataclass(frozen=True)
 class Case:
     seed: int

@@ -19,7 +19,7 @@ from event_replay.semantics.config import parse_config, to_raw
 from event_replay.semantics.durations import NEG_INF
 from event_replay.semantics.model import LogRow
 from event_replay.semantics.reference import replay
-from strategies import cases
+from strategies import cases, config
 
 # applyInPandas needs executors on this venv's Python (pandas, pyarrow); the shared session does not pin it
 # (yet), so set it before the session-scoped fixture starts Spark: collection happens before any test runs.
@@ -41,16 +41,6 @@ EXTRA_AGGS = {"spread": "max(value) - min(value)", "distinct_values": "count(DIS
 def _extra(rows: Iterable[LogRow]) -> dict[str, Any]:
     values = [r.payload["value"] for r in rows]
     return {"spread": max(values) - min(values), "distinct_values": len(set(values))}
-
-
-def config(**sections):
-    raw = {"source": {"path": "unused"}, "window": {"type": "tumbling", "size": 4000},
-           "aggregations": {"cnt": "count(*)"}, "output": {"path": "unused"}}
-    for name, values in sections.items():
-        if name == "window" and "type" in values:
-            raw["window"] = {}
-        raw.setdefault(name, {}).update(values)
-    return parse_config(raw)
 
 
 def run_stage(spark, rows: list[LogRow], wm_before: Mapping[tuple[str, int], int], stream_values: list[int], cfg):

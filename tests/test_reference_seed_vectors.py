@@ -1,22 +1,12 @@
 """SEMANTICS §8 worked examples A–D, and the rules they pin down, on the reference model."""
 from __future__ import annotations
 
-from event_replay.semantics.config import parse_config
 from event_replay.semantics.durations import NEG_INF
 from event_replay.semantics.model import LogRow
 from event_replay.semantics.reference import replay
 from event_replay.semantics.watermarks import WatermarkMultiplexer
 from event_replay.semantics.windows import merge_into, sliding, tumbling
-
-
-def config(**sections):
-    raw = {"source": {"path": "unused"}, "window": {"type": "tumbling", "size": 4000},
-           "aggregations": {"cnt": "count(*)"}, "output": {"path": "unused"}}
-    for name, values in sections.items():
-        if name == "window" and "type" in values:
-            raw["window"] = {}
-        raw.setdefault(name, {}).update(values)
-    return parse_config(raw)
+from strategies import config
 
 
 def firings(result):
