@@ -330,7 +330,6 @@ def read_partition_source(spark: SparkSession, cfg: JobConfig, subpath: str, sta
     return prepare_source(raw, pcfg)
 
 
-
 def _exact_offset_checks(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Column) -> DataFrame:
     """Duplicates and out-of-order offsets, decided row by row (two sorts of whole rows per split).
 
@@ -375,7 +374,7 @@ def _check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: C
     cand = F.col(_STATUS) == "candidate"
     # Sorted by longs only (a status code, a 64-bit hash of the split): comparing the split strings was most of the
     # sort's cost. Two splits with one hash would share a running max: such a hash group is sent to the exact
-    # checks whole (its min and max split name differ), so a collision costs time, never exactness.
+    # checks whole (it holds more than one split name), so a collision costs time, never exactness.
     code = F.when(cand, 0).when(F.col(_STATUS) == "skipped", 1).otherwise(2)
     narrow = parsed.select(code.alias("c"), F.when(cand, _split_hash(s)).alias("h"), s.alias("s"), o.alias("o"),
                            a.alias("a"))
@@ -388,30 +387,23 @@ def _check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: C
                      F.max(F.col("_bad").cast("int")).alias("bad"),
                      F.collect_set(F.when(F.col("c") == 0, F.col("s"))).alias("names"))
                 .collect())
-    status_of = {0: "candidate", 1: "skipped", 2: "quarantined"}
-    per_split = []
+    # Per status (a candidate that passes is clean): counts, arrival range, split names; and the splits to check.
+    status_of = {0: "clean", 1: "skipped", 2: "quarantined"}
+    stats: dict[str, dict] = {}
+    dirty: set[str] = set()
     for r in per_hash:
         st = status_of[r["c"]]
-        if st != "candidate":
-            per_split.append({_STATUS: st, "s": None, "n": r["n"], "lo": r["lo"], "hi": r["hi"], "bad": 0})
-        elif len(r["names"]) == 1:
-            per_split.append({_STATUS: st, "s": r["names"][0], "n": r["n"], "lo": r["lo"], "hi": r["hi"],
-                              "bad": r["bad"]})
-        else:  # a hash collision: every split of the group is checked exactly
-            per_split += [{_STATUS: st, "s": name, "n": 0, "lo": None, "hi": None, "bad": 1} for name in r["names"]]
-    dirty = sorted(r["s"] for r in per_split if r[_STATUS] == "candidate" and (r["bad"] or not _PRECHECK))
+        # A group of two splits (a hash collision) shared one running max: its splits are checked exactly.
+        if st == "clean" and (r["bad"] or len(r["names"]) > 1 or not _PRECHECK):
+            dirty.update(r["names"])
+        d = stats.setdefault(st, {"n": 0, "lo": None, "hi": None, "splits": set()})
+        d["n"] += r["n"]
+        d["lo"] = min((v for v in (d["lo"], r["lo"]) if v is not None), default=None)
+        d["hi"] = max((v for v in (d["hi"], r["hi"]) if v is not None), default=None)
+        d["splits"].update(r["names"])
     if not dirty:
-        stats: dict[str, dict] = {}
-        for r in per_split:
-            st = "clean" if r[_STATUS] == "candidate" else r[_STATUS]
-            d = stats.setdefault(st, {"n": 0, "lo": None, "hi": None, "splits": set()})
-            d["n"] += r["n"]
-            d["lo"] = min((v for v in (d["lo"], r["lo"]) if v is not None), default=None)
-            d["hi"] = max((v for v in (d["hi"], r["hi"]) if v is not None), default=None)
-            if r["s"] is not None:
-                d["splits"].add(r["s"])
         return parsed.withColumn(_STATUS, F.when(cand, F.lit("clean")).otherwise(F.col(_STATUS))), [], stats
-    exact = cand & s.isin(dirty)
+    exact = cand & s.isin(sorted(dirty))
     # The dirty splits' rows are kept once checked (their windows are not re-run by every later read).
     checked = _exact_offset_checks(parsed.filter(exact), raw, s, o, a).persist(StorageLevel.MEMORY_AND_DISK)
     rest = parsed.filter(~exact).withColumn(_STATUS, F.when(cand, F.lit("clean")).otherwise(F.col(_STATUS)))
