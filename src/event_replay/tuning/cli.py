@@ -57,6 +57,7 @@ def _safe(func):
 
     return lambda args: guarded("replay tune", lambda: func(args), (GridError,))
 
+
 def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--config", required=True, help="job config (YAML): the source and the base settings")
     parser.add_argument("--max-out-of-orderness", default=None, metavar="LIST",

@@ -33,7 +33,7 @@ class GridError(ValueError):
     def __init__(self, option: str, why: str):
         self.option = option
         self.why = why
-        super().__init__(f"{option}: {why}")
+        super().__init__(f"option {option}: {why}")  # the CLI's refusal line
 
 
 def format_ms(ms: int | None) -> str:
