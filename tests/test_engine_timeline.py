@@ -173,3 +173,18 @@ def test_matches_reference(spark, case):
     assert got[0] == want[0], "wm_before"
     assert got[1] == want[1], "watermarks"
     assert got[2] == want[2], "stream_values"
+
+
+@settings(max_examples=10, derandomize=True, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(case=cases())
+def test_spark_path_matches_reference(spark, case):
+    """Periodic timelines too large for the driver go through the Spark path: forced here (bound 0)."""
+    from event_replay.engine import tick_timeline
+
+    saved, tick_timeline.DRIVER_GROUPS_MAX = tick_timeline.DRIVER_GROUPS_MAX, 0
+    try:
+        got, want = _run(spark, case.rows, case.cfg, case.declared_splits)
+    finally:
+        tick_timeline.DRIVER_GROUPS_MAX = saved
+    assert got == want

@@ -23,9 +23,12 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     # and kept on the executors with a plan that starts there (a local checkpoint), so later queries neither
     # recompute nor re-plan the timeline. The outputs themselves are left lazy: each is written once, and
     # materialising them would only add a pass. The caller frees the cache when done (release()).
+    from .fire_lookup import lookup_for
+
     timeline = compute_timeline(rows, cfg, sorted(splits), start_ms, end_ms)
     tl_rows, stream_values = _materialise(timeline.rows), _materialise(timeline.stream_values)
-    firings, late_rows = compute_windows(tl_rows, stream_values, cfg)
+    firings, late_rows = compute_windows(tl_rows, stream_values, cfg, fire_lookup=lookup_for(spark, timeline, cfg.window),
+                                         partitions=cfg.output.windows_files)
     return EngineResult(windows=firings, late_events=late_rows, watermarks=timeline.watermarks)
 
 
@@ -46,6 +49,7 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     from .contract import NEG_INF, EngineResult
     from .state import FORMAT_VERSION, Manifest, fingerprint
     from .timeline import TimelineCarry, compute_timeline_carried
+    from .fire_lookup import lookup_for
     from .windows import carried_rows, compute_windows_with_elements
 
     cfg = dataclasses.replace(cfg, replay=dataclasses.replace(cfg.replay, end_of_input=end_of_input))
@@ -61,13 +65,15 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     # As in replay(): the rows with their watermark are computed once, with a plan that starts there.
     tl_rows = _materialise(timeline.rows)
     stream_values = _materialise(timeline.stream_values)
-    window_rows = tl_rows
+    window_rows, carried_range = tl_rows, None
     if carried is not None:
         window_rows = _materialise(carried.rows.select(*tl_rows.columns).unionByName(tl_rows))
+        carried_range = tuple(carried.rows.agg(F.min("event_time"), F.max("event_time")).collect()[0])
     w0 = m.stream_watermark if m is not None else NEG_INF
     firings, late_rows, elems = compute_windows_with_elements(
         window_rows, stream_values, cfg, new_from_ms=partition.start_ms if carried is not None else None,
-        carried_wm=w0 if carried is not None else None)
+        carried_wm=w0 if carried is not None else None,
+        fire_lookup=lookup_for(spark, timeline, cfg.window, carried_range), partitions=cfg.output.windows_files)
     result = EngineResult(windows=firings, late_events=late_rows, watermarks=timeline.watermarks)
 
     # The end state: two small aggregates (scalars) on the driver, the rest stays in DataFrames.

@@ -169,6 +169,10 @@ def _periodic(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side:
                          stream_values=_stream_values_const(spark, initial, prev0)),
                 TimelineEnd(splits=no_state, origin_tick=origin, stream_last=None))
 
+    driver = _periodic_on_driver(rows.select(*cols), cfg, main_splits, has_side, initial, prev0, prev_idle0,
+                                 first_tick, last_tick, origin, carry)
+    if driver is not None:
+        return driver
     pseudo = carry.splits if carry is not None else None
     all_changes, groups = _split_changes(rows, cfg, main_splits, first_tick, last_tick, end_bound, origin, pseudo)
     all_changes = _checkpoint(all_changes)
@@ -250,6 +254,25 @@ def _periodic(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side:
     last = stream.orderBy(F.col("T").desc()).select("s_idle").limit(1)
     return (Timeline(rows=out_rows, watermarks=watermarks, stream_values=stream_values),
             TimelineEnd(splits=end_splits, origin_tick=origin, stream_last=last))
+
+
+def _periodic_on_driver(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side: bool, initial: int,
+                        prev0: int, prev_idle0: bool, first_tick: int, last_tick: int, origin: int,
+                        carry: TimelineCarry | None) -> tuple[Timeline, TimelineEnd] | None:
+    """The driver path (tick_timeline.py) when the per-(split, tick) aggregate is small enough; else None."""
+    from .tick_timeline import collect_tick_table, end_split_state, periodic_on_driver
+
+    table = collect_tick_table(rows, main_splits, first_tick, cfg.watermark.interval_ms)
+    if table is None:
+        return None
+    pseudo = [(r["split"], r["t"], r["m"]) for r in carry.splits.collect()] if carry is not None else []
+    done = periodic_on_driver(rows, cfg, table, main_splits, has_side, initial, prev0, prev_idle0, first_tick,
+                              last_tick, origin, pseudo)
+    spark = rows.sparkSession
+    end_splits = spark.createDataFrame(end_split_state(done.groups, done.max_ts_after, last_tick, main_splits),
+                                       SPLIT_STATE_SCHEMA)
+    last = spark.createDataFrame([(bool(done.stream.idle[-1]),)], "s_idle boolean")
+    return done.timeline, TimelineEnd(splits=end_splits, origin_tick=origin, stream_last=last)
 
 
 def _stream_values_const(spark, initial: int, prev0: int = NEG_INF) -> DataFrame:

@@ -42,7 +42,8 @@ _BUCKET_BITS = 20  # the as-of lookup's time buckets are 2^20 ms (~17 min) wide
 
 
 def compute_windows(rows: DataFrame, stream_values: DataFrame, cfg: JobConfig, *, new_from_ms: int | None = None,
-                    carried_wm: int | None = None) -> tuple[DataFrame, DataFrame]:
+                    carried_wm: int | None = None, fire_lookup: DataFrame | None = None,
+                    partitions: int | None = None) -> tuple[DataFrame, DataFrame]:
     """(firings, late_rows) of SEMANTICS §5–6 for rows carrying `wm_before`; see the module doc.
 
     Partition replay (state carried, see state.py): `rows` are the carried rows (arrival < new_from_ms, with
@@ -56,13 +57,19 @@ def compute_windows(rows: DataFrame, stream_values: DataFrame, cfg: JobConfig, *
     `rows` is read a few times (plans are not shared between branches): a caller whose rows come out of an
     expensive plan should persist them first."""
     firings, late, _ = compute_windows_with_elements(rows, stream_values, cfg, new_from_ms=new_from_ms,
-                                                     carried_wm=carried_wm)
+                                                     carried_wm=carried_wm, fire_lookup=fire_lookup,
+                                                     partitions=partitions)
     return firings, late
 
 
 def compute_windows_with_elements(rows: DataFrame, stream_values: DataFrame, cfg: JobConfig, *,
-                                  new_from_ms: int | None = None, carried_wm: int | None = None):
-    """compute_windows, plus the elements (window bounds per row: split, offset, __we) for the carried state."""
+                                  new_from_ms: int | None = None, carried_wm: int | None = None,
+                                  fire_lookup: DataFrame | None = None, partitions: int | None = None):
+    """compute_windows, plus the elements (window bounds per row: split, offset, __we) for the carried state.
+
+    `fire_lookup` (tumbling/sliding only): (__q, __v) for every window's max timestamp, from fire_lookup.py.
+    `partitions`: the tumbling/sliding firings come out hash-partitioned by key into that many partitions (the
+    windows output's files), so that writing them needs no second shuffle."""
     input_cols = [c for c in rows.columns if c != "wm_before"]
     queries = None
     if cfg.window.type == "session":
@@ -71,8 +78,8 @@ def compute_windows_with_elements(rows: DataFrame, stream_values: DataFrame, cfg
     else:
         accepted, late = _fixed_accepted(rows, cfg, input_cols)
         elems = accepted
-        firings = _fixed_firings(accepted, input_cols, cfg.aggregations)
-        queries = _fixed_queries(rows, cfg)
+        firings = _fixed_firings(accepted, input_cols, cfg.aggregations, partitions)
+        queries = fire_lookup if fire_lookup is not None else _fixed_queries(rows, cfg)
     if new_from_ms is not None:
         late = late.where(F.col("arrival_time") >= F.lit(new_from_ms))
         caused_here = F.col("arrival_time") >= F.lit(new_from_ms)
@@ -80,7 +87,7 @@ def compute_windows_with_elements(rows: DataFrame, stream_values: DataFrame, cfg
             caused_here = F.when(F.col("fire_reason") == _PENDING, F.col(_WE) - F.lit(1) > F.lit(carried_wm)) \
                 .otherwise(caused_here)
         firings = firings.where(caused_here)
-    firings = _with_fire_watermarks(firings, stream_values, cfg, queries)
+    firings = _with_fire_watermarks(firings, stream_values, cfg, queries, known=fire_lookup is not None)
     out = firings.select(
         "key", F.col(_WS).alias("window_start"), F.col(_WE).alias("window_end"),
         F.col("fire_index").cast("int").alias("fire_index"), F.col("fire_watermark").cast("long").alias("fire_watermark"),
@@ -189,7 +196,12 @@ _LATE_WINDOWS_BROADCAST_MAX = 200_000
 _FIXED_WID = ["key", _WS, _WE]
 
 
-def _fixed_firings(accepted: DataFrame, input_cols: list[str], aggs: dict[str, str]) -> DataFrame:
+def _by_key(df: DataFrame, partitions: int | None) -> DataFrame:
+    return df if partitions is None else df.repartition(partitions, "key")
+
+
+def _fixed_firings(accepted: DataFrame, input_cols: list[str], aggs: dict[str, str],
+                   partitions: int | None = None) -> DataFrame:
     """Firings of tumbling/sliding windows.
 
     A window whose rows are all early fires once, at its timer, with all its rows: a plain groupBy (map-side
@@ -198,14 +210,17 @@ def _fixed_firings(accepted: DataFrame, input_cols: list[str], aggs: dict[str, s
     elements and running aggregates. Otherwise (order-dependent aggregates, or many such windows) every window
     goes through the numbered path."""
     wm, max_ts = F.col("wm_before"), F.col(_WE) - F.lit(1)
-    numbered = lambda df: _firings_with_aggregates(_number(df, input_cols), _FIXED_WID, list(ORDER), aggs)  # noqa: E731
+    numbered = lambda df: _by_key(  # noqa: E731
+        _firings_with_aggregates(_number(df, input_cols), _FIXED_WID, list(ORDER), aggs), partitions)
     if not all(_order_free(accepted, e) for e in aggs.values()):
         return numbered(accepted)
     late_windows = accepted.where(wm >= max_ts).select(*_FIXED_WID).distinct().localCheckpoint(eager=True)
     if late_windows.count() > _LATE_WINDOWS_BROADCAST_MAX:
         return numbered(accepted)
     lw = F.broadcast(late_windows)
-    timer = (accepted.where(wm < max_ts).join(lw, _FIXED_WID, "left_anti")
+    # Shuffled by key straight into the output's partitions (no partial aggregation: with one firing per window
+    # and many keys it barely reduces, and the write then needs no shuffle of its own).
+    timer = (_by_key(accepted.where(wm < max_ts).join(lw, _FIXED_WID, "left_anti"), partitions)
              .groupBy(*_FIXED_WID)
              .agg(F.count(F.lit(1)).alias(_POS), F.max("arrival_time").alias("arrival_time"),
                   *[F.expr(e).alias(n) for n, e in aggs.items()])
@@ -394,18 +409,20 @@ _LOOKUP_BROADCAST_MAX = 500_000  # (max timestamp -> stream value) pairs: broadc
 
 
 def _with_fire_watermarks(firings: DataFrame, stream_values: DataFrame, cfg: JobConfig,
-                          queries: DataFrame | None = None) -> DataFrame:
+                          queries: DataFrame | None = None, known: bool = False) -> DataFrame:
     """A timer firing happens when the stream first reaches the window's max timestamp: at the smallest stream
     value >= end - 1. None: `end_of_input` with flush; with hold the window stays open and does not fire.
     `queries` (column __q): a superset of the timer firings' max timestamps, if the caller has a cheaper source
-    of them than the firings themselves."""
+    of them than the firings themselves; `known`: `queries` already holds the answers (__q, __v)."""
     pending = F.col("fire_reason") == _PENDING
     with_q = firings.withColumn("__q", F.when(pending, F.col(_WE) - F.lit(1)))
     given = queries is not None
     if not given:
         queries = with_q.where(F.col("__q").isNotNull()).select("__q").distinct()
-    found = _next_values(queries, stream_values)
-    if given:
+    found = queries if known else _next_values(queries, stream_values)
+    if known:
+        found = F.broadcast(found)
+    elif given:
         # One row per window end: small next to the firings, so the firings keep their partitioning (a broadcast
         # hash join instead of shuffling every firing by __q).
         found = found.localCheckpoint(eager=True)

@@ -1,0 +1,177 @@
+"""Periodic emission on the driver: the whole watermark timeline from one small aggregate (SEMANTICS §2–4).
+
+With periodic emission a split publishes only at ticks, so everything the timeline needs from the rows is, per
+(split, tick with rows), the largest event time published there (`max_event_time`). That table is small next to
+the rows: at most one entry per split and tick (32 splits over a day at 200 ms: 14M in the worst case, a few
+hundred thousand in practice, since most splits are silent most of the time). One Spark aggregate brings it to
+the driver as Arrow columns; the closed forms of `split_changes.py` (running max, silence advance, idleness)
+and the stream's combination over the splits (`stream.py`) are then numpy passes over it, O(n log n).
+
+The rows then need only the stream watermark just before them: every row published at tick t has the stream
+as it stood after tick t - interval, so a table tick -> `stream_watermark` (one entry per tick with rows) joins
+the rows by broadcast, with no shuffle.
+
+Above `DRIVER_GROUPS_MAX` entries the aggregate is not collected and the caller uses the Spark path
+(`timeline.py`), which computes the same closed forms as DataFrames.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from ..semantics.config import JobConfig
+from .contract import NEG_INF, Timeline
+from .split_changes import SplitGroups, split_changes
+from .stream import StreamTimeline, combine_splits
+
+DRIVER_GROUPS_MAX = 4_000_000  # (split, tick) entries brought to the driver; above it, the Spark path
+
+WATERMARK_ROWS = T.StructType([
+    T.StructField("replay_time", T.LongType(), False), T.StructField("scope", T.StringType(), False),
+    T.StructField("split", T.StringType(), True), T.StructField("watermark", T.LongType(), True),
+    T.StructField("idle", T.BooleanType(), False)])
+TICK_LOOKUP = T.StructType([T.StructField("_tick", T.LongType(), False),
+                            T.StructField("wm_before", T.LongType(), False)])
+
+
+@dataclass
+class TickTable:
+    """The per-(split, tick) aggregate on the driver, sorted by (split index, tick)."""
+    split: np.ndarray  # int32: index into the sorted main splits
+    tick: np.ndarray  # int64
+    max_event_time: np.ndarray  # int64
+    row_ticks: np.ndarray  # every tick with rows (side inputs' too), ascending
+    min_event_time: int | None  # over every row (window ends to look up); None without rows
+    max_event_time_all: int | None
+
+
+def publish_tick(arrival, first_tick: int, interval: int):
+    """The tick a row is published at: the first tick at or after its arrival (a tick at the same instant comes
+    after the row); rows before the first tick are published at the first tick."""
+    return F.greatest(F.lit(first_tick).cast("long"), arrival + F.pmod(-arrival, F.lit(interval).cast("long")))
+
+
+def collect_tick_table(rows: DataFrame, main_splits: list[str], first_tick: int, interval: int,
+                       limit: int | None = None) -> TickTable | None:
+    """One aggregate of the rows per (split, tick): None if it has more than `limit` (default
+    DRIVER_GROUPS_MAX) entries."""
+    limit = DRIVER_GROUPS_MAX if limit is None else limit
+    # Every split's rows (side inputs too: their event times reach windows), side inputs dropped on the driver.
+    agg = (rows.groupBy("split", publish_tick(F.col("arrival_time"), first_tick, interval).alias("tick"))
+           .agg(F.max("event_time").alias("max_event_time"), F.min("event_time").alias("min_event_time")))
+    table = agg.limit(limit + 1).toArrow()
+    if table.num_rows > limit:
+        return None
+    return _to_tick_table(table, main_splits)
+
+
+def _to_tick_table(table: pa.Table, main_splits: list[str]) -> TickTable:
+    index = pc.index_in(table.column("split"), value_set=pa.array(main_splits, pa.string()))
+    main = pc.is_valid(index).to_numpy(zero_copy_only=False)
+    split = index.to_numpy(zero_copy_only=False)[main].astype(np.int32)
+    tick = table.column("tick").to_numpy()[main].astype(np.int64)
+    emax_all = table.column("max_event_time").to_numpy().astype(np.int64)
+    emin_all = table.column("min_event_time").to_numpy().astype(np.int64)
+    emax = emax_all[main]
+    order = np.lexsort((tick, split))
+    has_rows = table.num_rows > 0
+    return TickTable(split=split[order], tick=tick[order], max_event_time=emax[order],
+                     row_ticks=np.unique(table.column("tick").to_numpy().astype(np.int64)),
+                     min_event_time=int(emin_all.min()) if has_rows else None,
+                     max_event_time_all=int(emax_all.max()) if has_rows else None)
+
+
+@dataclass
+class DriverTimeline:
+    """What the driver path produces beyond the contract's Timeline: the stream on the driver."""
+    timeline: Timeline
+    stream: StreamTimeline
+    groups: SplitGroups
+    max_ts_after: np.ndarray  # per group: the split's max_ts after it
+
+
+def periodic_on_driver(rows: DataFrame, cfg: JobConfig, table: TickTable, main_splits: list[str],
+                       has_side: bool, initial: int, prev0: int, prev_idle0: bool, first_tick: int,
+                       last_tick: int, origin: int, pseudo: list[tuple[str, int, int]]) -> DriverTimeline:
+    """The Timeline of `rows` (published at ticks first_tick..last_tick) from their tick table and the carried
+    pseudo-groups (split, t, m) of a previous partition (empty: the start of a history)."""
+    spark = rows.sparkSession
+    interval = cfg.watermark.interval_ms
+    groups = _with_pseudo_groups(table, pseudo, main_splits)
+    changes = split_changes(groups, cfg.watermark, len(main_splits), last_tick + interval, origin)
+    stream = combine_splits(changes, len(main_splits), first_tick, last_tick, has_side, initial, prev0,
+                            prev_idle0)
+    watermarks = spark.createDataFrame(_watermark_rows(stream, main_splits), WATERMARK_ROWS)
+    lookup = spark.createDataFrame(_tick_lookup(stream, table.row_ticks, interval, initial), TICK_LOOKUP)
+    cols = rows.columns
+    out_rows = (rows.withColumn("_tick", publish_tick(F.col("arrival_time"), first_tick, interval))
+                .join(F.broadcast(lookup), "_tick", "left")
+                .select(*cols, F.coalesce(F.col("wm_before"), F.lit(initial).cast("long")).alias("wm_before")))
+    values = spark.createDataFrame(pa.table({"watermark": pa.array(stream.values, pa.int64())}))
+    e_range = None if table.min_event_time is None else (table.min_event_time, table.max_event_time_all)
+    timeline = Timeline(rows=out_rows, watermarks=watermarks, stream_values=values,
+                        known_stream_values=stream.values, event_time_range=e_range)
+    return DriverTimeline(timeline, stream, groups, changes.max_ts_after)
+
+
+def _with_pseudo_groups(table: TickTable, pseudo: list[tuple[str, int, int]], main_splits: list[str]) -> SplitGroups:
+    """The rows' groups plus the carried pseudo-groups, merged per (split, tick) by max and sorted."""
+    index = {s: i for i, s in enumerate(main_splits)}
+    kept = [(index[s], t, m) for s, t, m in pseudo if s in index]
+    split = np.concatenate([table.split, np.array([k[0] for k in kept], np.int32)])
+    tick = np.concatenate([table.tick, np.array([k[1] for k in kept], np.int64)])
+    emax = np.concatenate([table.max_event_time, np.array([k[2] for k in kept], np.int64)])
+    order = np.lexsort((-emax, tick, split))
+    split, tick, emax = split[order], tick[order], emax[order]
+    first = np.ones(len(split), bool)
+    first[1:] = (split[1:] != split[:-1]) | (tick[1:] != tick[:-1])
+    return SplitGroups(split=split[first], tick=tick[first], max_event_time=emax[first])
+
+
+def _watermark_rows(stream: StreamTimeline, main_splits: list[str]) -> pa.Table:
+    """The `watermarks` output as Arrow columns: the splits' changes, then the stream's (null while idle)."""
+    names = pa.array(main_splits, pa.string())
+    split_part = pa.table({
+        "replay_time": pa.array(stream.split_tick, pa.int64()), "scope": pa.repeat("split", len(stream.split_tick)),
+        "split": names.take(pa.array(stream.split_index, pa.int32())),
+        "watermark": pa.array(stream.split_value, pa.int64(), mask=stream.split_idle),
+        "idle": pa.array(stream.split_idle, pa.bool_())})
+    stream_part = pa.table({
+        "replay_time": pa.array(stream.change_tick, pa.int64()),
+        "scope": pa.repeat("stream", len(stream.change_tick)), "split": pa.nulls(len(stream.change_tick), pa.string()),
+        "watermark": pa.array(stream.change_value, pa.int64(), mask=stream.change_idle),
+        "idle": pa.array(stream.change_idle, pa.bool_())})
+    return pa.concat_tables([split_part.cast(stream_part.schema), stream_part])
+
+
+def _tick_lookup(stream: StreamTimeline, ticks: np.ndarray, interval: int, initial: int) -> pa.Table:
+    """tick -> the stream watermark after the last tick before it (`initial` before the first tick)."""
+    before = ticks - interval
+    at = np.searchsorted(stream.tick, before, side="right") - 1
+    wm = np.where(at >= 0, stream.watermark[np.maximum(at, 0)], initial)
+    return pa.table({"_tick": pa.array(ticks, pa.int64()), "wm_before": pa.array(wm, pa.int64())})
+
+
+def end_split_state(groups: SplitGroups, m_after: np.ndarray, last_tick: int,
+                    main_splits: list[str]) -> list[tuple[str, int, int]]:
+    """Per split its last group up to the last tick (t, M after it) and its group after the range (t, raw max)."""
+    out = []
+    for i in np.unique(groups.split):
+        mine = np.flatnonzero(groups.split == i)
+        inside = mine[groups.tick[mine] <= last_tick]
+        if len(inside):
+            j = inside[-1]
+            out.append((main_splits[i], int(groups.tick[j]), int(m_after[j])))
+        for j in mine[groups.tick[mine] > last_tick]:
+            out.append((main_splits[i], int(groups.tick[j]), int(groups.max_event_time[j])))
+    return out
+
+
+__all__ = ["DRIVER_GROUPS_MAX", "TickTable", "collect_tick_table", "periodic_on_driver", "end_split_state",
+           "publish_tick", "NEG_INF"]
