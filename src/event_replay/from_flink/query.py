@@ -8,7 +8,8 @@ GROUP BY k, window_start, window_end`. The replay keys by one column and compute
 - the SELECT list may hold the key, the window columns and COUNT(*), COUNT(x), SUM(x), MIN(x), MAX(x), AVG(x) of
   a column of the table; an aggregate is named by its alias, else by the sink column at its position
   (`INSERT INTO sink SELECT ...`), else `<function>_<column>` (`count_all` for COUNT(*));
-- WHERE, HAVING, joins, GROUPING SETS / ROLLUP / CUBE, DISTINCT and FILTER change which rows count: refused.
+- WHERE, HAVING, joins, GROUPING SETS / ROLLUP / CUBE, DISTINCT and FILTER change which rows count: refused;
+  so is a window aggregation nested in a further query (window Top-N, ...): the replay's output is its own.
 """
 from __future__ import annotations
 
@@ -33,6 +34,9 @@ def aggregation_into(derived: Derived, window: Window, table: Table, tables: dic
     select, line = window.select, window.line
     if select is None:
         raise FlinkSettingsError(f"{window.name} window", "not in a SELECT", line)
+    if select.parent is not None and not isinstance(select.parent, (exp.Insert, exp.Create)):
+        raise FlinkSettingsError(f"{window.name} window", "aggregated in a subquery of a further query (Top-N, "
+                                 "join, ...): the replay reproduces a window aggregation's own output only", line)
     for clause, why in _REFUSED_CLAUSES.items():
         if select.args.get(clause):
             node = select.args[clause]
@@ -64,10 +68,12 @@ def _key(window: Window, select: exp.Select, table: Table) -> str:
         raise FlinkSettingsError(f"{window.name} window", "without GROUP BY window_start, window_end: not a window "
                                  "aggregation (window assignment, Top-N, joins and deduplication are not replayed)",
                                  line)
+    grouped = [g for g in group.expressions if isinstance(g, (exp.GroupingSets, exp.Rollup, exp.Cube))]
     for extra in ("grouping_sets", "rollup", "cube"):
-        if group.args.get(extra):
-            raise FlinkSettingsError(f"GROUP BY ... {extra.replace('_', ' ').upper()}", "several groupings of "
-                                     "one window: the replay groups by one key", line_of(group, line))
+        grouped += [g for g in (group.args.get(extra) or []) if isinstance(g, exp.Expr)]
+    if grouped:
+        raise FlinkSettingsError(f"GROUP BY ... {grouped[0].sql(FlinkSQL)}", "several groupings of one window: "
+                                 "the replay groups by one key", line_of(group, line))
     columns = []
     for g in group.expressions:
         if not isinstance(g, exp.Column):

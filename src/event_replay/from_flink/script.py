@@ -93,7 +93,7 @@ def _parse(st: Statement, script: Script) -> exp.Expr | None:
     try:
         return st.parse()
     except (ParseError, TokenError) as exc:
-        script.unparsed.append((st.line, " ".join(st.words[:3]), str(exc).splitlines()[0]))
+        script.unparsed.append((st.line, " ".join(t.text for t in st.tokens[:3]), str(exc).splitlines()[0]))
         return None
 
 
