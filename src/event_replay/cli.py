@@ -4,6 +4,7 @@
     replay run --config FILE --partition 2024-01-01[THH] [--first] [--end-of-input hold|flush] [--previous P]
     replay tune --config FILE --max-out-of-orderness 1s,5s,30s --idle-timeout none,30s,2m [--allowed-lateness ...]
     replay sample --out DIR --rows N --splits K --seed S [...]
+    replay config from-flink-sql FILE.sql --source-path P --output-path O   (or from-flink-conf FILE)
 
 Exit codes: 0 ok, 2 bad config or usage (the config is validated before Spark starts), 1 any other failure.
 """
@@ -312,6 +313,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_tune_parser(sub)
 
+    from .from_flink.cli import add_config_parser  # argparse only: sqlglot is imported when the command runs
+
+    add_config_parser(sub)
+
     sample = sub.add_parser("sample", help="write a sample Parquet log")
     sample.add_argument("--out", required=True, help="output directory (replaced if it exists)")
     sample.add_argument("--rows", type=int, default=100_000)
@@ -336,8 +341,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     from .exits import guarded
+    from .from_flink.settings import FlinkSettingsError
 
-    return guarded("replay", lambda: args.func(args), (StateError, argparse.ArgumentTypeError))
+    return guarded("replay", lambda: args.func(args), (StateError, argparse.ArgumentTypeError, FlinkSettingsError))
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from ..semantics.config import END_OF_INPUT, ConfigError, JobConfig, load_config
 from ..semantics.durations import parse_duration_ms
 
 CONFIGS_DIR = "jobs/configs"
+FLINK_DIR = "jobs/flink"  # Flink SQL jobs, converted by validate (from_flink.sql) in place of a job config
 # Request field -> (config section, key): the overrides the DAG form offers.
 DURATION_OVERRIDES = {
     "max_out_of_orderness": ("watermark", "max_out_of_orderness"),
@@ -36,6 +37,12 @@ def shipped_configs(project_dir: str | Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in (root / CONFIGS_DIR).glob("*.yaml"))
 
 
+def shipped_flink_jobs(project_dir: str | Path) -> list[str]:
+    """The Flink SQL jobs shipped with the project (the form offers them next to the configs)."""
+    root = Path(project_dir)
+    return sorted(str(p.relative_to(root)) for p in (root / FLINK_DIR).glob("*.sql"))
+
+
 def resolve_path(path: str, project_dir: str | Path) -> str:
     """Relative paths in configs are relative to the project directory, not to whatever cwd a worker has."""
     if _URI.match(path) or Path(path).is_absolute():
@@ -44,13 +51,14 @@ def resolve_path(path: str, project_dir: str | Path) -> str:
 
 
 def resolve_config_file(name: str, project_dir: str | Path) -> Path:
-    """`jobs/configs/demo.yaml`, `demo.yaml`, `demo` or any path to a YAML file."""
+    """`jobs/configs/demo.yaml`, `demo.yaml`, `demo` or any path to a YAML file; `jobs/flink/demo.sql`,
+    `demo.sql` or any path to a Flink SQL job."""
     if not isinstance(name, str) or not name.strip():
         raise ConfigError("params.config", "is required (a shipped config such as jobs/configs/demo.yaml, or a path)")
     root = Path(project_dir)
     candidates = [Path(resolve_path(name.strip(), root))]
     stem = Path(name.strip()).name
-    candidates += [root / CONFIGS_DIR / stem, root / CONFIGS_DIR / f"{stem}.yaml"]
+    candidates += [root / CONFIGS_DIR / stem, root / CONFIGS_DIR / f"{stem}.yaml", root / FLINK_DIR / stem]
     for c in candidates:
         if c.is_file():
             return c.resolve()
@@ -85,9 +93,34 @@ def overrides_of(params: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return sections
 
 
+def load_base_config(config_file: Path, params: Mapping[str, Any]) -> tuple[JobConfig, str | None]:
+    """A job config (YAML), or a Flink SQL job (`.sql`) converted with the request's source_path and
+    output_path; the generated YAML text is returned too (None for a YAML config)."""
+    if config_file.suffix.lower() != ".sql":
+        return load_config(config_file), None
+    from ..from_flink.settings import FlinkSettingsError
+    from ..from_flink.sql import config_from_flink_sql
+
+    paths = {}
+    for field in ("source_path", "output_path"):
+        value = params.get(field)
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(f"params.{field}", "is required with a Flink SQL job (the .sql has no paths)")
+        paths[field] = value.strip()
+    try:
+        text, cfg = config_from_flink_sql(config_file, **paths)
+    except FlinkSettingsError as exc:
+        raise ConfigError("params.config", f"{config_file.name}: {exc}") from None
+    return cfg, text
+
+
 def load_with_overrides(config: str, params: Mapping[str, Any], project_dir: str | Path) -> JobConfig:
     """The config with the request's overrides applied (validated as a whole) and its paths made absolute."""
-    cfg = load_config(resolve_config_file(config, project_dir))
+    return with_overrides(load_base_config(resolve_config_file(config, project_dir), params)[0], params,
+                          project_dir)
+
+
+def with_overrides(cfg: JobConfig, params: Mapping[str, Any], project_dir: str | Path) -> JobConfig:
     sections = overrides_of(params)
     if sections:
         try:
@@ -107,12 +140,14 @@ class BackfillRequest:
     allow_missing_partitions: bool
     dq_warn_only: bool
     continue_from_state: bool  # first partition continues the state of the one before, instead of --first
+    generated_config: str | None = None  # the YAML converted from a Flink SQL job, kept in the run folder
 
 
 def validate_request(params: Mapping[str, Any], project_dir: str | Path) -> tuple[JobConfig, BackfillRequest]:
     """Everything that can be checked without Spark: the config with overrides, the range, the switches."""
     config_file = resolve_config_file(params.get("config"), project_dir)
-    cfg = load_with_overrides(str(config_file), params, project_dir)
+    base, generated = load_base_config(config_file, params)
+    cfg = with_overrides(base, params, project_dir)
     start = parse_day(params.get("start_date"), "params.start_date")
     end = parse_day(params.get("end_date"), "params.end_date")
     if end < start:
@@ -123,7 +158,8 @@ def validate_request(params: Mapping[str, Any], project_dir: str | Path) -> tupl
     return cfg, BackfillRequest(config_file=str(config_file), start=start, end=end, end_of_input=eoi,
                                 allow_missing_partitions=bool(params.get("allow_missing_partitions", False)),
                                 dq_warn_only=bool(params.get("dq_warn_only", False)),
-                                continue_from_state=bool(params.get("continue_from_state", False)))
+                                continue_from_state=bool(params.get("continue_from_state", False)),
+                                generated_config=generated)
 
 
 def run_dir(cfg: JobConfig, run_id: str, project_dir: str | Path) -> Path:
@@ -153,9 +189,13 @@ def airflow_params(project_dir: str | Path, *, nightly: bool = False) -> dict[st
     configs = shipped_configs(project_dir)
     params: dict[str, Any] = {
         "config": Param(configs[0] if configs else f"{CONFIGS_DIR}/demo.yaml", type="string", minLength=1,
-                        title="Job config", examples=configs,
-                        description="A config shipped in jobs/configs/, or the path of any job config YAML."),
+                        title="Job config", examples=configs + shipped_flink_jobs(project_dir),
+                        description="A config shipped in jobs/configs/, the path of any job config YAML, or a "
+                                    "Flink SQL job (.sql, e.g. in jobs/flink/): converted by the validate task."),
     }
+    for field, what in (("source_path", "event log (source.path)"), ("output_path", "outputs (output.path)")):
+        params[field] = Param(None, type=["null", "string"], title=f"Flink SQL job: {field.replace('_', ' ')}",
+                              description=f"Only with a .sql job, and required then: the {what}.")
     if not nightly:
         params["start_date"] = Param("2024-01-01", type="string", format="date", title="First day",
                                      description="First dt= partition replayed (arrival-time day, UTC).")

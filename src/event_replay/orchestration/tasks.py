@@ -16,16 +16,22 @@ log = logging.getLogger(__name__)
 
 
 def validate_backfill(params: Mapping[str, Any], project_dir: str, run_id: str) -> dict[str, Any]:
-    """Load the config with the overrides, check the range; write the effective config every job will read."""
+    """Load the config with the overrides, check the range; write the effective config every job will read (and,
+    for a Flink SQL job, the YAML it was converted to: flink_job.yaml)."""
     cfg, req = validate_request(params, project_dir)
     folder = run_dir(cfg, run_id, project_dir)
     config_path = write_effective_config(cfg, folder / "job.yaml")
+    generated = None
+    if req.generated_config is not None:  # a Flink SQL job: keep what it was converted to, with its comments
+        generated = str(folder / "flink_job.yaml")
+        Path(generated).write_text(req.generated_config)
     shutil.rmtree(folder / "done", ignore_errors=True)  # a new pass of the run replays everything again
     log.info("request valid: %s, %s..%s, effective config %s", req.config_file, req.start, req.end, config_path)
     return {"config_path": config_path, "config_file": req.config_file, "source_path": cfg.source.path,
             "output_path": cfg.output.path, "start": req.start.isoformat(), "end": req.end.isoformat(),
             "end_of_input": req.end_of_input, "allow_missing_partitions": req.allow_missing_partitions,
-            "dq_warn_only": req.dq_warn_only, "continue_from_state": req.continue_from_state, "run_dir": str(folder)}
+            "dq_warn_only": req.dq_warn_only, "continue_from_state": req.continue_from_state, "run_dir": str(folder),
+            "generated_config": generated}
 
 
 def validate_nightly(params: Mapping[str, Any], day: dt.date, project_dir: str, run_id: str) -> dict[str, Any]:

@@ -1,0 +1,201 @@
+"""A DataStream job's replay config: `replay config from-flink-conf FILE` (YAML, nested or flat, or .properties).
+
+A DataStream job's watermarks and windows are Java calls, not configuration; this file writes their arguments
+down under keys named after the calls (docs/flink_settings.md):
+
+    pipeline.auto-watermark-interval  ExecutionConfig#setAutoWatermarkInterval (Flink's own key; default 200 ms)
+    watermark.strategy                forBoundedOutOfOrderness (default) | forMonotonousTimestamps
+    watermark.out-of-orderness        the Duration of WatermarkStrategy.forBoundedOutOfOrderness(d): max - d - 1
+    watermark.idleness                WatermarkStrategy#withIdleness(d)
+    watermark.timestamp-column        the field the TimestampAssigner reads (default event_time)
+    window.key-by                     DataStream#keyBy(field) (default key)
+    window.assigner                   TumblingEventTimeWindows | SlidingEventTimeWindows | EventTimeSessionWindows
+    window.size / window.slide / window.offset   TumblingEventTimeWindows.of(size, offset),
+                                      SlidingEventTimeWindows.of(size, slide, offset)
+    window.gap                        EventTimeSessionWindows.withGap(gap)
+    window.allowed-lateness           WindowedStream#allowedLateness(d) (default 0)
+    aggregations.<name>               the window function's output field <name>, as a Spark SQL aggregate
+
+Durations are Flink's (`5 s`, `200ms`, `1 min`, a bare number of ms, `PT5S`). Any other key is refused, so that
+a setting the replay would ignore is never silently dropped.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..semantics.config import JobConfig
+from .settings import Derived, FlinkSettingsError, flink_duration_ms, format_ms, render
+
+STRATEGIES = {"forBoundedOutOfOrderness": "bounded_out_of_orderness", "forMonotonousTimestamps": "monotonous"}
+ASSIGNERS = {"TumblingEventTimeWindows": "tumbling", "SlidingEventTimeWindows": "sliding",
+             "EventTimeSessionWindows": "session"}
+CALLS = {  # key -> the Flink call it stands for (the YAML comments)
+    "pipeline.auto-watermark-interval": "ExecutionConfig#setAutoWatermarkInterval",
+    "watermark.strategy": "WatermarkStrategy.{value}",
+    "watermark.out-of-orderness": "WatermarkStrategy.forBoundedOutOfOrderness(Duration): max - d - 1",
+    "watermark.idleness": "WatermarkStrategy#withIdleness(Duration)",
+    "watermark.timestamp-column": "the field of the TimestampAssigner",
+    "window.key-by": "DataStream#keyBy",
+    "window.assigner": "{value}",
+    "window.size": "{assigner}.of(size, ...)",
+    "window.slide": "SlidingEventTimeWindows.of(size, slide, ...)",
+    "window.offset": "{assigner}.of(..., offset) (modulo the slide: same windows)",
+    "window.gap": "EventTimeSessionWindows.withGap(gap)",
+    "window.allowed-lateness": "WindowedStream#allowedLateness(Duration)",
+}
+
+
+def read_settings(path: str | Path) -> dict[str, tuple[Any, int | None]]:
+    """key -> (value, line or None): flat keys of a .properties file or of a YAML file (nested keys joined)."""
+    path = Path(path)
+    text = path.read_text()
+    if path.suffix.lower() == ".properties":
+        return _properties(text)
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise FlinkSettingsError(str(path), f"not valid YAML: {exc}".splitlines()[0]) from None
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise FlinkSettingsError(str(path), "must be a mapping of Flink settings")
+    return {k: (v, None) for k, v in _flatten(raw, "").items()}
+
+
+def _flatten(raw: dict, prefix: str) -> dict[str, Any]:
+    out = {}
+    for k, v in raw.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict) and not key.startswith("aggregations."):
+            out.update(_flatten(v, f"{key}."))
+        else:
+            out[key] = v
+    return out
+
+
+def _properties(text: str) -> dict[str, tuple[str, int]]:
+    out = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if not s or s[0] in "#!":
+            continue
+        cut = min((i for i in (s.find("="), s.find(":")) if i > 0), default=-1)
+        if cut < 0:
+            raise FlinkSettingsError(s, "expected `key = value`", n)
+        out[s[:cut].strip()] = (s[cut + 1:].strip(), n)
+    return out
+
+
+def config_from_flink_conf(path: str | Path, *, source_path: str, output_path: str) -> tuple[str, JobConfig]:
+    settings = read_settings(path)
+    known = set(CALLS)
+    for key, (_, line) in settings.items():
+        if key not in known and not (key.startswith("aggregations.") and key.count(".") == 1):
+            raise FlinkSettingsError(f"key '{key}'", f"unknown (keys: {', '.join(sorted(known))}, "
+                                     "aggregations.<name>)", line)
+    d = Derived(origin=f"generated by `replay config from-flink-conf {Path(path).name}`: the replay of the "
+                       "DataStream job's settings")
+    get = _getter(settings)
+    d.set("source.path", source_path, "--source-path")
+    d.set("source.columns.event_time", str(get("watermark.timestamp-column", "event_time")),
+          _comment(settings, "watermark.timestamp-column"))
+    d.set("source.columns.key", str(get("window.key-by", "key")), _comment(settings, "window.key-by"))
+    _watermark(d, settings, get)
+    _window(d, settings, get)
+    aggs = {k.split(".", 1)[1]: v for k, (v, _) in settings.items() if k.startswith("aggregations.")}
+    if not aggs:
+        raise FlinkSettingsError("aggregations.<name>", "none given: the window function's output fields, e.g. "
+                                 "aggregations.cnt = count(*)")
+    for name, expr in aggs.items():
+        d.set(f"aggregations.{name}", expr, "output field of the window function")
+    d.set("output.path", output_path, "--output-path")
+    return render(d)
+
+
+def _getter(settings):
+    return lambda key, default=None: settings[key][0] if key in settings else default
+
+
+def _comment(settings, key: str, **names: str) -> str:
+    value, line = settings.get(key, (None, None))
+    call = CALLS[key].format(value=value, **names)
+    where = f", line {line}" if line else ""
+    return f"{key}: {call}{where}" if key in settings else f"{key} absent: {call} default"
+
+
+def _duration(settings, key: str, default: int | None = None) -> int | None:
+    if key not in settings:
+        return default
+    value, line = settings[key]
+    return flink_duration_ms(value, f"key '{key}'", line)
+
+
+def _watermark(d: Derived, settings, get) -> None:
+    name = str(get("watermark.strategy", "forBoundedOutOfOrderness"))
+    if name not in STRATEGIES:
+        raise FlinkSettingsError(f"key 'watermark.strategy' = {name!r}", f"unknown (one of {', '.join(STRATEGIES)})",
+                                 settings.get("watermark.strategy", (None, None))[1])
+    strategy = STRATEGIES[name]
+    d.set("watermark.strategy", strategy, _comment(settings, "watermark.strategy"))
+    delay = _duration(settings, "watermark.out-of-orderness")
+    if strategy == "bounded_out_of_orderness":
+        if delay is None:
+            raise FlinkSettingsError("key 'watermark.out-of-orderness'", "required with forBoundedOutOfOrderness")
+        d.set("watermark.max_out_of_orderness", format_ms(delay), _comment(settings, "watermark.out-of-orderness"))
+    elif delay is not None:
+        raise FlinkSettingsError("key 'watermark.out-of-orderness'", "forMonotonousTimestamps takes no "
+                                 "out-of-orderness", settings["watermark.out-of-orderness"][1])
+    interval = _duration(settings, "pipeline.auto-watermark-interval", 200)
+    if interval == 0:
+        raise FlinkSettingsError("key 'pipeline.auto-watermark-interval'", "0 turns periodic watermarks off: not "
+                                 "mapped", settings["pipeline.auto-watermark-interval"][1])
+    d.set("watermark.emit", "periodic", "WatermarkStrategy generators emit at the auto-watermark interval")
+    d.set("watermark.interval", format_ms(interval), _comment(settings, "pipeline.auto-watermark-interval"))
+    idle = _duration(settings, "watermark.idleness")
+    if idle:
+        d.set("watermark.idle_timeout", format_ms(idle), _comment(settings, "watermark.idleness"))
+
+
+def _window(d: Derived, settings, get) -> None:
+    name = str(get("window.assigner", ""))
+    if name not in ASSIGNERS:
+        raise FlinkSettingsError(f"key 'window.assigner' = {name!r}", f"{'unknown' if name else 'required'} "
+                                 f"(one of {', '.join(ASSIGNERS)}; processing-time assigners are not mapped)",
+                                 settings.get("window.assigner", (None, None))[1])
+    kind = ASSIGNERS[name]
+    d.set("window.type", kind, _comment(settings, "window.assigner"))
+    allowed = {"session": ("window.gap",), "tumbling": ("window.size", "window.offset"),
+               "sliding": ("window.size", "window.slide", "window.offset")}[kind]
+    for key in ("window.size", "window.slide", "window.offset", "window.gap"):
+        if key in settings and key not in allowed:
+            raise FlinkSettingsError(f"key '{key}'", f"does not apply to {name}", settings[key][1])
+    for key in allowed:
+        if key != "window.offset" and key not in settings:
+            raise FlinkSettingsError(f"key '{key}'", f"required with {name}")
+    period = None
+    for key in allowed:
+        if key == "window.offset":
+            offset = _signed_offset(settings)
+            if offset is not None:
+                d.set(key, format_ms(offset % period), _comment(settings, key, assigner=name))
+            continue
+        ms = _duration(settings, key)
+        d.set(key, format_ms(ms), _comment(settings, key, assigner=name))
+        period = ms if key in ("window.size", "window.slide") else period
+    d.set("window.allowed_lateness", format_ms(_duration(settings, "window.allowed-lateness", 0)),
+          _comment(settings, "window.allowed-lateness"))
+    d.set("window.time", "event", f"{name} is an event-time assigner")
+
+
+def _signed_offset(settings) -> int | None:
+    """window.offset may be negative in Flink (`-8 h` aligns days to UTC+8); the window starts only depend on it
+    modulo the slide (the size for tumbling windows)."""
+    if "window.offset" not in settings:
+        return None
+    value, line = settings["window.offset"]
+    text = str(value).strip()
+    ms = flink_duration_ms(text.lstrip("-").strip(), "key 'window.offset'", line)
+    return -ms if text.startswith("-") else ms

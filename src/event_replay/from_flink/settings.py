@@ -1,0 +1,117 @@
+"""What a Flink job's settings become: the refusal, Flink's duration strings, and the commented YAML config.
+
+Both readers (`sql.py` for a Flink SQL script, `conf.py` for a DataStream job's settings) build a `Derived`: the
+raw YAML sections of a job config plus, for each key, a comment naming the Flink construct it stands for. `render`
+writes it as YAML with those comments and checks it loads through `semantics.config` like any hand-written
+config, so what is printed is always a config `replay run` accepts.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from ..semantics.config import JobConfig, parse_config
+
+
+class FlinkSettingsError(ValueError):
+    """A Flink construct or setting with no replay equivalent: `construct` names it, `line` says where (or None)."""
+
+    def __init__(self, construct: str, why: str, line: int | None = None):
+        self.construct = construct
+        self.why = why
+        self.line = line
+        where = f"line {line}: " if line is not None else ""
+        super().__init__(f"{where}{construct}: {why}")
+
+
+# Flink's own duration syntax (org.apache.flink.util.TimeUtils.parseDuration): a number and an optional unit,
+# no unit meaning milliseconds.
+_FLINK_UNITS_MS = {
+    **dict.fromkeys(("d", "day", "days"), 86_400_000),
+    **dict.fromkeys(("h", "hour", "hours"), 3_600_000),
+    **dict.fromkeys(("min", "m", "minute", "minutes"), 60_000),
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), 1000),
+    **dict.fromkeys(("ms", "milli", "millis", "millisecond", "milliseconds", ""), 1),
+}
+_FLINK_DURATION = re.compile(r"^\s*(\d+)\s*([a-zA-Z]*)\s*$")
+_ISO = re.compile(r"^\s*PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d{1,3})?)S)?\s*$", re.IGNORECASE)
+
+
+def flink_duration_ms(value: Any, construct: str, line: int | None = None) -> int:
+    """`'5 s'`, `'200ms'`, `'1 min'`, `'5000'` (ms), `'PT5S'`, or an int of ms, as Flink reads a Duration option."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    text = str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else ""
+    m = _FLINK_DURATION.match(text)
+    if m and m.group(2).lower() in _FLINK_UNITS_MS:
+        return int(m.group(1)) * _FLINK_UNITS_MS[m.group(2).lower()]
+    iso = _ISO.match(text)
+    if iso and any(iso.groups()):
+        h, mi, s = iso.groups()
+        return int(h or 0) * 3_600_000 + int(mi or 0) * 60_000 + round(float(s or 0) * 1000)
+    raise FlinkSettingsError(construct, f"{value!r} is not a Flink duration (e.g. '5 s', '200ms', '1 min', "
+                                        "'5000' for ms); sub-millisecond units have no replay equivalent", line)
+
+
+def format_ms(ms: int) -> str:
+    """A duration as the config writes it: the largest unit that divides it (`501ms`, `5s`, `10m`, `1h`)."""
+    for unit, size in (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000)):
+        if ms and ms % size == 0:
+            return f"{ms // size}{unit}"
+    return f"{ms}ms"
+
+
+@dataclass
+class Derived:
+    """A job config's raw sections being derived, each key with the Flink construct it comes from."""
+    origin: str  # first header line: what was read
+    sections: dict[str, dict[str, Any]] = field(default_factory=dict)
+    comments: dict[str, str] = field(default_factory=dict)  # "watermark.strategy" -> "WATERMARK FOR ... (line 4)"
+
+    def set(self, path: str, value: Any, comment: str | None = None) -> None:
+        """`set("source.columns.key", "item", "GROUP BY item (line 9)")`."""
+        *parents, last = path.split(".")
+        node = self.sections
+        for p in parents:
+            node = node.setdefault(p, {})
+        node[last] = value
+        if comment:
+            self.comments[path] = comment
+
+
+SECTION_ORDER = ("source", "watermark", "window", "aggregations", "replay", "output")
+
+
+def render(derived: Derived) -> tuple[str, JobConfig]:
+    """The YAML text (a comment after each derived key) and the config it loads as; ConfigError if it does not."""
+    lines = [f"# {derived.origin}", "# Each comment names the Flink setting or construct the key stands for "
+                                    "(docs/flink_settings.md)."]
+    for name in sorted(derived.sections, key=SECTION_ORDER.index):
+        lines.append(f"{name}:")
+        lines += _render_mapping(derived.sections[name], name, derived.comments, indent=1)
+    text = "\n".join(lines) + "\n"
+    return text, parse_config(yaml.safe_load(text))
+
+
+def _render_mapping(mapping: dict[str, Any], path: str, comments: dict[str, str], indent: int) -> list[str]:
+    pad = "  " * indent
+    out = []
+    for key, value in mapping.items():
+        here = f"{path}.{key}"
+        if isinstance(value, dict):
+            out.append(f"{pad}{_scalar(key)}:")
+            out += _render_mapping(value, here, comments, indent + 1)
+            continue
+        line = f"{pad}{_scalar(key)}: {_scalar(value)}"
+        if here in comments:
+            line += "  # " + comments[here].replace("\n", " ")
+        out.append(line)
+    return out
+
+
+def _scalar(value: Any) -> str:
+    """One YAML scalar (quoted when YAML would read it as something else)."""
+    return yaml.safe_dump(value, default_flow_style=True, width=10_000).removesuffix("\n...\n").strip()
