@@ -111,6 +111,7 @@ class Phases:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--config", required=True)
+    ap.add_argument("--conf", action="append", default=[], help="KEY=VALUE Spark settings (repeatable)")
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--driver-memory", default="4g")
     ap.add_argument("--explain", default=None, help="directory for the physical plans")
@@ -122,7 +123,8 @@ def main() -> int:
     from event_replay.spark import build_session
 
     cfg = load_config(args.config)
-    spark = build_session(master=args.master, conf={"spark.driver.memory": args.driver_memory})
+    extra = dict(kv.split("=", 1) for kv in args.conf)
+    spark = build_session(master=args.master, conf={"spark.driver.memory": args.driver_memory, **extra})
     explain_dir = Path(args.explain) if args.explain else None
     if explain_dir:
         explain_dir.mkdir(parents=True, exist_ok=True)

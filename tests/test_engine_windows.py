@@ -254,25 +254,32 @@ def test_session_pass_holds_the_reference_rows(case):
 
 # -- the two ways fixed windows fire -----------------------------------------------------------------------------
 
-def test_hash_aggregate_and_numbered_paths_agree(spark, monkeypatch):
-    """Tumbling/sliding windows whose rows are all early fire through a plain groupBy; windows with late-accepted
-    rows, and every window when the aggregates depend on order or such windows are many, go through numbered
-    elements and running aggregates. Each way must give the reference's firings on the same rows."""
-    from event_replay.engine import windows as engine_windows
+def test_slot_aggregate_and_numbered_paths_agree(spark, monkeypatch):
+    """Tumbling/sliding windows fire through one aggregate over slots (timer firing in slot 0, late firing j in
+    slot j) when the aggregates are order-free; through numbered elements and running aggregates when they are not,
+    or when late firings are many. Each way must give the reference's firings on the same rows, with windows
+    that have early and late-accepted rows, and windows whose only rows are late-accepted."""
+    from event_replay.engine import fixed_windows
 
-    times = [1000, 3000, 12000, 2000, 16000, 4000, 21000, 9000, 30000, 11000, 25000, 14000, 19500]
-    rows = [LogRow("p0", i, i, t, "k" if i % 2 else "j", {"value": t // 1000}) for i, t in enumerate(times)]
+    # (event time, key) in arrival order; per-event watermark = max - 5001. After 16000 (watermark 10999) the
+    # [0, 10s) windows are fired and accept rows until 12999: k gets two late firings, m only late-accepted rows.
+    log = [(1000, "j"), (3000, "k"), (12000, "j"), (2000, "k"), (16000, "j"), (4000, "k"), (5000, "j"),
+           (6000, "k"), (7000, "m"), (7500, "m"), (21000, "j"), (9000, "k"), (30000, "k"), (11000, "j"),
+           (25000, "k"), (14000, "j"), (19500, "k")]
+    rows = [LogRow("p0", i, i, t, key, {"value": t // 1000}) for i, (t, key) in enumerate(log)]
     for window in ({"size": "10s", "allowed_lateness": "3s"},
                    {"type": "sliding", "size": "10s", "slide": "5s", "allowed_lateness": "3s"}):
         cfg = config(watermark={"max_out_of_orderness": "5s", "emit": "per_event"}, window=window,
                      aggregations={"cnt": "count(*)", "total": "sum(value)", "top": "max(value)"})
-        ref, _ = assert_same_as_reference(spark, rows, cfg)  # mixed: some windows hashed, some numbered
+        ref, _ = assert_same_as_reference(spark, rows, cfg)  # slots
         assert {f.fire_reason for f in ref.firings} >= {"watermark", "late_row"}
+        assert any(f.fire_reason == "late_row" and f.fire_index >= 2 for f in ref.firings)  # several late firings
+        assert any(f.key == "m" and f.fire_reason == "late_row" and f.fire_index == 1 for f in ref.firings)
         with monkeypatch.context() as m:
-            m.setattr(engine_windows, "_LATE_WINDOWS_BROADCAST_MAX", -1)  # every window numbered
+            m.setattr(fixed_windows, "_LATE_FIRINGS_PER_WINDOW_MAX", 0)  # every window numbered
             assert_same_as_reference(spark, rows, cfg)
     # Order-dependent aggregates (a float sum) never take the hash path; they still match.
-    assert not engine_windows._order_free(spark.createDataFrame([(1.5,)], "value double"), "sum(value)")
-    assert engine_windows._order_free(spark.createDataFrame([(1,)], "value long"), "sum(value)")
-    assert engine_windows._order_free(spark.createDataFrame([(1,)], "value long"), "count(DISTINCT value)")
-    assert not engine_windows._order_free(spark.createDataFrame([(1,)], "value long"), "max(value) - min(value)")
+    assert not fixed_windows._order_free(spark.createDataFrame([(1.5,)], "value double"), "sum(value)")
+    assert fixed_windows._order_free(spark.createDataFrame([(1,)], "value long"), "sum(value)")
+    assert fixed_windows._order_free(spark.createDataFrame([(1,)], "value long"), "count(DISTINCT value)")
+    assert not fixed_windows._order_free(spark.createDataFrame([(1,)], "value long"), "max(value) - min(value)")

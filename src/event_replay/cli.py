@@ -28,6 +28,7 @@ def run_replay(spark, cfg: JobConfig):
     from .io import read_source, write_outputs
     from .io.lock import output_lock
 
+    engine.fixed_plans(spark)
     with output_lock(cfg.output.path, spark):
         _recover(spark, cfg.output.path)
         source = read_source(spark, cfg)
@@ -92,6 +93,7 @@ def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False,
 
     part = Partition.parse(partition)
     output = cfg.output.path.rstrip("/")
+    engine.fixed_plans(spark)
     with output_lock(output, spark):
         _recover(spark, output)
         carried = None

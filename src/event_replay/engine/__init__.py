@@ -25,11 +25,30 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     # materialising them would only add a pass. The caller frees the cache when done (release()).
     from .fire_lookup import lookup_for
 
+    fixed_plans(spark)
     timeline = compute_timeline(rows, cfg, sorted(splits), start_ms, end_ms)
-    tl_rows, stream_values = _materialise(timeline.rows), _materialise(timeline.stream_values)
-    firings, late_rows = compute_windows(tl_rows, stream_values, cfg, fire_lookup=lookup_for(spark, timeline, cfg.window),
+    tl_rows, stream_values = _kept(timeline)
+    firings, late_rows = compute_windows(tl_rows, stream_values, cfg,
+                                         fire_lookup=lookup_for(spark, timeline, cfg.window),
                                          partitions=cfg.output.windows_files)
     return EngineResult(windows=firings, late_events=late_rows, watermarks=timeline.watermarks)
+
+
+def fixed_plans(spark: "SparkSession") -> None:
+    """Adaptive query execution off for the replay, unless the deployment set it: the engine's plans are fixed
+    (broadcasts hinted, partition counts chosen), so re-planning at run time gains nothing here and costs a job
+    per stage and a re-optimisation of each; a fixed plan is also the same plan on every run."""
+    if not spark.sparkContext.getConf().contains("spark.sql.adaptive.enabled"):
+        spark.conf.set("spark.sql.adaptive.enabled", "false")
+
+
+def _kept(timeline) -> tuple["DataFrame", "DataFrame"]:
+    """The timeline's rows and stream values as the windows read them. From the driver path they are cheap to
+    recompute (a scan and a broadcast join; the values are local data), so each reader recomputes them: that
+    costs less than materialising every row once. From the Spark path they are materialised."""
+    if timeline.known_stream_values is not None:
+        return timeline.rows, timeline.stream_values
+    return _materialise(timeline.rows), _materialise(timeline.stream_values)
 
 
 def _materialise(df: "DataFrame") -> "DataFrame":
@@ -53,6 +72,7 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     from .windows import carried_rows, compute_windows_with_elements
 
     cfg = dataclasses.replace(cfg, replay=dataclasses.replace(cfg.replay, end_of_input=end_of_input))
+    fixed_plans(spark)
     if cfg.watermark.periodic and partition.end_ms - partition.start_ms < cfg.watermark.interval_ms:
         raise ValueError(f"partition {partition.id} is shorter than the watermark interval")
     m = carried.manifest if carried is not None else None
@@ -63,8 +83,7 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
                               splits=carried.splits)
     timeline, end = compute_timeline_carried(rows, cfg, all_splits, partition.start_ms, partition.end_ms, carry)
     # As in replay(): the rows with their watermark are computed once, with a plan that starts there.
-    tl_rows = _materialise(timeline.rows)
-    stream_values = _materialise(timeline.stream_values)
+    tl_rows, stream_values = _kept(timeline)
     window_rows, carried_range = tl_rows, None
     if carried is not None:
         window_rows = _materialise(carried.rows.select(*tl_rows.columns).unionByName(tl_rows))

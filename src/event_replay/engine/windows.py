@@ -11,33 +11,30 @@ cleanup time `c = m + allowed_lateness`, its rows split by `W = wm_before` into
     late-accepted   m <= W < c   each fires at once (`late_row`, fire_watermark = W) with everything so far;
     dropped         c <= W       not added; a row dropped from all its windows is a late row (late_watermark = W).
 
-So every firing holds a prefix of its window's rows in one fixed order, and its aggregates are running aggregates
-over that order, read at the firing's position (`__upto`). Tumbling and sliding windows are pure DataFrame work
-(explode + window functions). Sessions merge, so they need one sequential pass per key (applyInPandas, sorted by
-replay order, O(n log n) per key); the pass emits window memberships in the same prefix form and the same
-aggregation path evaluates the Spark SQL aggregates.
+So every firing holds a prefix of its window's rows in one fixed order. Tumbling and sliding windows are
+fixed_windows.py (one aggregate over slots). Sessions merge, so they need one sequential pass per key
+(applyInPandas, sorted by replay order, O(n log n) per key); the pass emits window memberships in prefix form and
+elements.firings_with_aggregates evaluates the Spark SQL aggregates as running aggregates over them. This module
+dispatches, looks up the timer firings' watermarks and picks the rows a partition carries.
 """
 from __future__ import annotations
 
 import heapq
-import re
 from bisect import bisect_right
 
 import pandas as pd
-from pyspark.errors import AnalysisException
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..semantics.config import JobConfig
 from ..semantics.model import FIRE_END_OF_INPUT, FIRE_LATE_ROW, FIRE_WATERMARK
 from .contract import POS_INF
+from .elements import ORDER, PENDING as _PENDING, POS as _POS, WE as _WE, WS as _WS, cleanup as _cleanup
+from .elements import firings_with_aggregates
+from .fixed_windows import FixedRows, fixed_firings, fixed_queries
 
-ORDER = ("arrival_time", "split", "offset")  # replay order: every sort includes it, so no physical order leaks in
-
-_WS, _WE, _POS = "__ws", "__we", "__pos"
 _WID_SPLIT, _WID_OFFSET = "__wid_split", "__wid_offset"  # a session window's id: the row that created it
-_PENDING = "__pending"  # a timer firing whose watermark is still to be looked up
 _BUCKET_BITS = 20  # the as-of lookup's time buckets are 2^20 ms (~17 min) wide
 
 
@@ -74,12 +71,12 @@ def compute_windows_with_elements(rows: DataFrame, stream_values: DataFrame, cfg
     queries = None
     if cfg.window.type == "session":
         elems, late = _session_elements(rows, cfg, input_cols)
-        firings = _firings_with_aggregates(elems, [_WID_SPLIT, _WID_OFFSET], [_POS], cfg.aggregations)
+        firings = firings_with_aggregates(elems, [_WID_SPLIT, _WID_OFFSET], [_POS], cfg.aggregations)
     else:
-        accepted, late = _fixed_accepted(rows, cfg, input_cols)
-        elems = accepted
-        firings = _fixed_firings(accepted, input_cols, cfg.aggregations, partitions)
-        queries = fire_lookup if fire_lookup is not None else _fixed_queries(rows, cfg)
+        fixed = FixedRows(rows, cfg, input_cols)
+        elems, late = fixed.accepted, fixed.late_rows
+        firings = fixed_firings(fixed, input_cols, cfg.aggregations, partitions)
+        queries = fire_lookup if fire_lookup is not None else fixed_queries(rows, cfg)
     if new_from_ms is not None:
         late = late.where(F.col("arrival_time") >= F.lit(new_from_ms))
         caused_here = F.col("arrival_time") >= F.lit(new_from_ms)
@@ -110,155 +107,6 @@ def carried_rows(rows: DataFrame, elems: DataFrame, cfg: JobConfig, stream_wm: i
     open_members = (elems.where(_cleanup(F.col(_WE) - F.lit(1), lateness) > F.lit(stream_wm))
                     .select("split", "offset").distinct())
     return rows.join(open_members, ["split", "offset"], "left_semi")
-
-
-# Stages below produce *elements*: one row per (window, row it holds), with the window id, `__pos` (1-based, in
-# the order whose prefixes the firings hold), key, window bounds, the input columns, and on the element at which a
-# firing happens (its last one) fire_index / fire_reason / fire_watermark (null elsewhere).
-
-# -- tumbling and sliding: pure DataFrame ---------------------------------------------------------------------
-
-def _cleanup(max_ts: Column, lateness: int) -> Column:
-    """max_ts + lateness, saturating at +inf like Flink (ANSI arithmetic would raise instead)."""
-    if lateness == 0:
-        return max_ts
-    return F.when(max_ts > F.lit(POS_INF - lateness), F.lit(POS_INF)).otherwise(max_ts + F.lit(lateness))
-
-
-def _fixed_accepted(rows: DataFrame, cfg: JobConfig, input_cols: list[str]):
-    """(accepted elements: input columns, wm_before, __ws, __we, one per (row, window) the row is added to;
-    late rows). No shuffle: per-row expressions and filters only."""
-    w = cfg.window
-    size = w.size_ms
-    slide = w.slide_ms if w.type == "sliding" else size
-    lateness = w.allowed_lateness_ms
-    t = F.col("event_time")
-    last_start = t - F.pmod(t - F.lit(w.offset_ms), F.lit(slide))  # Flink's getWindowStartWithOffset
-    wm = F.col("wm_before")
-
-    # A row is late iff its latest window (the largest max timestamp) is dropped: cleanup is monotone in the end.
-    late = (rows.where(wm >= _cleanup(last_start + F.lit(size - 1), lateness))
-            .select(*input_cols, wm.alias("late_watermark")))
-
-    n_windows = -(-size // slide)  # at most this many windows contain a timestamp
-    if n_windows == 1:
-        elems = rows.withColumn(_WS, last_start)
-    else:
-        elems = (rows.withColumn("__k", F.explode(F.sequence(F.lit(0), F.lit(n_windows - 1))))
-                 .withColumn(_WS, last_start - F.col("__k") * F.lit(slide))
-                 .where(F.col(_WS) > t - F.lit(size)).drop("__k"))
-    elems = elems.withColumn(_WE, F.col(_WS) + F.lit(size))
-    accepted = elems.where(wm < _cleanup(F.col(_WE) - F.lit(1), lateness))
-    return accepted, late
-
-
-def _fixed_queries(rows: DataFrame, cfg: JobConfig) -> DataFrame:
-    """The max timestamps (end - 1) of every window some row falls in: a superset of the timer firings' lookups,
-    taken from the rows (a scan with a partial distinct) rather than from the firings, so the firings' shuffle is
-    not run a second time to find them."""
-    w = cfg.window
-    slide = w.slide_ms if w.type == "sliding" else w.size_ms
-    t = F.col("event_time")
-    last_start = t - F.pmod(t - F.lit(w.offset_ms), F.lit(slide))
-    q = rows.select((last_start + F.lit(w.size_ms - 1)).alias("__q")).distinct()
-    n_windows = -(-w.size_ms // slide)
-    if n_windows > 1:
-        q = (q.select("__q", F.explode(F.sequence(F.lit(0), F.lit(n_windows - 1))).alias("__k"))
-             .select((F.col("__q") - F.col("__k") * F.lit(slide)).alias("__q")).distinct())
-    return q
-
-
-def _number(accepted: DataFrame, input_cols: list[str]) -> DataFrame:
-    """Elements of fixed windows numbered in replay order, with their firing columns (see above)."""
-    wm = F.col("wm_before")
-    max_ts = F.col(_WE) - F.lit(1)
-    ordered = Window.partitionBy("key", _WS, _WE).orderBy(*ORDER)
-    whole = ordered.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
-    is_early = wm < max_ts
-    pos, n_early = F.col(_POS), F.col("__n_early")
-    elems = (accepted.withColumn(_POS, F.row_number().over(ordered).cast("long"))
-             .withColumn("__n_early", F.sum(is_early.cast("long")).over(whole)))
-    # Early rows come first (wm_before is non-decreasing), so the timer firing holds positions 1..n_early and is
-    # read at the last early element; each late-accepted element is a late firing of everything up to it.
-    timer_here = is_early & (pos == n_early)
-    elems = elems.select(
-        *input_cols, _WS, _WE, _POS,
-        F.when(timer_here, F.lit(0)).when(~is_early, pos - n_early - 1 + F.when(n_early > 0, 1).otherwise(0))
-        .cast("long").alias("fire_index"),
-        F.when(timer_here, F.lit(_PENDING)).when(~is_early, F.lit(FIRE_LATE_ROW)).alias("fire_reason"),
-        F.when(~is_early, wm).alias("fire_watermark"))
-    return elems
-
-
-# Windows with late-accepted rows are numbered through a window function; when there are at most this many, they
-# are found with a broadcast join and every other window's (single) firing is a hash aggregate.
-_LATE_WINDOWS_BROADCAST_MAX = 200_000
-_FIXED_WID = ["key", _WS, _WE]
-
-
-def _by_key(df: DataFrame, partitions: int | None) -> DataFrame:
-    return df if partitions is None else df.repartition(partitions, "key")
-
-
-def _fixed_firings(accepted: DataFrame, input_cols: list[str], aggs: dict[str, str],
-                   partitions: int | None = None) -> DataFrame:
-    """Firings of tumbling/sliding windows.
-
-    A window whose rows are all early fires once, at its timer, with all its rows: a plain groupBy (map-side
-    partial aggregation, no sort), exact when every aggregate is order-free (count, min, max, exact sums). Only the
-    windows that also hold late-accepted rows (rare: rows with max_ts <= wm_before < cleanup) need the numbered
-    elements and running aggregates. Otherwise (order-dependent aggregates, or many such windows) every window
-    goes through the numbered path."""
-    wm, max_ts = F.col("wm_before"), F.col(_WE) - F.lit(1)
-    numbered = lambda df: _by_key(  # noqa: E731
-        _firings_with_aggregates(_number(df, input_cols), _FIXED_WID, list(ORDER), aggs), partitions)
-    if not all(_order_free(accepted, e) for e in aggs.values()):
-        return numbered(accepted)
-    late_windows = accepted.where(wm >= max_ts).select(*_FIXED_WID).distinct().localCheckpoint(eager=True)
-    if late_windows.count() > _LATE_WINDOWS_BROADCAST_MAX:
-        return numbered(accepted)
-    lw = F.broadcast(late_windows)
-    # Shuffled by key straight into the output's partitions (no partial aggregation: with one firing per window
-    # and many keys it barely reduces, and the write then needs no shuffle of its own).
-    timer = (_by_key(accepted.where(wm < max_ts).join(lw, _FIXED_WID, "left_anti"), partitions)
-             .groupBy(*_FIXED_WID)
-             .agg(F.count(F.lit(1)).alias(_POS), F.max("arrival_time").alias("arrival_time"),
-                  *[F.expr(e).alias(n) for n, e in aggs.items()])
-             .select(*_FIXED_WID, _POS, F.lit(0).cast("long").alias("fire_index"),
-                     F.lit(_PENDING).alias("fire_reason"), F.lit(None).cast("long").alias("fire_watermark"),
-                     "arrival_time", *aggs.keys()))
-    return timer.unionByName(numbered(accepted.join(lw, _FIXED_WID, "left_semi")).select(*timer.columns))
-
-
-_ORDER_FREE = re.compile(r"^\s*(count|min|max|sum)\s*\(", re.I)
-
-
-def _order_free(frame: DataFrame, expr: str) -> bool:
-    """Whether `expr` is one count/min/max/sum call whose result cannot depend on the order rows are combined in:
-    not over floating point (rounding of sums; -0.0 against 0.0 in min/max)."""
-    text = expr.strip()
-    if not _ORDER_FREE.match(text) or not _single_call(text):
-        return False
-    try:
-        frame.select(F.expr(text).alias("__x")).schema  # analysis only: is it one valid aggregate at all
-        inner = text[text.index("(") + 1:-1].strip()
-        if inner == "*" or text.lower().startswith("count"):
-            return True
-        if re.match(r"^distinct\b", inner, re.I):
-            inner = inner[len("distinct"):]
-        arg_type = frame.select(F.expr(inner).alias("__y")).schema["__y"].dataType.simpleString()
-    except AnalysisException:
-        return False
-    return "float" not in arg_type and "double" not in arg_type
-
-
-def _single_call(text: str) -> bool:
-    depth = 0
-    for i, ch in enumerate(text):
-        depth += (ch == "(") - (ch == ")")
-        if depth == 0 and ch == ")":
-            return i == len(text) - 1
-    return False
 
 
 # -- sessions: one sequential pass per key --------------------------------------------------------------------
@@ -459,53 +307,3 @@ def _next_values(queries: DataFrame, stream_values: DataFrame) -> DataFrame:
             .select(F.col("__t").alias("__q"), F.coalesce(F.col("__v"), F.col("__later")).alias("__v")))
 
 
-# -- aggregates ------------------------------------------------------------------------------------------------
-
-def _runs_as_window_function(frame: DataFrame, expr: str, spec) -> bool:
-    """Whether `expr` is one aggregate call Spark accepts over a window. A syntactic check first (one call
-    spanning the whole text, no DISTINCT/FILTER), so that the common rejections do not go through a failed
-    analysis (which Spark logs at length); then the analysis decides (no job runs)."""
-    text = expr.strip()
-    if not re.match(r"^[A-Za-z_][A-Za-z0-9_.]*\s*\(", text) or re.search(r"\b(distinct|filter)\b", text, re.I):
-        return False
-    depth = 0
-    for i, ch in enumerate(text):
-        depth += (ch == "(") - (ch == ")")
-        if depth == 0 and ch == ")":
-            if i != len(text) - 1:
-                return False
-            break
-    try:
-        frame.select(F.expr(text).over(spec)).schema
-        return True
-    except AnalysisException:
-        return False
-
-
-def _firings_with_aggregates(elems: DataFrame, wid: list[str], order: list[str], aggs: dict[str, str]) -> DataFrame:
-    """The firing elements, each with every aggregate over its window's elements up to it.
-
-    An aggregate that Spark can run as a window function (one aggregate call: sum(x), count(*), avg(x),
-    approx_count_distinct(x), ...) is a running aggregate over the window's elements in order, read at the firing
-    element: one sort per window, O(n log n), sharing the sort that numbered the elements. Anything else
-    (sum(x) / count(*), count(DISTINCT x), FILTER clauses) goes through a join of each firing to its window's
-    elements up to it and a groupBy: exact, but it costs the sum over firings of their window sizes, which is
-    O(n) when windows fire about once and grows with the number of late firings of large windows.
-    """
-    running = Window.partitionBy(*wid).orderBy(*order).rowsBetween(Window.unboundedPreceding, Window.currentRow)
-    windowable, general = {}, {}
-    for name, expr in aggs.items():
-        (windowable if _runs_as_window_function(elems, expr, running) else general)[name] = expr
-    # arrival_time: the firing element's row, which tells a partition replay whether the firing is its own.
-    keep = list(dict.fromkeys([*wid, "key", _WS, _WE, _POS, "fire_index", "fire_reason", "fire_watermark",
-                               "arrival_time"]))
-    fired = (elems.select(*keep, *[F.expr(e).over(running).alias(n) for n, e in windowable.items()])
-             .where(F.col("fire_reason").isNotNull()))
-    if general:
-        f = {c: f"__f_{c}" for c in [*wid, _POS]}
-        ids = fired.select(*[F.col(c).alias(f[c]) for c in f])
-        held = [F.col(c).eqNullSafe(F.col(f[c])) for c in wid] + [F.col(_POS) <= F.col(f[_POS])]
-        grouped = (elems.join(ids, held).groupBy(*f.values())
-                   .agg(*[F.expr(e).alias(n) for n, e in general.items()]))
-        fired = (fired.join(grouped, [F.col(c).eqNullSafe(F.col(f[c])) for c in f], "left").drop(*f.values()))
-    return fired

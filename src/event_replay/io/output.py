@@ -134,6 +134,8 @@ def stage_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firin
     wm_df, wm_order = watermarks_output(watermarks)
     _write(wm_df, wm_order, f"{staging}/watermarks")
     q = source.quarantine
+    if source.quarantined_rows == 0:  # counted by the source already: no pass over the rows to find none
+        q = spark.createDataFrame([], q.schema)
     _write(q, [REASON_COLUMN] + [c for c in orderable_columns(q) if c != REASON_COLUMN], f"{staging}/quarantine")
 
     # Counts from what was written (a cheap Parquet count), not from a second run of the engine.

@@ -1,0 +1,82 @@
+"""One day partition, whole process: `replay run --partition D --first` against a naive Spark job on the same folder.
+
+    python bench/partition_day.py [--rows-per-day 5000] [--reps 3] [--out-dir bench/out/day]
+
+Both are fresh processes timed from start to exit (JVM start-up, session, read, work, write), interleaved per
+repetition; the median is reported with CPU seconds of each process tree. The naive job is bench/run.py's
+`naive` worker (a plain groupBy(key, window(event_time)) written to Parquet) on the day's folder. The replay's
+number of Spark jobs is read from its event log (one SparkListenerJobStart line per job). No timing is asserted.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from run import run_measured  # noqa: E402
+
+DAY = "2024-01-01"
+
+
+def timed(cmd: list[str]) -> dict:
+    r = run_measured(cmd)
+    if r["rc"] != 0:
+        raise SystemExit(f"{cmd[:3]} failed ({r['rc']}):\n{r['stderr']}")
+    return {"wall_s": r["total_s"], "cpu_s": r["cpu_s"]}
+
+
+def spark_jobs(event_dir: Path) -> int:
+    logs = [p for p in event_dir.iterdir() if p.is_file()]
+    return sum(line.count('"Event":"SparkListenerJobStart"') for p in logs for line in p.open())
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rows-per-day", type=int, default=5000)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--out-dir", default=str(ROOT / "bench" / "out" / "day"))
+    args = ap.parse_args()
+    out = Path(args.out_dir)
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    py = sys.executable
+    subprocess.run([py, "-m", "event_replay.orchestration.sample", "--out", str(out / "log"), "--days", "1",
+                    "--rows-per-day", str(args.rows_per_day)], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    cfg = yaml.safe_load((ROOT / "jobs" / "configs" / "demo_partitioned.yaml").read_text())
+    cfg["source"]["path"] = str(out / "log")
+    cfg["output"]["path"] = str(out / "replay")
+    (out / "replay.yaml").write_text(yaml.safe_dump(cfg))
+    naive_cfg = {**cfg, "source": {**cfg["source"], "path": str(out / "log" / f"dt={DAY}")}}
+    (out / "naive.yaml").write_text(yaml.safe_dump(naive_cfg))
+    replay_bin = str(Path(py).parent / "replay")
+    runs: dict[str, list[dict]] = {"replay": [], "naive": []}
+    for rep in range(args.reps):
+        events = out / f"events-{rep}"
+        events.mkdir()
+        shutil.rmtree(out / "replay", ignore_errors=True)
+        r = timed([replay_bin, "run", "--config", str(out / "replay.yaml"), "--partition", DAY, "--first",
+                   "--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir={events}"])
+        r["spark_jobs"] = spark_jobs(events)
+        runs["replay"].append(r)
+        runs["naive"].append(timed([py, str(ROOT / "bench" / "run.py"), "worker", "--mode", "naive", "--config",
+                                    str(out / "naive.yaml"), "--out", str(out / f"naive-{rep}")]))
+        print(f"rep {rep + 1}: replay {runs['replay'][-1]}, naive {runs['naive'][-1]}", flush=True)
+    med = {m: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for m, rs in runs.items()}
+    med["ratio_wall"] = round(med["replay"]["wall_s"] / med["naive"]["wall_s"], 2)
+    med["ratio_cpu"] = round(med["replay"]["cpu_s"] / med["naive"]["cpu_s"], 2)
+    med["load_avg"] = os.getloadavg()[0]
+    print(json.dumps(med, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
