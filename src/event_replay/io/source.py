@@ -40,8 +40,11 @@ EVENT_TIME_BEFORE_1970 = "event_time_before_1970"
 EVENT_TIME_AFTER_9999 = "event_time_after_9999"
 
 REASON_COLUMN = "reason"
+# With ingestion/processing time the source's event-time column is no role (the arrival time is the event time):
+# it rides along under this name, untouched, so that a late row keeps every column it was read with.
+SOURCE_EVENT_TIME = "__source_event_time"
 # Names the engine adds to rows; a payload column with one of these names would be overwritten.
-ENGINE_COLUMNS = {"wm_before", "late_watermark"}
+ENGINE_COLUMNS = {"wm_before", "late_watermark", "late_watermark_ms", SOURCE_EVENT_TIME}
 
 _STATUS = "__status"  # clean | quarantined | skipped
 _REASON = "__reason"
@@ -64,6 +67,7 @@ class SourceData:
     source_columns: dict[str, str]  # role -> column name in the source
     payload_columns: list[str]
     timestamp_roles: set[str] = field(default_factory=set)  # time roles whose source column was a timestamp
+    event_time_is_role: bool = True  # False for ingestion/processing time (see SOURCE_EVENT_TIME)
     _cached: list[DataFrame] = field(default_factory=list)
 
     def release(self) -> None:
@@ -513,10 +517,12 @@ def prepare_source(raw: DataFrame, cfg: JobConfig) -> SourceData:
     if end_ms is not None and start_ms is None:
         start_ms = end_ms
 
+    carried_source_time = ([q(cols["event_time"]).alias(SOURCE_EVENT_TIME)]
+                           if not event_time_from_source and cols["event_time"] in types else [])
     clean = parsed.filter(F.col(_STATUS) == "clean").select(
         F.col(f"{_P}split").alias("split"), F.col(f"{_P}offset").alias("offset"),
         F.col(f"{_P}arrival_time").alias("arrival_time"), F.col(f"{_P}event_time").alias("event_time"),
-        F.col(f"{_P}key").alias("key"), *[q(c) for c in payload])
+        F.col(f"{_P}key").alias("key"), *[q(c) for c in payload], *carried_source_time)
     quarantine = parsed.filter(F.col(_STATUS) == "quarantined").select(
         *[q(c) for c in raw_cols], F.col(_REASON).alias(REASON_COLUMN))
 
@@ -531,4 +537,4 @@ def prepare_source(raw: DataFrame, cfg: JobConfig) -> SourceData:
     return SourceData(rows=clean, quarantine=quarantine, rows_read=sum(n.values()), clean_rows=n["clean"],
                       quarantined_rows=n["quarantined"], skipped_rows=n["skipped"], splits=splits,
                       start_ms=start_ms, end_ms=end_ms, source_columns=cols, payload_columns=payload,
-                      timestamp_roles=timestamp_roles, _cached=cached)
+                      timestamp_roles=timestamp_roles, event_time_is_role=event_time_from_source, _cached=cached)
