@@ -76,6 +76,17 @@ class Partition:
         return Partition.parse(start.strftime("%Y-%m-%dT%H" if self.hourly else "%Y-%m-%d"))
 
 
+def require_declared_splits(cfg: JobConfig) -> None:
+    """A partitioned history needs `source.splits` (docs/semantics.md, "Partitions"): without it the splits are the
+    ones seen in the range, so a split first seen in a later partition would hold a replay of the whole range back
+    from its start, but not the partitions replayed before it. Refused (exit 2) before Spark starts. Processing
+    time has no watermarks, so no split holds anything back there."""
+    if cfg.source.splits is None and cfg.window.time != "processing":
+        raise ConfigError("source.splits", "a partition-by-partition replay needs the source's splits declared "
+                                           "(e.g. splits: [p0, p1]): a split first seen in a later partition would "
+                                           "hold back the whole range but not the partitions before it")
+
+
 def fingerprint(cfg: JobConfig) -> str:
     """A hash of the config keys that change what a replay computes (not paths, range or end of input)."""
     raw = to_raw(cfg)
