@@ -109,7 +109,8 @@ def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False,
                 previous = earlier[-1]
             carried = read_state(spark, cfg, part, previous)
         source = read_partition_source(spark, cfg, part.subpath, part.start_ms, part.end_ms,
-                                       allow_missing=allow_missing)
+                                       allow_missing=allow_missing,
+                                       carried_offsets=carried.manifest.last_offsets if carried else None)
         try:
             result, end = engine.replay_partition(spark, source.rows, cfg, source.splits, part, carried,
                                                   end_of_input=end_of_input)

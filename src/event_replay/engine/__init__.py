@@ -47,7 +47,7 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     from pyspark.sql import functions as F
 
     from .contract import NEG_INF, EngineResult
-    from .state import FORMAT_VERSION, Manifest, fingerprint
+    from .state import FORMAT_VERSION, Manifest, fingerprint, last_offsets_after
     from .timeline import TimelineCarry, compute_timeline_carried
     from .fire_lookup import lookup_for
     from .windows import carried_rows, compute_windows_with_elements
@@ -84,7 +84,7 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     manifest = Manifest(format_version=FORMAT_VERSION, fingerprint=fingerprint(cfg), partition=partition.id,
                         previous=None if m is None else m.partition, emit=cfg.watermark.emit,
                         origin_tick=end.origin_tick, stream_watermark=w_end, stream_idle=idle_end,
-                        splits=all_splits, flushed=end_of_input == "flush")
+                        splits=all_splits, flushed=end_of_input == "flush", last_offsets=last_offsets_after(rows, m))
     keep = carried_rows(window_rows, elems, cfg, w_end)
     return result, PartitionEnd(manifest=manifest, splits=end.splits, rows=keep)
 

@@ -6,7 +6,9 @@ A partition is a UTC day `YYYY-MM-DD` (source folder `dt=YYYY-MM-DD`) or hour `Y
 The state is small by construction (see timeline.py and windows.py for why it is enough):
     manifest.json  format version, config fingerprint, partition, predecessor, emission, the history's first
                    tick (idleness of splits without rows), the stream watermark and idle flag at the end,
-                   the declared splits, whether the partition flushed.
+                   the declared splits, whether the partition flushed, and each split's last offset (the largest
+                   offset of its clean rows so far), so that the next partition quarantines a redelivery or an
+                   offset going back across the cut exactly as one replay of the range would (io/source.py).
     splits/        per split: periodic: the tick of its last row group `t` and the max timestamp `m` after it
                    (silence advance included); per-event: `t` null, `m` = its published watermark.
     rows/          the rows still held by windows not purged at the end (cleanup time > stream watermark), with
@@ -24,7 +26,7 @@ from typing import Any
 
 from ..semantics.config import ConfigError, JobConfig, to_raw
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: last_offsets
 STATE_DIR = "_state"
 MANIFEST = "manifest.json"
 
@@ -108,6 +110,17 @@ class Manifest:
     stream_idle: bool
     splits: list[str] = field(default_factory=list)
     flushed: bool = False
+    last_offsets: dict[str, int] = field(default_factory=dict)  # split -> largest clean offset so far
+
+
+def last_offsets_after(rows, carried: "Manifest | None") -> dict[str, int]:
+    """Each split's last offset after a partition: the largest of its clean rows (`rows`), else the carried one."""
+    from pyspark.sql import functions as F
+
+    out = dict(carried.last_offsets) if carried is not None else {}
+    for split, offset in rows.groupBy("split").agg(F.max("offset")).collect():  # one row per split: small
+        out[split] = max(int(offset), out.get(split, int(offset)))
+    return dict(sorted(out.items()))
 
 
 @dataclass
