@@ -25,6 +25,9 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     # materialising them would only add a pass. The caller frees the cache when done (release()).
     from .fire_lookup import lookup_for
 
+    if cfg.window.time == "processing":  # windows on the replay clock, no timeline (processing_time.py)
+        from .processing_time import replay as processing_time_replay
+        return processing_time_replay(rows, cfg, end_ms, cfg.output.windows_files)
     timeline = compute_timeline(rows, cfg, sorted(splits), start_ms, end_ms)
     tl_rows, stream_values = _materialise(timeline.rows), _materialise(timeline.stream_values)
     firings, late_rows = compute_windows(tl_rows, stream_values, cfg, fire_lookup=lookup_for(spark, timeline, cfg.window),
@@ -53,6 +56,11 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     from .windows import carried_rows, compute_windows_with_elements
 
     cfg = dataclasses.replace(cfg, replay=dataclasses.replace(cfg.replay, end_of_input=end_of_input))
+    if cfg.window.time == "processing":  # windows on the replay clock, no timeline (processing_time.py)
+        from .processing_time import replay_partition as processing_time_partition
+        result, (manifest, split_state, keep) = processing_time_partition(rows, cfg, splits, partition, carried,
+                                                                          end_of_input)
+        return result, PartitionEnd(manifest=manifest, splits=split_state, rows=keep)
     if cfg.watermark.periodic and partition.end_ms - partition.start_ms < cfg.watermark.interval_ms:
         raise ValueError(f"partition {partition.id} is shorter than the watermark interval")
     m = carried.manifest if carried is not None else None
