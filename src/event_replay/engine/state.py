@@ -1,4 +1,5 @@
-"""Carried state between partitions (SEMANTICS §6 `hold`): what partition P leaves for its successor.
+"""Carried state between partitions (docs/semantics.md "Partitions"; SEMANTICS §6 `hold`): what partition P leaves
+for its successor.
 
 A partition is a UTC day `YYYY-MM-DD` (source folder `dt=YYYY-MM-DD`) or hour `YYYY-MM-DDTHH`
 (`dt=YYYY-MM-DD/hour=HH`); it covers the arrival times [start, end).

@@ -1,4 +1,5 @@
-"""Reading the source log: role mapping, time conversion to long ms (once, on read), quarantine, range cut.
+"""Reading the source log: role mapping, time conversion to long ms (once, on read), quarantine, range cut
+(the quarantine reasons and the offset rules: docs/semantics.md, "Quarantine").
 
 Everything here is set-based: the only values brought to the driver are counts, min/max arrival times
 and the distinct split names (small by nature).

@@ -1,4 +1,4 @@
-"""The one typed job config: loaded from YAML, validated before Spark starts.
+"""The one typed job config: loaded from YAML, validated before Spark starts (what each key means: docs/semantics.md).
 
 Every error is a `ConfigError` naming the offending key (dotted path) and why.
 All durations and instants are held as integer milliseconds.
