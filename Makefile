@@ -71,6 +71,7 @@ test: install
 	$(VENV)/bin/python -m pytest -m "not integration and not slow" $(PYTEST_ARGS)
 
 test-integration: install
+	@if [ -f tests/flink/build.sh ]; then UV=$(UV) bash tests/flink/build.sh; fi
 	$(VENV)/bin/python -m pytest -m "integration and not slow" $(PYTEST_ARGS)
 
 test-slow: install

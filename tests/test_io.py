@@ -224,7 +224,8 @@ def test_write_outputs_columns_counts_and_atomic_replace(spark, tmp_path):
         assert len([f for f in os.listdir(out / name) if f.endswith(".parquet")]) == 1
 
     win = spark.read.parquet(str(out / "windows"))
-    assert win.columns == ["key", "window_start", "window_end", "fire_index", "fire_watermark", "fire_reason", "cnt"]
+    assert win.columns == ["key", "window_start", "window_end", "fire_index", "fire_watermark", "fire_reason", "cnt",
+                           "fire_watermark_ms"]
     assert dict(win.dtypes)["window_start"] == "timestamp" and dict(win.dtypes)["fire_watermark"] == "timestamp"
     ms = sorted(tuple(r) for r in win.select(F.unix_millis("window_start"), F.unix_millis("window_end"),
                                              F.unix_millis("fire_watermark")).collect())
@@ -232,7 +233,8 @@ def test_write_outputs_columns_counts_and_atomic_replace(spark, tmp_path):
     assert spark.read.parquet(str(out / "windows")).filter(F.col("fire_watermark").isNull()).count() == 1
 
     late = spark.read.parquet(str(out / "late_events"))
-    assert late.columns == ["split", "offset", "arrival_time", "event_time", "key", "value", "late_watermark"]
+    assert late.columns == ["split", "offset", "arrival_time", "event_time", "key", "value", "late_watermark",
+                            "late_watermark_ms"]
     assert dict(late.dtypes)["arrival_time"] == "timestamp"  # as the source had it
     assert dict(late.dtypes)["late_watermark"] == "timestamp"
 

@@ -86,11 +86,12 @@ def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False,
     before this one. A partition with no folder in the source fails unless `allow_missing` (then it replays as
     empty: time passes, the state carries on)."""
     from . import engine
-    from .engine.state import Partition, StateError, read_state, stage_state
+    from .engine.state import Partition, StateError, read_state, require_declared_splits, stage_state
     from .io import read_partition_source, write_outputs
     from .io.fs import fs_for
     from .io.lock import output_lock
 
+    require_declared_splits(cfg)
     part = Partition.parse(partition)
     output = cfg.output.path.rstrip("/")
     engine.fixed_plans(spark)
@@ -110,7 +111,8 @@ def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False,
                 previous = earlier[-1]
             carried = read_state(spark, cfg, part, previous)
         source = read_partition_source(spark, cfg, part.subpath, part.start_ms, part.end_ms,
-                                       allow_missing=allow_missing)
+                                       allow_missing=allow_missing,
+                                       carried_offsets=carried.manifest.last_offsets if carried else None)
         try:
             result, end = engine.replay_partition(spark, source.rows, cfg, source.splits, part, carried,
                                                   end_of_input=end_of_input)
@@ -161,9 +163,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         cfg = dataclasses.replace(cfg, replay=dataclasses.replace(cfg.replay, end_of_input=args.end_of_input))
     if args.partition:
-        from .engine.state import Partition
+        from .engine.state import Partition, require_declared_splits
 
         Partition.parse(args.partition)  # a bad id fails before Spark starts
+        require_declared_splits(cfg)
     elif args.first:
         print("replay: --first needs --partition", file=sys.stderr)
         return 2

@@ -26,6 +26,9 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     from .fire_lookup import lookup_for
 
     fixed_plans(spark)
+    if cfg.window.time == "processing":  # windows on the replay clock, no timeline (processing_time.py)
+        from .processing_time import replay as processing_time_replay
+        return processing_time_replay(rows, cfg, end_ms, cfg.output.windows_files)
     timeline = compute_timeline(rows, cfg, sorted(splits), start_ms, end_ms)
     tl_rows, stream_values = _kept(timeline)
     firings, late_rows = compute_windows(tl_rows, stream_values, cfg,
@@ -66,13 +69,18 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     from pyspark.sql import functions as F
 
     from .contract import NEG_INF, EngineResult
-    from .state import FORMAT_VERSION, Manifest, fingerprint
+    from .state import FORMAT_VERSION, Manifest, fingerprint, last_offsets_after
     from .timeline import TimelineCarry, compute_timeline_carried
     from .fire_lookup import lookup_for
     from .windows import carried_rows, compute_windows_with_elements
 
     cfg = dataclasses.replace(cfg, replay=dataclasses.replace(cfg.replay, end_of_input=end_of_input))
     fixed_plans(spark)
+    if cfg.window.time == "processing":  # windows on the replay clock, no timeline (processing_time.py)
+        from .processing_time import replay_partition as processing_time_partition
+        result, (manifest, split_state, keep) = processing_time_partition(rows, cfg, splits, partition, carried,
+                                                                          end_of_input)
+        return result, PartitionEnd(manifest=manifest, splits=split_state, rows=keep)
     if cfg.watermark.periodic and partition.end_ms - partition.start_ms < cfg.watermark.interval_ms:
         raise ValueError(f"partition {partition.id} is shorter than the watermark interval")
     m = carried.manifest if carried is not None else None
@@ -103,7 +111,7 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     manifest = Manifest(format_version=FORMAT_VERSION, fingerprint=fingerprint(cfg), partition=partition.id,
                         previous=None if m is None else m.partition, emit=cfg.watermark.emit,
                         origin_tick=end.origin_tick, stream_watermark=w_end, stream_idle=idle_end,
-                        splits=all_splits, flushed=end_of_input == "flush")
+                        splits=all_splits, flushed=end_of_input == "flush", last_offsets=last_offsets_after(rows, m))
     keep = carried_rows(window_rows, elems, cfg, w_end)
     return result, PartitionEnd(manifest=manifest, splits=end.splits, rows=keep)
 

@@ -1,4 +1,5 @@
-"""Carried state between partitions (SEMANTICS §6 `hold`): what partition P leaves for its successor.
+"""Carried state between partitions (docs/semantics.md "Partitions"; SEMANTICS §6 `hold`): what partition P leaves
+for its successor.
 
 A partition is a UTC day `YYYY-MM-DD` (source folder `dt=YYYY-MM-DD`) or hour `YYYY-MM-DDTHH`
 (`dt=YYYY-MM-DD/hour=HH`); it covers the arrival times [start, end).
@@ -6,7 +7,9 @@ A partition is a UTC day `YYYY-MM-DD` (source folder `dt=YYYY-MM-DD`) or hour `Y
 The state is small by construction (see timeline.py and windows.py for why it is enough):
     manifest.json  format version, config fingerprint, partition, predecessor, emission, the history's first
                    tick (idleness of splits without rows), the stream watermark and idle flag at the end,
-                   the declared splits, whether the partition flushed.
+                   the declared splits, whether the partition flushed, and each split's last offset (the largest
+                   offset of its clean rows so far), so that the next partition quarantines a redelivery or an
+                   offset going back across the cut exactly as one replay of the range would (io/source.py).
     splits/        per split: periodic: the tick of its last row group `t` and the max timestamp `m` after it
                    (silence advance included); per-event: `t` null, `m` = its published watermark.
     rows/          the rows still held by windows not purged at the end (cleanup time > stream watermark), with
@@ -24,7 +27,7 @@ from typing import Any
 
 from ..semantics.config import ConfigError, JobConfig, to_raw
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: last_offsets
 STATE_DIR = "_state"
 MANIFEST = "manifest.json"
 
@@ -76,6 +79,17 @@ class Partition:
         return Partition.parse(start.strftime("%Y-%m-%dT%H" if self.hourly else "%Y-%m-%d"))
 
 
+def require_declared_splits(cfg: JobConfig) -> None:
+    """A partitioned history needs `source.splits` (docs/semantics.md, "Partitions"): without it the splits are the
+    ones seen in the range, so a split first seen in a later partition would hold a replay of the whole range back
+    from its start, but not the partitions replayed before it. Refused (exit 2) before Spark starts. Processing
+    time has no watermarks, so no split holds anything back there."""
+    if cfg.source.splits is None and cfg.window.time != "processing":
+        raise ConfigError("source.splits", "a partition-by-partition replay needs the source's splits declared "
+                                           "(e.g. splits: [p0, p1]): a split first seen in a later partition would "
+                                           "hold back the whole range but not the partitions before it")
+
+
 def fingerprint(cfg: JobConfig) -> str:
     """A hash of the config keys that change what a replay computes (not paths, range or end of input)."""
     raw = to_raw(cfg)
@@ -97,6 +111,17 @@ class Manifest:
     stream_idle: bool
     splits: list[str] = field(default_factory=list)
     flushed: bool = False
+    last_offsets: dict[str, int] = field(default_factory=dict)  # split -> largest clean offset so far
+
+
+def last_offsets_after(rows, carried: "Manifest | None") -> dict[str, int]:
+    """Each split's last offset after a partition: the largest of its clean rows (`rows`), else the carried one."""
+    from pyspark.sql import functions as F
+
+    out = dict(carried.last_offsets) if carried is not None else {}
+    for split, offset in rows.groupBy("split").agg(F.max("offset")).collect():  # one row per split: small
+        out[split] = max(int(offset), out.get(split, int(offset)))
+    return dict(sorted(out.items()))
 
 
 @dataclass

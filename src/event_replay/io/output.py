@@ -19,14 +19,15 @@ from ..semantics.config import JobConfig
 from .commit import commit, new_staging
 from .failpoints import failpoint
 from .fs import fs_for
-from .source import REASON_COLUMN, SourceData, orderable_columns
+from .source import REASON_COLUMN, SOURCE_EVENT_TIME, SourceData, orderable_columns
 
 DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")
 OUTPUT_FILES = 1  # files per dataset (but windows: output.windows_files): fixed, so that the output does not
 # depend on cores or partitions
 
-# Timestamps Spark can hold (0001-01-01 .. 9999-12-31): -inf/+inf watermarks have no timestamp (null);
-# the watermarks output keeps the exact long in watermark_ms.
+# Timestamps Spark can hold (0001-01-01 .. 9999-12-31): -inf/+inf watermarks have no timestamp (null), so every
+# watermark column has its exact long next to it (`*_ms`): a firing at +inf (every split idle, a side input
+# declared) has fire_watermark_ms = 2^63-1, an end-of-input flush a null one (docs/semantics.md, "Outputs").
 _MIN_TS_MS = -62_135_596_800_000
 _MAX_TS_MS = 253_402_300_799_999
 
@@ -52,21 +53,28 @@ def windows_output(firings: DataFrame, cfg: JobConfig) -> tuple[DataFrame, list[
         "key", ms_to_timestamp(F.col("window_start")).alias("window_start"),
         ms_to_timestamp(F.col("window_end")).alias("window_end"), F.col("fire_index").cast("int").alias("fire_index"),
         ms_to_timestamp(F.col("fire_watermark")).alias("fire_watermark"), "fire_reason",
-        *[F.col(f"`{a}`") for a in aggs],
+        *[F.col(f"`{a}`") for a in aggs], F.col("fire_watermark").cast("long").alias("fire_watermark_ms"),
     ), ["key", "window_start", "window_end", "fire_index"]
 
 
 def late_events_output(late: DataFrame, source: SourceData) -> tuple[DataFrame, list[str]]:
-    """The late rows under the source's column names; time columns as the source had them (timestamp or ms)."""
+    """The late rows with every source column under its own name; time columns as the source had them (timestamp
+    or ms). With ingestion/processing time the source's event-time column (if it has one) is not a role: it comes
+    back as it was read, untouched."""
     cols = source.source_columns
     out = []
     for role in ("split", "offset", "arrival_time", "event_time", "key"):
+        if role == "event_time" and not source.event_time_is_role:
+            if SOURCE_EVENT_TIME in late.columns:
+                out.append(F.col(SOURCE_EVENT_TIME).alias(cols[role]))
+            continue
         c = F.col(role)
         if role in source.timestamp_roles:
             c = ms_to_timestamp(c)
         out.append(c.alias(cols[role]))
     out += [F.col(f"`{p}`") for p in source.payload_columns]
     out.append(ms_to_timestamp(F.col("late_watermark")).alias("late_watermark"))
+    out.append(F.col("late_watermark").cast("long").alias("late_watermark_ms"))
     # Replay order is a total order on rows: (arrival, split, offset).
     order = [cols["arrival_time"], cols["split"], cols["offset"]]
     return late.select(*out), order

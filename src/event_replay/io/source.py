@@ -1,4 +1,5 @@
-"""Reading the source log: role mapping, time conversion to long ms (once, on read), quarantine, range cut.
+"""Reading the source log: role mapping, time conversion to long ms (once, on read), quarantine, range cut
+(the quarantine reasons and the offset rules: docs/semantics.md, "Quarantine").
 
 Everything here is set-based: the only values brought to the driver are counts, min/max arrival times
 and the distinct split names (small by nature).
@@ -6,6 +7,7 @@ and the distinct split names (small by nature).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Mapping
 
 from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, SparkSession, Window
@@ -40,8 +42,11 @@ EVENT_TIME_BEFORE_1970 = "event_time_before_1970"
 EVENT_TIME_AFTER_9999 = "event_time_after_9999"
 
 REASON_COLUMN = "reason"
+# With ingestion/processing time the source's event-time column is no role (the arrival time is the event time):
+# it rides along under this name, untouched, so that a late row keeps every column it was read with.
+SOURCE_EVENT_TIME = "__source_event_time"
 # Names the engine adds to rows; a payload column with one of these names would be overwritten.
-ENGINE_COLUMNS = {"wm_before", "late_watermark"}
+ENGINE_COLUMNS = {"wm_before", "late_watermark", "late_watermark_ms", SOURCE_EVENT_TIME}
 
 _STATUS = "__status"  # clean | quarantined | skipped
 _REASON = "__reason"
@@ -64,6 +69,7 @@ class SourceData:
     source_columns: dict[str, str]  # role -> column name in the source
     payload_columns: list[str]
     timestamp_roles: set[str] = field(default_factory=set)  # time roles whose source column was a timestamp
+    event_time_is_role: bool = True  # False for ingestion/processing time (see SOURCE_EVENT_TIME)
     _cached: list[DataFrame] = field(default_factory=list)
 
     def release(self) -> None:
@@ -288,7 +294,8 @@ def _csv_reader(spark: SparkSession):
 
 
 def read_partition_source(spark: SparkSession, cfg: JobConfig, subpath: str, start_ms: int,
-                          end_ms: int, allow_missing: bool = False) -> SourceData:
+                          end_ms: int, allow_missing: bool = False,
+                          carried_offsets: Mapping[str, int] | None = None) -> SourceData:
     """Only the files of one partition (`dt=D` or `dt=D/hour=HH` under source.path), cut to [start, end).
 
     Files are looked up recursively with partition discovery off, so a day made of `hour=` folders reads as
@@ -319,7 +326,7 @@ def read_partition_source(spark: SparkSession, cfg: JobConfig, subpath: str, sta
             schema = T.StructType([T.StructField(c, T.StringType())
                                    for c in dict.fromkeys(cfg.source.columns.values())])
         raw = spark.createDataFrame([], schema)
-        return prepare_source(raw, pcfg)
+        return prepare_source(raw, pcfg, carried_offsets)
     # Drift is judged against the past (the nearest earlier partition): a later partition's drift is its own.
     check_schema_drift(spark, files, pcfg.source.format, _neighbour_file(spark, cfg, subpath, earlier_only=True))
     reader = spark.read.option("recursiveFileLookup", "true")
@@ -327,41 +334,51 @@ def read_partition_source(spark: SparkSession, cfg: JobConfig, subpath: str, sta
         raw = reader.option("header", True).option("mode", "PERMISSIVE").csv(path)
     else:
         raw = reader.parquet(path)
-    return prepare_source(raw, pcfg)
+    return prepare_source(raw, pcfg, carried_offsets)
 
 
-def _exact_offset_checks(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Column) -> DataFrame:
-    """Duplicates and out-of-order offsets, decided row by row (two sorts of whole rows per split).
+def _carried_offset(s: Column, carried: Mapping[str, int] | None) -> Column:
+    """The last offset of the row's split in the partitions before this one (null: none, or a whole range)."""
+    if not carried:
+        return F.lit(None).cast("long")
+    pairs = [x for name, off in sorted(carried.items()) for x in (F.lit(name), F.lit(int(off)).cast("long"))]
+    return F.try_element_at(F.create_map(*pairs), s)
 
-    Offsets are strictly increasing per split, so a second row at the same (split, offset) is bad input. The copy
-    kept is the first in a total order over its content, so the choice cannot depend on files; an exact copy of it
-    (a redelivery) and a row that differs (a conflict) get different reasons. Offsets must also rise with arrival
-    inside a split (SEMANTICS §1; Flink reads a split in offset order): a row whose offset is not above every offset
-    that arrived strictly earlier in its split contradicts the order the replay reads in, so it is quarantined
-    (rows arriving at the same instant are ordered by offset, no contradiction). Decided on the rows left after the
-    duplicates, with a running max per split."""
-    tie_break = [a, F.col(f"{_P}event_time")] + [F.col(f"`{c}`") for c in orderable_columns(raw)]
-    w = Window.partitionBy(F.col(_STATUS), s, o).orderBy(*tie_break)
+
+def _exact_offset_checks(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Column,
+                         carried: Mapping[str, int] | None = None) -> DataFrame:
+    """Duplicates and out-of-order offsets, decided row by row (docs/semantics.md, "Quarantine").
+
+    Offsets rise strictly in a split (SEMANTICS §1; Flink reads a split in offset order). In the order (arrival,
+    offset, then the row's content, so that nothing depends on files) each row is compared with the largest offset
+    before it in its split, `M` (with the split's last offset carried from the partitions before, if any):
+    above M it is clean; equal to M it is a second row at that offset: `duplicate_row` when it is an exact copy of
+    the first row at that offset in the range (a redelivery), `duplicate_offset` otherwise (an exact copy always
+    has the same arrival time, so one whose first copy is in an earlier partition cannot occur); below M it is
+    `offset_out_of_order`. Only M is needed, so a partitioned replay carrying each split's last offset quarantines
+    the same rows for the same reasons as one replay of the range."""
+    order = [a, o, F.col(f"{_P}event_time")] + [F.col(f"`{c}`") for c in orderable_columns(raw)]
+    before = Window.partitionBy(F.col(_STATUS), s).orderBy(*order).rowsBetween(Window.unboundedPreceding, -1)
+    at_offset = Window.partitionBy(F.col(_STATUS), s, o).orderBy(*order)
+    cand = F.col(_STATUS) == "candidate"
+    m = F.greatest(F.max(o).over(before), _carried_offset(s, carried))  # greatest skips nulls
     content = _content(raw)
-    dup = (F.col(_STATUS) == "candidate") & (F.row_number().over(w) > 1)
-    same = F.first(content).over(w).eqNullSafe(content)
-    parsed = (parsed.withColumn(_REASON, F.when(dup & same, F.lit(DUPLICATE_ROW))
-                                .when(dup, F.lit(DUPLICATE_OFFSET)).otherwise(F.col(_REASON)))
-              .withColumn(_STATUS, F.when(dup, F.lit("quarantined")).otherwise(F.col(_STATUS))))
-    earlier = (Window.partitionBy(F.col(_STATUS), s).orderBy(a)
-               .rangeBetween(Window.unboundedPreceding, -1))
-    backwards = (F.col(_STATUS) == "candidate") & (o <= F.max(o).over(earlier))
-    return (parsed.withColumn(_REASON, F.when(backwards, F.lit(OFFSET_OUT_OF_ORDER)).otherwise(F.col(_REASON)))
-            .withColumn(_STATUS, F.when(backwards, F.lit("quarantined"))
-                        .when(F.col(_STATUS) == "candidate", F.lit("clean")).otherwise(F.col(_STATUS))))
+    copy = (F.row_number().over(at_offset) > 1) & F.first(content).over(at_offset).eqNullSafe(content)
+    reason = (F.when(cand & (o == m) & copy, F.lit(DUPLICATE_ROW)).when(cand & (o == m), F.lit(DUPLICATE_OFFSET))
+              .when(cand & (o < m), F.lit(OFFSET_OUT_OF_ORDER)))
+    parsed = parsed.withColumn("__offset_reason", reason)
+    return (parsed.withColumn(_REASON, F.coalesce(F.col("__offset_reason"), F.col(_REASON)))
+            .withColumn(_STATUS, F.when(F.col("__offset_reason").isNotNull(), F.lit("quarantined"))
+                        .when(cand, F.lit("clean")).otherwise(F.col(_STATUS)))
+            .drop("__offset_reason"))
 
 
 _PRECHECK = True  # False: every split goes through the exact checks (tests prove the pre-check changes nothing)
 _split_hash = F.xxhash64  # the pre-check's key for a split (tests force collisions through it)
 
 
-def _check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Column
-                   ) -> tuple[DataFrame, list[DataFrame], dict[str, dict]]:
+def _check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Column,
+                   carried: Mapping[str, int] | None = None) -> tuple[DataFrame, list[DataFrame], dict[str, dict]]:
     """The candidates become clean, or quarantined as duplicates or out-of-order offsets (_exact_offset_checks);
     returns the checked rows, the frames cached for them, and per status: n, lo/hi (arrival range), splits.
 
@@ -370,18 +387,20 @@ def _check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: C
     narrow columns, in the same pass as the counts. That finds every bad row's split: a second row at
     (split, offset) either arrives at the same instant as the first (the pair is adjacent: equal offsets) or
     later (an offset not above an earlier one); an out-of-order offset is not above one that arrived before it.
-    Since both exact windows partition by split, whole splits go through them unchanged."""
+    Since both exact windows partition by split, whole splits go through them unchanged. `carried`: each split's
+    last offset in the partitions before (a row not above it is bad too)."""
     cand = F.col(_STATUS) == "candidate"
     # Sorted by longs only (a status code, a 64-bit hash of the split): comparing the split strings was most of the
     # sort's cost. Two splits with one hash would share a running max: such a hash group is sent to the exact
     # checks whole (it holds more than one split name), so a collision costs time, never exactness.
     code = F.when(cand, 0).when(F.col(_STATUS) == "skipped", 1).otherwise(2)
     narrow = parsed.select(code.alias("c"), F.when(cand, _split_hash(s)).alias("h"), s.alias("s"), o.alias("o"),
-                           a.alias("a"))
+                           a.alias("a"), _carried_offset(s, carried).alias("carried"))
     before = Window.partitionBy("c", "h").orderBy("a", "o").rowsBetween(Window.unboundedPreceding, -1)
     # Grouped by split for the candidates only (their split names are the log's splits: few); the other rows
     # by status alone, whatever they hold in their split column.
-    per_hash = (narrow.withColumn("_bad", (F.col("c") == 0) & (F.col("o") <= F.max("o").over(before)))
+    not_above = (F.col("o") <= F.max("o").over(before)) | (F.col("o") <= F.col("carried"))
+    per_hash = (narrow.withColumn("_bad", (F.col("c") == 0) & F.coalesce(not_above, F.lit(False)))
                 .groupBy("c", "h")
                 .agg(F.count(F.lit(1)).alias("n"), F.min("a").alias("lo"), F.max("a").alias("hi"),
                      F.max(F.col("_bad").cast("int")).alias("bad"),
@@ -405,7 +424,7 @@ def _check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: C
         return parsed.withColumn(_STATUS, F.when(cand, F.lit("clean")).otherwise(F.col(_STATUS))), [], stats
     exact = cand & s.isin(sorted(dirty))
     # The dirty splits' rows are kept once checked (their windows are not re-run by every later read).
-    checked = _exact_offset_checks(parsed.filter(exact), raw, s, o, a).persist(StorageLevel.MEMORY_AND_DISK)
+    checked = _exact_offset_checks(parsed.filter(exact), raw, s, o, a, carried).persist(StorageLevel.MEMORY_AND_DISK)
     rest = parsed.filter(~exact).withColumn(_STATUS, F.when(cand, F.lit("clean")).otherwise(F.col(_STATUS)))
     out = rest.unionByName(checked)
     # Counted again after the exact checks (only the clean rows' split names are brought back).
@@ -416,8 +435,10 @@ def _check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: C
                             for r in rows}
 
 
-def prepare_source(raw: DataFrame, cfg: JobConfig) -> SourceData:
-    """Parse, quarantine and cut a raw source DataFrame (as read) per cfg."""
+def prepare_source(raw: DataFrame, cfg: JobConfig, carried_offsets: Mapping[str, int] | None = None) -> SourceData:
+    """Parse, quarantine and cut a raw source DataFrame (as read) per cfg. `carried_offsets`: each split's last
+    offset in the partitions replayed before this one (engine/state.py), so that a redelivery or an offset going
+    back across a cut is quarantined as in one replay of the whole range."""
     src = cfg.source
     event_time_from_source = cfg.window.time == "event"
     types = {f.name: f.dataType for f in raw.schema.fields}
@@ -498,7 +519,7 @@ def prepare_source(raw: DataFrame, cfg: JobConfig) -> SourceData:
     if cfg.source.format == "csv":
         parsed = parsed.persist(StorageLevel.MEMORY_AND_DISK)
         cached.append(parsed)
-    parsed, more, by_status = _check_offsets(parsed, raw, s, o, a)
+    parsed, more, by_status = _check_offsets(parsed, raw, s, o, a, carried_offsets)
     cached += more
 
     n = {st: (by_status[st]["n"] if st in by_status else 0) for st in ("clean", "quarantined", "skipped")}
@@ -513,10 +534,12 @@ def prepare_source(raw: DataFrame, cfg: JobConfig) -> SourceData:
     if end_ms is not None and start_ms is None:
         start_ms = end_ms
 
+    carried_source_time = ([q(cols["event_time"]).alias(SOURCE_EVENT_TIME)]
+                           if not event_time_from_source and cols["event_time"] in types else [])
     clean = parsed.filter(F.col(_STATUS) == "clean").select(
         F.col(f"{_P}split").alias("split"), F.col(f"{_P}offset").alias("offset"),
         F.col(f"{_P}arrival_time").alias("arrival_time"), F.col(f"{_P}event_time").alias("event_time"),
-        F.col(f"{_P}key").alias("key"), *[q(c) for c in payload])
+        F.col(f"{_P}key").alias("key"), *[q(c) for c in payload], *carried_source_time)
     quarantine = parsed.filter(F.col(_STATUS) == "quarantined").select(
         *[q(c) for c in raw_cols], F.col(_REASON).alias(REASON_COLUMN))
 
@@ -531,4 +554,4 @@ def prepare_source(raw: DataFrame, cfg: JobConfig) -> SourceData:
     return SourceData(rows=clean, quarantine=quarantine, rows_read=sum(n.values()), clean_rows=n["clean"],
                       quarantined_rows=n["quarantined"], skipped_rows=n["skipped"], splits=splits,
                       start_ms=start_ms, end_ms=end_ms, source_columns=cols, payload_columns=payload,
-                      timestamp_roles=timestamp_roles, _cached=cached)
+                      timestamp_roles=timestamp_roles, event_time_is_role=event_time_from_source, _cached=cached)

@@ -1,4 +1,4 @@
-"""The one typed job config: loaded from YAML, validated before Spark starts.
+"""The one typed job config: loaded from YAML, validated before Spark starts (what each key means: docs/semantics.md).
 
 Every error is a `ConfigError` naming the offending key (dotted path) and why.
 All durations and instants are held as integer milliseconds.
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -23,6 +24,10 @@ END_OF_INPUT = ("flush", "hold")
 FORMATS = ("parquet", "csv")
 COLUMN_ROLES = ("split", "offset", "arrival_time", "event_time", "key")
 DEFAULT_INTERVAL_MS = 200  # Flink's default autoWatermarkInterval
+
+
+class ConfigWarning(UserWarning):
+    """A config key that is accepted but has no effect (named in the message)."""
 
 
 class ConfigError(ValueError):
@@ -325,6 +330,19 @@ def _parse_replay(raw: Mapping[str, Any]) -> ReplayRangeConfig:
     return ReplayRangeConfig(start_ms=start, end_ms=end, end_of_input=eoi)
 
 
+# Processing-time windows fire on the replay clock (docs/semantics.md, "Time notions"): no watermark setting
+# changes what they compute, so the section is accepted and ignored, with a warning naming each key it holds.
+PROCESSING_TIME_WATERMARK = WatermarkConfig(strategy="monotonous", emit="per_event", interval_ms=0)
+
+
+def _processing_time_watermark(raw: Mapping[str, Any]) -> WatermarkConfig:
+    for k in raw:
+        warnings.warn(ConfigWarning(f"config key 'watermark.{k}' is ignored with window.time processing: "
+                                    "processing-time windows fire on the replay clock, without watermarks"),
+                      stacklevel=3)
+    return PROCESSING_TIME_WATERMARK
+
+
 def parse_config(raw: Any) -> JobConfig:
     root = _mapping(raw, "<root>")
     _reject_unknown(root, {"source", "watermark", "window", "aggregations", "replay", "output"}, "")
@@ -332,12 +350,11 @@ def parse_config(raw: Any) -> JobConfig:
         if section not in root:
             raise ConfigError(section, "section is required")
     source = _parse_source(_mapping(root["source"], "source"))
-    watermark = _parse_watermark(_mapping(root.get("watermark"), "watermark"))
     window = _parse_window(_mapping(root["window"], "window"))
-    if window.time == "processing" and (watermark.strategy != "monotonous" or watermark.emit != "per_event"):
-        # Processing time is the replay clock itself: no out-of-orderness, no ticks to wait for.
-        raise ConfigError("window.time", "processing-time windows need watermark.strategy monotonous "
-                                         "and watermark.emit per_event (the clock is the arrival time)")
+    if window.time == "processing":
+        watermark = _processing_time_watermark(_mapping(root.get("watermark"), "watermark"))
+    else:
+        watermark = _parse_watermark(_mapping(root.get("watermark"), "watermark"))
     aggregations = _parse_aggregations(root["aggregations"])
     replay = _parse_replay(_mapping(root.get("replay"), "replay"))
     out_raw = _mapping(root["output"], "output")
@@ -365,8 +382,9 @@ def to_raw(cfg: JobConfig) -> dict[str, Any]:
     s, w, win, r = cfg.source, cfg.watermark, cfg.window, cfg.replay
     raw: dict[str, Any] = {
         "source": {"path": s.path, "format": s.format, "columns": dict(s.columns)},
-        "watermark": {"strategy": w.strategy, "max_out_of_orderness": w.max_out_of_orderness_ms, "emit": w.emit,
-                      "interval": w.interval_ms},
+        "watermark": {} if win.time == "processing" else
+        {"strategy": w.strategy, "max_out_of_orderness": w.max_out_of_orderness_ms, "emit": w.emit,
+         "interval": w.interval_ms},
         "window": {"type": win.type, "allowed_lateness": win.allowed_lateness_ms, "time": win.time},
         "aggregations": dict(cfg.aggregations),
         "replay": {"end_of_input": r.end_of_input},

@@ -1,4 +1,5 @@
-"""The reference model: SEMANTICS §1–7 walked row by row, tick by tick. The executable spec.
+"""The reference model: docs/semantics.md (SEMANTICS §1–7) walked row by row, tick by tick. The executable spec.
+Processing-time windows have their own walk (processing_time.py): the Replayer hands them over.
 
 Sequential and readable on purpose; it need not be fast. The Spark engine must equal it, and it must equal
 Flink's own classes (tests/flink).
@@ -13,6 +14,7 @@ from .config import JobConfig
 from .durations import NEG_INF, POS_INF
 from .model import (FIRE_END_OF_INPUT, FIRE_LATE_ROW, FIRE_WATERMARK, Firing, LateRow, LogRow, ReplayResult,
                     WatermarkChange)
+from .processing_time import ProcessingTimeReplayer
 from .watermarks import SideInputGenerator, WatermarkMultiplexer, WithIdleness, make_generator
 from .windows import Window, assign, cleanup_time, max_timestamp, merge_into
 
@@ -51,12 +53,19 @@ class Replayer:
         # A side input counts as +inf from the start.
         for s in self.side_inputs:
             self.generators[s].on_periodic_emit(self.mux.immediate(s))
+        # Processing time: windows on the replay clock, no watermarks at all.
+        self.processing = ProcessingTimeReplayer(cfg) if cfg.window.time == "processing" else None
+        if self.processing is not None:
+            self.result = self.processing.result
 
     # -- the replay clock -------------------------------------------------------------------------
 
     def replay_range(self, rows: Iterable[LogRow], start: int, end: int) -> None:
         """The rows of one range, in replay order, interleaved with the ticks T of the range (start <= T < end).
         The caller picks the rows: [start, end) on arrival, or up to the last row when the end is implicit."""
+        if self.processing is not None:
+            self.processing.replay_range(rows, start, end)
+            return
         ordered = sorted(rows, key=LogRow.replay_order)
         if not self.wm_cfg.periodic:
             for row in ordered:
@@ -76,6 +85,8 @@ class Replayer:
             self._on_row(row)
 
     def finish(self, end_of_input: str | None = None) -> ReplayResult:
+        if self.processing is not None:
+            return self.processing.finish(end_of_input)
         if (end_of_input or self.cfg.replay.end_of_input) == "flush":
             self._advance_windows(POS_INF, flush=True)
         return self.result

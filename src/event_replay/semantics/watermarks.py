@@ -1,4 +1,4 @@
-"""Watermark generation and combination (SEMANTICS §2–4), shaped like Flink's `api.common.eventtime`.
+"""Watermark generation and combination (docs/semantics.md; SEMANTICS §2–4), shaped like Flink's `api.common.eventtime`.
 
 Small interfaces: a generator sees events and is asked to emit; idleness is a decorator around any
 generator; a multiplexer combines the splits' outputs into the stream's watermark.

@@ -1,0 +1,92 @@
+"""Processing-time windows in the Spark engine (docs/semantics.md, "Time notions"; the reference model is
+semantics/processing_time.py).
+
+On the replay clock a processing-time window [s, e) fires at replay time e - 1, after the rows arriving then, and is
+purged. That is an event-time replay of the arrival times (event_time = arrival_time, set on read) in which the
+stream "watermark" just before a row is its arrival time - 1 (every timer before the row has fired; the windows
+it fired are gone, so a session cannot grow across its own firing) and the stream reaches exactly the timer times
+of the range: the max timestamps e - 1 < end of the windows that exist. So the windows stage (windows.py) runs
+unchanged on rows with `wm_before = arrival_time - 1` and those timer times as the stream values: no row is late
+(its windows end after it), every window fires once at e - 1, or at the flush, or is held. No watermarks are output.
+
+Timer times: a tumbling/sliding window's max timestamp from each row's windows; a session's from its last row,
+since on arrival order a key's session is a run of rows less than `gap` apart and ends at last + gap.
+"""
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+from ..semantics.config import JobConfig
+from .contract import EngineResult
+from .timeline import SPLIT_STATE_SCHEMA, WATERMARKS_SCHEMA
+
+CLOCK = "wm_before"
+
+
+def on_replay_clock(rows: DataFrame) -> DataFrame:
+    """The rows with the clock just before each of them (arrival - 1) in the windows stage's `wm_before`, and their
+    processing time, the arrival time, as the time the windows read (the IO layer sets it already, see contract.py;
+    carried rows keep theirs)."""
+    return rows.withColumn("event_time", F.col("arrival_time")).withColumn(CLOCK, F.col("arrival_time") - F.lit(1))
+
+
+def timer_times(rows: DataFrame, cfg: JobConfig, end_ms: int) -> DataFrame:
+    """`watermark`: every replay time < end_ms at which some window's processing-time timer fires."""
+    w = cfg.window
+    t = F.col("arrival_time")
+    if w.type == "session":
+        after = Window.partitionBy("key").orderBy("arrival_time", "split", "offset")
+        next_t = F.lead(t).over(after)
+        ends = (rows.select(t, next_t.alias("__next"))
+                .where(F.col("__next").isNull() | (F.col("__next") - t >= F.lit(w.gap_ms)))
+                .select((t + F.lit(w.gap_ms - 1)).alias("watermark")))
+    else:
+        slide = w.slide_ms if w.type == "sliding" else w.size_ms
+        last_max = t - F.pmod(t - F.lit(w.offset_ms), F.lit(slide)) + F.lit(w.size_ms - 1)
+        n_windows = -(-w.size_ms // slide)
+        # The windows a row is in end at its last window's max timestamp minus multiples of the slide (a few more
+        # times than windows do no harm: a window's own max timestamp is in the set, so it is what it finds).
+        ks = F.explode(F.sequence(F.lit(0), F.lit(n_windows - 1)))
+        ends = (rows.select(last_max.alias("__m")).distinct().select("__m", ks.alias("__k"))
+                .select((F.col("__m") - F.col("__k") * F.lit(slide)).alias("watermark")))
+    return (ends.where(F.col("watermark") < F.lit(end_ms)).distinct()
+            .select(F.col("watermark").cast("long")))
+
+
+def replay(rows: DataFrame, cfg: JobConfig, end_ms: int, partitions: int | None) -> EngineResult:
+    """A whole range: its firings (no late rows, no watermarks)."""
+    from .windows import compute_windows
+
+    clocked = on_replay_clock(rows)
+    firings, late = compute_windows(clocked, timer_times(clocked, cfg, end_ms), cfg, partitions=partitions)
+    return EngineResult(windows=firings, late_events=late, watermarks=_no_watermarks(rows))
+
+
+def replay_partition(rows: DataFrame, cfg: JobConfig, splits: list[str], partition, carried, end_of_input: str):
+    """One partition from its predecessor's state: the carried rows are those of windows whose timer is at or after
+    the previous partition's end; the clock there (its end - 1) is the carried `stream_watermark`."""
+    from .state import FORMAT_VERSION, Manifest, fingerprint, last_offsets_after
+    from .windows import carried_rows, compute_windows_with_elements
+
+    m = carried.manifest if carried is not None else None
+    clocked = on_replay_clock(rows)
+    window_rows = clocked if carried is None else carried.rows.select(*clocked.columns).unionByName(clocked)
+    window_rows = window_rows.localCheckpoint(eager=True)
+    firings, late, elems = compute_windows_with_elements(
+        window_rows, timer_times(window_rows, cfg, partition.end_ms), cfg,
+        new_from_ms=partition.start_ms if m is not None else None,
+        carried_wm=m.stream_watermark if m is not None else None, partitions=cfg.output.windows_files)
+    clock_end = partition.end_ms - 1
+    manifest = Manifest(format_version=FORMAT_VERSION, fingerprint=fingerprint(cfg), partition=partition.id,
+                        previous=None if m is None else m.partition, emit=cfg.watermark.emit, origin_tick=None,
+                        stream_watermark=clock_end, stream_idle=False,
+                        splits=sorted(set(splits) | set(m.splits if m else ())), flushed=end_of_input == "flush",
+                        last_offsets=last_offsets_after(rows, m))
+    no_splits = rows.sparkSession.createDataFrame([], SPLIT_STATE_SCHEMA)
+    result = EngineResult(windows=firings, late_events=late, watermarks=_no_watermarks(rows))
+    return result, (manifest, no_splits, carried_rows(window_rows, elems, cfg, clock_end))
+
+
+def _no_watermarks(rows: DataFrame) -> DataFrame:
+    return rows.sparkSession.createDataFrame([], WATERMARKS_SCHEMA)

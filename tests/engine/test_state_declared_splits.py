@@ -1,0 +1,75 @@
+"""A partitioned history needs its splits declared (engine/state.py, docs/semantics.md "Partitions").
+
+Without `source.splits` the splits are those seen in the range: a split whose first row is in hour 1 holds a
+replay of hours 0-1 back from its start (it has not published), while hour 0 replayed alone never hears of it
+(repro: p0 only in hour 0, p1 from hour 1, bounded 0 ms, periodic 200 ms, tumbling 1 s: the whole range fires
+nothing before p1's row, the partition thousands of times). The two cannot agree without knowing the future, so a
+partitioned replay without declared splits is refused (exit 2, naming source.splits) before Spark starts."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from event_replay.cli import run_partition
+from event_replay.semantics.config import ConfigError, parse_config
+from event_replay.semantics.model import LogRow
+from event_replay.semantics.reference import Replayer
+
+H = 3_600_000
+DAY0 = 1_704_067_200_000  # 2024-01-01T00:00Z
+RAW = {"source": {"path": "unused"},
+       "watermark": {"max_out_of_orderness": 0, "emit": "periodic", "interval": 200},
+       "window": {"type": "tumbling", "size": 1000}, "aggregations": {"cnt": "count(*)"},
+       "replay": {"end_of_input": "hold"}, "output": {"path": "unused"}}
+
+
+def _repro_rows() -> list[LogRow]:
+    rows = [LogRow("p0", i, DAY0 + i * 1000, DAY0 + i * 1000, "k") for i in range(3600)]
+    return rows + [LogRow("p1", 0, DAY0 + H + 10, DAY0 + H + 10, "k")]
+
+
+def test_the_repro_differs_only_without_declared_splits():
+    """The reference itself shows why: hour 0 with p0's splits only fires; the whole range holds everything."""
+    rows, cfg = _repro_rows(), parse_config(RAW)
+    hour0 = Replayer(cfg, ["p0"])
+    hour0.replay_range([r for r in rows if r.arrival_time < DAY0 + H], DAY0, DAY0 + H)
+    whole = Replayer(cfg, ["p0", "p1"])
+    whole.replay_range([r for r in rows if r.arrival_time < DAY0 + H], DAY0, DAY0 + H)
+    assert len(hour0.result.firings) > 3500 and whole.result.firings == []
+
+
+def test_run_partition_refuses_a_config_without_declared_splits():
+    cfg = parse_config(RAW)
+    with pytest.raises(ConfigError) as exc:
+        run_partition(None, cfg, "2024-01-01T00", first=True)  # refused before any Spark call
+    assert exc.value.key == "source.splits"
+
+
+def test_replay_run_partition_exits_2_naming_source_splits_before_spark(tmp_path):
+    log = tmp_path / "log" / "dt=2024-01-01" / "hour=00"
+    log.mkdir(parents=True)
+    rows = _repro_rows()[:10]
+    pq.write_table(pa.table({"split": [r.split for r in rows], "offset": [r.offset for r in rows],
+                             "arrival_time": [r.arrival_time for r in rows],
+                             "event_time": [r.event_time for r in rows], "key": [r.key for r in rows]}),
+                   log / "part-0.parquet")
+    import yaml
+
+    config = tmp_path / "job.yaml"
+    config.write_text(yaml.safe_dump({**RAW, "source": {"path": str(tmp_path / "log")},
+                                      "output": {"path": str(tmp_path / "out")}}))
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "src"))
+    t0 = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "event_replay.cli", "run", "--config", str(config),
+                           "--partition", "2024-01-01T00", "--first"], capture_output=True, text=True, env=env,
+                          timeout=600)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "source.splits" in proc.stderr
+    assert time.monotonic() - t0 < 15 and not (tmp_path / "out").exists()  # no Spark, no output
