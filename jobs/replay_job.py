@@ -3,6 +3,8 @@
     spark-submit jobs/replay_job.py --config jobs/configs/demo.yaml
     spark-submit jobs/replay_job.py --config FILE --partition 2024-01-01 --end-of-input hold|flush [--first]
                                     [--previous 2023-12-31]
+    spark-submit jobs/replay_job.py --config FILE --partitions 2024-01-01..2024-01-31 --end-of-input hold|flush
+                                    [--first | --previous 2023-12-31] [--allow-missing]
 
 Arguments (stable: the Airflow DAGs pass them through SparkSubmitOperator, see orchestration/plan.py):
     --config FILE         the job config (YAML); validated before the Spark session starts.
@@ -10,9 +12,12 @@ Arguments (stable: the Airflow DAGs pass them through SparkSubmitOperator, see o
                           `dt=YYYY-MM-DD/hour=HH` (ID `YYYY-MM-DDTHH`), arrival times [start, end) of that day/hour.
                           Outputs go to `<output.path>/<dataset>/dt=.../`, the carried state to
                           `<output.path>/_state/<ID>/`. Without it, the whole configured range is replayed.
-    --first               the partition starts a history (no predecessor state). Otherwise the state of the
-                          predecessor (the latest source partition before ID, or --previous) must exist and match
-                          the config, else the job fails (exit 2) instead of silently starting over.
+    --partitions A..B     replay every partition of A..B (days or hours, inclusive) in order in this one Spark
+                          application, exactly as one --partition job each would (outputs, state, one commit per
+                          partition); rerun after a failure, it continues after the last committed partition.
+    --first               the partition (a range's first) starts a history (no predecessor state). Otherwise the
+                          state of the predecessor (the latest source partition before ID, or --previous) must
+                          exist and match the config, else the job fails (exit 2) instead of silently starting over.
     --end-of-input        hold (default with --partition) or flush (the last partition of a history).
     --previous ID         the partition whose state to continue from (default: the latest one before ID).
     --allow-missing       a partition with no folder in the source replays as empty instead of failing.

@@ -41,7 +41,9 @@ def test_backfill_dag_structure(dagbag):
     dag = dagbag.dags["event_time_backfill"]
     assert type(dag.timetable).__name__ == "NullTimetable"  # schedule=None: manual trigger only
     assert set(dag.params) >= {"config", "start_date", "end_date", "max_out_of_orderness", "idle_timeout",
-                               "allowed_lateness", "end_of_input", "allow_missing_partitions", "dq_warn_only"}
+                               "allowed_lateness", "end_of_input", "allow_missing_partitions", "dq_warn_only",
+                               "partitions_per_job"}
+    assert dag.params["partitions_per_job"] == 31
     replay = dag.get_task("replay_partitions")
     assert replay.pool == "replay_spark" and replay._conn_id == "replay_spark"
     assert replay.application == str(ROOT / "jobs" / "replay_job.py")
@@ -61,6 +63,7 @@ def test_nightly_dag_structure(dagbag):
     assert replay.depends_on_past and replay.pool == "replay_spark"
     assert all(t.depends_on_past and t.wait_for_downstream for t in dag.tasks)  # days strictly in order
     assert "start_date" not in dag.params and dag.params["end_of_input"] == "hold"
+    assert "partitions_per_job" not in dag.params  # one day per run
 
 
 def test_form_rejects_a_bad_duration_and_a_bad_date(dagbag):

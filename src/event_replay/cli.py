@@ -2,6 +2,7 @@
 
     replay run --config FILE [--master URL] [--conf KEY=VALUE ...]
     replay run --config FILE --partition 2024-01-01[THH] [--first] [--end-of-input hold|flush] [--previous P]
+    replay run --config FILE --partitions 2024-01-01..2024-12-31 [--first] [...]   (one Spark application)
     replay tune --config FILE --max-out-of-orderness 1s,5s,30s --idle-timeout none,30s,2m [--allowed-lateness ...]
     replay sample --out DIR --rows N --splits K --seed S [...]
     replay config from-flink-sql FILE.sql --source-path P --output-path O   (or from-flink-conf FILE)
@@ -158,7 +159,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     conf = _parse_conf(args.conf or [])
     from .spark import build_session
 
-    if args.end_of_input and not args.partition:
+    partitioned = args.partition or args.partitions
+    if args.partition and args.partitions:
+        print("replay: --partition and --partitions exclude each other", file=sys.stderr)
+        return 2
+    if args.end_of_input and not partitioned:
         import dataclasses
 
         cfg = dataclasses.replace(cfg, replay=dataclasses.replace(cfg.replay, end_of_input=args.end_of_input))
@@ -167,11 +172,17 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         Partition.parse(args.partition)  # a bad id fails before Spark starts
         require_declared_splits(cfg)
+    elif args.partitions:
+        from .engine.state import require_declared_splits
+        from .range_replay import parse_range
+
+        parse_range(args.partitions)  # a bad range fails before Spark starts
+        require_declared_splits(cfg)
     elif args.first:
-        print("replay: --first needs --partition", file=sys.stderr)
+        print("replay: --first needs --partition or --partitions", file=sys.stderr)
         return 2
     elif args.allow_missing:
-        print("replay: --allow-missing needs --partition", file=sys.stderr)
+        print("replay: --allow-missing needs --partition or --partitions", file=sys.stderr)
         return 2
     from .io.preflight import check_source
 
@@ -184,7 +195,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                 stack.enter_context(output_lock(cfg.output.path))
             spark = build_session(master=args.master, app_name="event-replay", conf=conf)
             try:
-                if args.partition:
+                if args.partitions:
+                    summary = _run_range(spark, cfg, args)
+                    if summary is None:
+                        print(f"replay: {args.partitions}: every partition was already committed", flush=True)
+                        return 0
+                elif args.partition:
                     summary = run_partition(spark, cfg, args.partition, first=args.first,
                                             end_of_input=args.end_of_input or "hold", previous=args.previous,
                                             allow_missing=args.allow_missing)
@@ -197,6 +213,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 1
     print(summary_line(summary, time.monotonic() - t0), flush=True)
     return 0
+
+
+def _run_range(spark, cfg: JobConfig, args: argparse.Namespace):
+    """The range replay (range_replay.py); its totals as one WriteSummary (None: nothing was left to replay)."""
+    from .range_replay import RangeRequest, parse_range, run_range
+
+    lo, hi = parse_range(args.partitions)
+    request = RangeRequest(first_id=lo.id, last_id=hi.id, first=args.first, previous=args.previous,
+                           end_of_input=args.end_of_input or "hold", allow_missing=args.allow_missing)
+    return run_range(spark, cfg, request).totals
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
@@ -222,8 +248,12 @@ def add_partition_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--partition", default=None, metavar="YYYY-MM-DD[THH]",
                         help="replay only this dt= (or dt=/hour=) partition of source.path, continuing from the "
                              "state its predecessor left under <output.path>/_state/")
+    parser.add_argument("--partitions", default=None, metavar="FROM..TO",
+                        help="replay every partition of FROM..TO (days or hours, inclusive) in order in one Spark "
+                             "application, as one --partition run each would: same outputs and state, one commit "
+                             "per partition; a rerun after a crash continues after the last one committed")
     parser.add_argument("--first", action="store_true",
-                        help="the partition starts a history: no carried state is read")
+                        help="the partition (the range's first) starts a history: no carried state is read")
     parser.add_argument("--end-of-input", choices=("hold", "flush"), default=None,
                         help="hold (default with --partition: the next partition continues) or flush (the last "
                              "partition of a history); without --partition it overrides replay.end_of_input")

@@ -1,10 +1,12 @@
-"""The Airflow operator that replays the planned partitions: one spark-submit of jobs/replay_job.py each.
+"""The Airflow operator that replays the planned partitions: one spark-submit of jobs/replay_job.py per chunk of
+`partitions_per_job` partitions (`replay run --partitions A..B`, one Spark application for the chunk; chunks.py).
 
 The partitions of a run carry state from one to the next, so they must run strictly in order and stop at the
 first failure. Mapped task instances give neither guarantee (they run in any order, and one failing does not stop
-the next), so one task walks the plan and submits one Spark job per partition through SparkSubmitOperator,
+the next), so one task walks the plan and submits one Spark job per chunk through SparkSubmitOperator,
 with the `replay_spark` connection (master: local[*], spark://, yarn, k8s://...) and the `replay_spark` pool.
-A retry resumes after the last partition this run already replayed (done markers in the run folder).
+A retry skips the chunks this run already replayed (done markers in the run folder) and resubmits the one that
+failed, which continues after its last committed partition (range_replay.py).
 """
 from __future__ import annotations
 
@@ -12,12 +14,14 @@ import json
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 from airflow.sdk.exceptions import AirflowSkipException
 
+from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
 from .plan import Plan, check_state
 
 CONN_ID = "replay_spark"
@@ -52,15 +56,24 @@ class ReplayPartitionsOperator(SparkSubmitOperator):
             os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
         self.conf = {**spark_conf(), **(self.conf or {})}  # the worker's python, not the DAG parser's
         done_dir = Path(p["run_dir"]) / "done"
-        for i, run in enumerate(plan.runs, 1):
-            if (done_dir / run.partition).exists():
-                self.log.info("partition %s already replayed by this run (retry): skipped", run.partition)
+        chunks = chunk_runs(plan.runs, p.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB)
+        n, i = len(plan.runs), 0
+        for k, chunk in enumerate(chunks, 1):
+            i += len(chunk)
+            span = f"{chunk[0].partition}..{chunk[-1].partition}"
+            if all((done_dir / run.partition).exists() for run in chunk):
+                self.log.info("job %d of %d (%s) already replayed by this run (retry): skipped", k, len(chunks), span)
                 continue
-            check_state(p["output_path"], run)
-            self.application_args = run.job_args(p["config_path"])
-            self._hook = None  # a fresh hook (and spark-submit) per partition
-            self.log.info("partition %d/%d: %s (%s%s)", i, len(plan.runs), run.partition, run.end_of_input,
-                          ", first" if run.first else f", after {run.previous}")
-            super().execute(context)
+            check_state(p["output_path"], chunk[0])
+            self.application_args = range_args(chunk, p["config_path"])
+            self._hook = None  # a fresh hook (and spark-submit) per chunk
+            self.log.info("job %d of %d: partitions %d..%d of %d, %s (%s%s)", k, len(chunks), i - len(chunk) + 1, i,
+                          n, span, chunk[-1].end_of_input,
+                          ", first" if chunk[0].first else f", after {chunk[0].previous}")
+            t0 = time.monotonic()
+            super().execute(context)  # the job logs each partition: i of n, rows, firings, seconds
             done_dir.mkdir(parents=True, exist_ok=True)
-            (done_dir / run.partition).touch()
+            for run in chunk:
+                (done_dir / run.partition).touch()
+            self.log.info("job %d of %d: %d partitions in %.1f s", k, len(chunks), len(chunk),
+                          time.monotonic() - t0)

@@ -216,6 +216,10 @@ def airflow_params(project_dir: str | Path, *, nightly: bool = False) -> dict[st
         params["continue_from_state"] = Param(False, type="boolean", title="Continue from carried state",
                                               description="Off: the first day starts a new history. On: it "
                                                           "continues the state of the partition before it.")
+    if not nightly:
+        params["partitions_per_job"] = Param(31, type="integer", minimum=1, title="Partitions per Spark job",
+                                             description="Days replayed by one spark-submit, in order. Larger: "
+                                                         "fewer JVM starts; smaller: a failed job redoes less.")
     params["run_data_quality"] = Param(True, type="boolean", title="Run the data-quality suites (GX)")
     params["dq_warn_only"] = Param(False, type="boolean", title="Data quality: warn only",
                                    description="A failed expectation only warns instead of failing the run.")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..semantics.config import load_config
+from .chunks import partitions_per_job
 from .params import run_dir, validate_request, write_effective_config
 from .plan import Plan, check_state, list_partitions, plan_range, predecessor
 from .report import build_report, write_report
@@ -31,7 +32,7 @@ def validate_backfill(params: Mapping[str, Any], project_dir: str, run_id: str) 
             "output_path": cfg.output.path, "start": req.start.isoformat(), "end": req.end.isoformat(),
             "end_of_input": req.end_of_input, "allow_missing_partitions": req.allow_missing_partitions,
             "dq_warn_only": req.dq_warn_only, "continue_from_state": req.continue_from_state, "run_dir": str(folder),
-            "generated_config": generated}
+            "generated_config": generated, "partitions_per_job": partitions_per_job(params)}
 
 
 def validate_nightly(params: Mapping[str, Any], day: dt.date, project_dir: str, run_id: str) -> dict[str, Any]:

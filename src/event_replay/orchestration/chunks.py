@@ -1,0 +1,40 @@
+"""The plan's partitions in jobs of `partitions_per_job`: one spark-submit of `replay run --partitions A..B` each.
+
+A job pays the JVM start and the Spark session once for its whole chunk (range_replay.py), so a larger chunk means
+fewer start-ups; a smaller chunk means a retry has less to redo when a job fails outright (within a chunk the job
+itself continues after its last committed partition). The chunks run strictly in order, like the partitions.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from ..semantics.config import ConfigError
+from .plan import PartitionRun
+
+DEFAULT_PARTITIONS_PER_JOB = 31  # a month of days: 12 JVM starts a year
+
+
+def partitions_per_job(params: Mapping[str, Any]) -> int:
+    """The request's chunk size (the form field), checked: a positive whole number."""
+    value = params.get("partitions_per_job")
+    if value is None or value == "":
+        return DEFAULT_PARTITIONS_PER_JOB
+    if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, str) and value.isdigit())) \
+            or int(value) < 1:
+        raise ConfigError("params.partitions_per_job", f"{value!r}: expected a whole number >= 1")
+    return int(value)
+
+
+def chunk_runs(runs: Sequence[PartitionRun], size: int) -> list[tuple[PartitionRun, ...]]:
+    """Consecutive runs, `size` at a time, in order."""
+    return [tuple(runs[i:i + size]) for i in range(0, len(runs), size)]
+
+
+def range_args(chunk: Sequence[PartitionRun], config_path: str) -> list[str]:
+    """Arguments of jobs/replay_job.py (`replay run`) replaying the chunk in one Spark application. The plan's days
+    are consecutive, each continuing the one before, so the range needs only what its first and last runs say."""
+    first, last = chunk[0], chunk[-1]
+    args = ["--config", config_path, "--partitions", f"{first.partition}..{last.partition}",
+            "--end-of-input", last.end_of_input]
+    args += ["--first"] if first.first else ["--previous", first.previous]
+    return args + (["--allow-missing"] if any(r.missing for r in chunk) else [])

@@ -1,0 +1,116 @@
+"""The backfill in jobs of `partitions_per_job` partitions (orchestration/chunks.py) and the operator's walk over
+them: arguments, order, retries. The Spark job itself is recorded, not run (tests/test_range_replay.py runs it)."""
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from event_replay.orchestration.chunks import (DEFAULT_PARTITIONS_PER_JOB, chunk_runs, partitions_per_job,
+                                               range_args)
+from event_replay.orchestration.plan import plan_range
+from event_replay.semantics.config import ConfigError
+
+ROOT = Path(__file__).resolve().parents[1]
+D = dt.date.fromisoformat
+
+
+def _plan(days=7, missing=(), **kw):
+    have = [D("2024-01-01") + dt.timedelta(days=i) for i in range(days)]
+    have = [d for d in have if d.isoformat() not in missing]
+    return plan_range(have, D("2024-01-01"), D("2024-01-01") + dt.timedelta(days=days - 1), end_of_input="flush",
+                      allow_missing=bool(missing), **kw)
+
+
+def test_chunks_cover_the_plan_in_order_and_continue_each_other():
+    plan = _plan(7, missing=("2024-01-05",))
+    chunks = chunk_runs(plan.runs, 3)
+    assert [len(c) for c in chunks] == [3, 3, 1]
+    assert [r for c in chunks for r in c] == list(plan.runs)
+    assert range_args(chunks[0], "/c.yaml") == ["--config", "/c.yaml", "--partitions", "2024-01-01..2024-01-03",
+                                                "--end-of-input", "hold", "--first"]
+    # The chunk with the missing day allows it; it continues the previous chunk's last partition.
+    assert range_args(chunks[1], "c")[2:] == ["--partitions", "2024-01-04..2024-01-06", "--end-of-input", "hold",
+                                              "--previous", "2024-01-03", "--allow-missing"]
+    assert range_args(chunks[2], "c")[2:] == ["--partitions", "2024-01-07..2024-01-07", "--end-of-input", "flush",
+                                              "--previous", "2024-01-06"]
+    assert chunk_runs(plan.runs, 31) == [plan.runs]
+
+
+def test_a_range_continuing_the_history_names_its_predecessor():
+    plan = _plan(2, continue_from="2023-12-31")
+    assert range_args(chunk_runs(plan.runs, 5)[0], "c")[-2:] == ["--previous", "2023-12-31"]
+
+
+@pytest.mark.parametrize("value,want", [(None, DEFAULT_PARTITIONS_PER_JOB), ("", DEFAULT_PARTITIONS_PER_JOB),
+                                        (1, 1), (90, 90), ("7", 7)])
+def test_partitions_per_job(value, want):
+    assert partitions_per_job({"partitions_per_job": value}) == want
+
+
+@pytest.mark.parametrize("value", [0, -3, 2.5, "x", True])
+def test_partitions_per_job_refuses_nonsense(value):
+    with pytest.raises(ConfigError, match="partitions_per_job"):
+        partitions_per_job({"partitions_per_job": value})
+
+
+# --- the operator's walk: one spark-submit per chunk, in order; a retry skips the chunks done ---------------------
+
+class _TI:
+    def __init__(self, planned):
+        self.planned = planned
+
+    def xcom_pull(self, task_ids):
+        return self.planned
+
+
+@pytest.fixture
+def operator(monkeypatch, tmp_path):
+    """The operator with spark-submit recorded: each job 'commits' its partitions' states, or fails on demand."""
+    from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
+
+    from event_replay.orchestration.operators import ReplayPartitionsOperator
+
+    submitted, fail_on = [], set()
+
+    def fake_submit(self, context):
+        args = list(self.application_args)
+        submitted.append(args[args.index("--partitions") + 1])
+        if submitted[-1] in fail_on:
+            fail_on.discard(submitted[-1])
+            raise RuntimeError("spark-submit failed")
+        lo, hi = (D(x) for x in submitted[-1].split(".."))
+        for i in range((hi - lo).days + 1):
+            (tmp_path / "out" / "_state" / (lo + dt.timedelta(days=i)).isoformat()).mkdir(parents=True)
+            (tmp_path / "out" / "_state" / (lo + dt.timedelta(days=i)).isoformat() / "manifest.json").touch()
+
+    monkeypatch.setattr(SparkSubmitOperator, "execute", fake_submit)
+    op = ReplayPartitionsOperator(task_id="replay_partitions", plan_task_id="plan", project_dir=str(ROOT))
+    return op, submitted, fail_on
+
+
+def test_operator_submits_one_job_per_chunk_and_a_retry_resumes(operator, tmp_path):
+    op, submitted, fail_on = operator
+    planned = {"plan": _plan(7).to_dict(), "run_dir": str(tmp_path / "run"), "output_path": str(tmp_path / "out"),
+               "config_path": "/c.yaml", "partitions_per_job": 3}
+    context = {"ti": _TI(planned)}
+    fail_on.add("2024-01-04..2024-01-06")
+    with pytest.raises(RuntimeError, match="spark-submit failed"):
+        op.execute(context)
+    assert submitted == ["2024-01-01..2024-01-03", "2024-01-04..2024-01-06"]
+    assert sorted(p.name for p in (tmp_path / "run" / "done").iterdir()) == ["2024-01-01", "2024-01-02",
+                                                                             "2024-01-03"]
+    # The retry skips the first job and resubmits the failed chunk whole (the job continues after its last commit).
+    submitted.clear()
+    op.execute(context)
+    assert submitted == ["2024-01-04..2024-01-06", "2024-01-07..2024-01-07"]
+    assert len(list((tmp_path / "run" / "done").iterdir())) == 7
+
+
+def test_operator_default_is_one_job_for_a_month(operator, tmp_path):
+    op, submitted, _ = operator
+    planned = {"plan": _plan(7).to_dict(), "run_dir": str(tmp_path / "run"), "output_path": str(tmp_path / "out"),
+               "config_path": "/c.yaml"}
+    op.execute({"ti": _TI(planned)})
+    assert submitted == ["2024-01-01..2024-01-07"]
