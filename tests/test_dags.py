@@ -49,6 +49,9 @@ def test_backfill_dag_structure(dagbag):
     assert dag.get_task("plan").downstream_task_ids == {"replay_partitions", "data_quality", "report"}
     assert replay.downstream_task_ids == {"data_quality"}
     assert dag.get_task("data_quality").downstream_task_ids == {"report"}
+    for task_id in ("replay_partitions", "data_quality"):  # the way from the task to what its run left
+        assert {link.name for link in dag.get_task(task_id).operator_extra_links} == \
+            {"Why-report", "Data Docs", "Replay runs"}
     schema = dag.params.get_param("config").schema
     assert "jobs/configs/demo.yaml" in schema["examples"]
 
@@ -100,3 +103,15 @@ def test_validate_task_rejects_bad_range_and_bad_duration(dagbag, dag_id):
     with pytest.raises(ConfigError) as e:
         fn(params={**base, "allowed_lateness": "soon"}, **kwargs)
     assert e.value.key == "window.allowed_lateness"
+
+
+def test_extra_links_point_at_the_runs_plugin_routes():
+    from types import SimpleNamespace
+
+    from event_replay.orchestration.links import RUN_LINKS
+
+    key = SimpleNamespace(dag_id="event_time_backfill", run_id="manual__2026-01-01T00:00:00+00:00")
+    urls = {link.name: link.get_link(None, ti_key=key) for link in RUN_LINKS}
+    run = "/replay-runs/run/event_time_backfill/manual__2026-01-01T00%3A00%3A00%2B00%3A00"
+    assert {name: url[url.index("/replay-runs"):] for name, url in urls.items()} == {
+        "Why-report": f"{run}/why", "Data Docs": f"{run}/docs", "Replay runs": f"{run}/row"}

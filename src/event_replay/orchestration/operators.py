@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
+from airflow.sdk import BaseOperator
 from airflow.sdk.exceptions import AirflowSkipException
 
+from .links import RUN_LINKS
 from .plan import Plan, check_state
 
 CONN_ID = "replay_spark"
@@ -34,6 +36,8 @@ def spark_conf() -> dict[str, str]:
 
 
 class ReplayPartitionsOperator(SparkSubmitOperator):
+    operator_extra_links = RUN_LINKS
+
     def __init__(self, *, plan_task_id: str, project_dir: str, **kwargs: Any):
         kwargs.setdefault("conn_id", CONN_ID)
         kwargs.setdefault("pool", POOL)
@@ -64,3 +68,21 @@ class ReplayPartitionsOperator(SparkSubmitOperator):
             super().execute(context)
             done_dir.mkdir(parents=True, exist_ok=True)
             (done_dir / run.partition).touch()
+
+
+class DataQualityOperator(BaseOperator):
+    """The GX suites and the why-report on the run's outputs (tasks.data_quality), with the links to both."""
+
+    operator_extra_links = RUN_LINKS
+
+    def __init__(self, *, plan_task_id: str, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.plan_task_id = plan_task_id
+
+    def execute(self, context: Any) -> dict[str, Any]:
+        from .tasks import data_quality
+
+        if not context["params"]["run_data_quality"]:
+            return {"status": "not run (run_data_quality off)"}
+        p = context["ti"].xcom_pull(task_ids=self.plan_task_id)
+        return data_quality(p, warn_only=p["dq_warn_only"], run_id=context["run_id"])

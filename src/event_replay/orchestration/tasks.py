@@ -50,20 +50,25 @@ def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
     return {**v, "plan": plan.to_dict()}
 
 
-def data_quality(p: Mapping[str, Any], warn_only: bool, spark_master: str | None = None) -> dict[str, Any]:
-    """The GX suites on the outputs (Data Docs next to them), then the why-report, in one Spark session.
+def data_quality(p: Mapping[str, Any], warn_only: bool, spark_master: str | None = None,
+                 run_id: str | None = None) -> dict[str, Any]:
+    """The GX suites on the outputs, then the why-report, in one Spark session; both reports go to the run's
+    folder (`<output>/_airflow/<run_id>/_data_docs/` and `why_report/`), so a later run never overwrites them.
     Returns the status line and where both reports are; a failed expectation fails the task unless warn_only."""
     if not p["plan"]["runs"]:
         return {"status": "skipped (nothing replayed)"}
     from ..quality import validate
-    from ..quality.why import why_report
+    from ..quality.validation import DOCS_FOLDER
+    from ..quality.why import REPORT_FOLDER, why_report
     from ..spark import build_session
 
     cfg = load_config(p["config_path"])
+    folder = Path(p["run_dir"]).resolve()
     spark = build_session(master=spark_master or "local[2]", app_name="event-replay-dq")
     try:
-        report = validate(cfg.output.path, cfg, spark=spark)
-        why = why_report(cfg.output.path, cfg, spark=spark)  # also when an expectation failed: it explains
+        report = validate(cfg.output.path, cfg, docs_dir=str(folder / DOCS_FOLDER), spark=spark)
+        # also when an expectation failed: it explains
+        why = why_report(cfg.output.path, cfg, spark=spark, report_dir=folder / REPORT_FOLDER)
         why = why if "://" in why else str(Path(why).resolve())
     finally:
         spark.stop()
