@@ -179,3 +179,22 @@ def test_report_counts_from_footers(tmp_path):
     assert r["partitions"][0]["rows"]["windows"] == 50 and r["totals"]["windows"] == 50
     assert "late_events" in r["partitions"][0]["missing_outputs"] and not r["complete"]
     assert "| 2024-03-02 | missing |" in render_markdown(r)
+
+
+def test_partition_progress_line_and_table(tmp_path):
+    """The replay task's log: one line per partition, a table at the end, numbers from what it wrote."""
+    import pyarrow as pa
+
+    from event_replay.orchestration.report import partition_figures, progress_line, progress_table
+
+    for ds, table in {"counts": pa.table({"rows_read": [120], "quarantined_rows": [2]}),
+                      "windows": pa.table({"key": ["a"] * 7}), "late_events": pa.table({"key": ["a"] * 3}),
+                      "quarantine": pa.table({"reason": ["bad", "bad"]})}.items():
+        (tmp_path / ds / "dt=2024-03-01").mkdir(parents=True)
+        pq.write_table(table, tmp_path / ds / "dt=2024-03-01" / "part-0.parquet")
+    f = partition_figures(tmp_path, "2024-03-01", 12.345)
+    assert progress_line(f) == "2024-03-01: rows 120, firings 7, late rows 3, quarantined 2, seconds 12.3"
+    assert progress_table([f, {**f, "partition": "2024-03-02", "rows_read": 1500}]).splitlines() == [
+        "partition   rows  firings  late rows  quarantined  seconds",
+        "2024-03-01   120        7          3            2     12.3",
+        "2024-03-02  1500        7          3            2     12.3"]

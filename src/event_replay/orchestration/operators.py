@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from airflow.sdk.exceptions import AirflowSkipException
 
 from .links import RUN_LINKS
 from .plan import Plan, check_state
+from .report import partition_figures, progress_line, progress_table
 
 CONN_ID = "replay_spark"
 POOL = "replay_spark"
@@ -28,9 +30,12 @@ POOL = "replay_spark"
 
 def spark_conf() -> dict[str, str]:
     """The Python the Spark driver and workers run: this worker's (it has the project), unless configured;
-    REPLAY_SPARK_CONF (a JSON object) adds or overrides any Spark conf for the cluster at hand."""
+    REPLAY_SPARK_CONF (a JSON object) adds or overrides any Spark conf for the cluster at hand.
+    Spark logs at WARN: its INFO lines would bury the per-partition progress in the task log
+    (REPLAY_SPARK_LOG_LEVEL=INFO or DEBUG brings the full log back)."""
     conf = {"spark.pyspark.python": os.environ.get("REPLAY_PYSPARK_PYTHON", sys.executable),
-            "spark.pyspark.driver.python": os.environ.get("REPLAY_PYSPARK_PYTHON", sys.executable)}
+            "spark.pyspark.driver.python": os.environ.get("REPLAY_PYSPARK_PYTHON", sys.executable),
+            "spark.log.level": os.environ.get("REPLAY_SPARK_LOG_LEVEL", "WARN")}
     conf.update(json.loads(os.environ.get("REPLAY_SPARK_CONF") or "{}"))
     return conf
 
@@ -56,6 +61,7 @@ class ReplayPartitionsOperator(SparkSubmitOperator):
             os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
         self.conf = {**spark_conf(), **(self.conf or {})}  # the worker's python, not the DAG parser's
         done_dir = Path(p["run_dir"]) / "done"
+        replayed = []
         for i, run in enumerate(plan.runs, 1):
             if (done_dir / run.partition).exists():
                 self.log.info("partition %s already replayed by this run (retry): skipped", run.partition)
@@ -63,11 +69,16 @@ class ReplayPartitionsOperator(SparkSubmitOperator):
             check_state(p["output_path"], run)
             self.application_args = run.job_args(p["config_path"])
             self._hook = None  # a fresh hook (and spark-submit) per partition
-            self.log.info("partition %d/%d: %s (%s%s)", i, len(plan.runs), run.partition, run.end_of_input,
+            self.log.info("partition %d/%d: %s (%s%s) starts", i, len(plan.runs), run.partition, run.end_of_input,
                           ", first" if run.first else f", after {run.previous}")
+            started = time.monotonic()
             super().execute(context)
             done_dir.mkdir(parents=True, exist_ok=True)
             (done_dir / run.partition).touch()
+            figures = partition_figures(p["output_path"], run.partition, time.monotonic() - started)
+            replayed.append(figures)
+            self.log.info("partition %d/%d: %s", i, len(plan.runs), progress_line(figures))
+        self.log.info("replayed partitions:\n%s", progress_table(replayed))
 
 
 class DataQualityOperator(BaseOperator):

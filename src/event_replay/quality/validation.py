@@ -67,6 +67,14 @@ def default_docs_dir(output_path: str) -> str:
     return str(docs) if "://" in output_path else str(docs.resolve())
 
 
+def quiet_gx() -> None:
+    """GX logs an INFO line per expectation field it has no default for (`_get_default_value called with key`):
+    hundreds per run, burying the task's own lines. WARNING and above only, unless REPLAY_GX_LOG_LEVEL says."""
+    import os
+
+    logging.getLogger("great_expectations").setLevel(os.environ.get("REPLAY_GX_LOG_LEVEL", "WARNING").upper())
+
+
 def _context(docs_dir: str | None):
     import great_expectations as gx
 
@@ -107,6 +115,7 @@ def validate(output_path: str, cfg: JobConfig, docs_dir: str | None = None, *, s
     if spark is None:
         from ..spark import build_session
         spark = build_session(app_name="event-replay-validate")
+    quiet_gx()
     names = list(suites or SUITE_NAMES)
     saved = load_suites()  # imports the custom expectations, refuses a suite that lost expectations
     docs = (docs_dir or default_docs_dir(output_path)) if build_docs else None
@@ -144,7 +153,6 @@ def main_validate(config_path: str) -> int:
     except OSError as exc:
         print(f"replay validate: cannot read config {config_path}: {exc}", file=sys.stderr)
         return 2
-    logging.getLogger("great_expectations").setLevel(logging.WARNING)
     try:
         report = validate(cfg.output.path, cfg)
     except OutputsMissing as exc:
