@@ -198,3 +198,34 @@ def test_partition_progress_line_and_table(tmp_path):
         "partition   rows  firings  late rows  quarantined  seconds",
         "2024-03-01   120        7          3            2     12.3",
         "2024-03-02  1500        7          3            2     12.3"]
+
+
+def test_refusals_name_the_form_field(project, tmp_path):
+    """What the validate task says: the form's title for the field, in one line, and no retry."""
+    from airflow.sdk.exceptions import AirflowFailException
+
+    root = project[0]
+    for request, said in [(params(start_date="2024-01-03", end_date="2024-01-01"),
+                           "Last day: 2024-01-01 is before the first day 2024-01-03 (the range is inclusive)"),
+                          (params(idle_timeout="5 sec"), "Override watermark.idle_timeout: "),
+                          (params(end_date="tomorrow"), "Last day: not a date: 'tomorrow' (use YYYY-MM-DD)")]:
+        with pytest.raises(AirflowFailException) as e:
+            validate_backfill(request, str(root), "r")
+        assert str(e.value).startswith(said), str(e.value)
+
+
+def test_backfill_form_offers_partitioned_configs_only(project):
+    from event_replay.orchestration.params import backfill_configs, is_partitioned
+
+    root, cfg, src, _ = project
+    assert is_partitioned(load_with_overrides("small", {}, root)) is True
+    flat = root / "jobs" / "configs" / "flat.yaml"
+    (root / "flat-log").mkdir()
+    (root / "flat-log" / "part-0.parquet").write_bytes(b"")
+    flat.write_text(cfg.read_text().replace("path: data\n", "path: flat-log\n"))
+    assert "jobs/configs/small.yaml" in backfill_configs(root) and "jobs/configs/flat.yaml" not in backfill_configs(root)
+    with pytest.raises(ConfigError) as e:
+        validate_request(params(config="flat"), root)
+    assert e.value.key == "params.config" and "no dt=YYYY-MM-DD folders" in e.value.why
+    assert backfill_configs(ROOT)[0] == "jobs/configs/demo_partitioned.yaml"
+    assert "jobs/configs/demo.yaml" not in backfill_configs(ROOT)

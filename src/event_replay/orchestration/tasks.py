@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..semantics.config import load_config
-from .params import run_dir, validate_request, write_effective_config
+from ..semantics.config import ConfigError, load_config
+from .params import run_dir, user_message, validate_request, write_effective_config
 from .plan import Plan, check_state, list_partitions, plan_range, predecessor
 from .report import build_report, write_report
 
@@ -16,8 +16,15 @@ log = logging.getLogger(__name__)
 
 
 def validate_backfill(params: Mapping[str, Any], project_dir: str, run_id: str) -> dict[str, Any]:
-    """Load the config with the overrides, check the range; write the effective config every job will read."""
-    cfg, req = validate_request(params, project_dir)
+    """Load the config with the overrides, check the range; write the effective config every job will read.
+    A refusal fails the task at once (no retry) with one line in the form's words, not a config traceback."""
+    try:
+        cfg, req = validate_request(params, project_dir)
+    except ConfigError as exc:
+        from airflow.sdk.exceptions import AirflowFailException
+
+        log.error("the request cannot run: %s", user_message(exc))
+        raise AirflowFailException(user_message(exc)) from None
     folder = run_dir(cfg, run_id, project_dir)
     config_path = write_effective_config(cfg, folder / "job.yaml")
     shutil.rmtree(folder / "done", ignore_errors=True)  # a new pass of the run replays everything again
