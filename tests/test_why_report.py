@@ -163,3 +163,13 @@ def test_tuning_section_when_a_tuning_result_exists(spark, tmp_path):
     page = index.read_text()
     assert "What-if tuning" in page and f"src='{entry['plot']}'" in page
     assert "<td>delay 1s, idle none, lateness 0ms</td><td>0</td><td>0.000%</td>" in page
+
+
+def test_a_short_dense_log_is_one_span(spark):
+    """Watermarks every 200 ms for 2 s: no silence worth cutting, one column."""
+    from event_replay.quality.why_timelines import traffic_spans
+
+    rows = [(t, "split", "p0", False, t - 500) for t in range(0, 2_000, 200)]
+    wm = spark.createDataFrame(rows, "replay_time_ms long, scope string, split string, idle boolean, "
+                                     "watermark_ms long")
+    assert [(s.start_ms, s.end_ms) for s in traffic_spans(wm, 0, 2_000, pad_ms=10_000)] == [(0, 2_000)]

@@ -136,6 +136,10 @@ def validate(output_path: str, cfg: JobConfig, docs_dir: str | None = None, *, s
         run = checkpoint.run(batch_parameters={"dataframe": batches[name]})
         for vr in run.run_results.values():
             results.extend(_outcomes(name, vr))
+    if docs:
+        from .docs_assets import localize
+
+        localize(docs)  # served with the site: renders offline
     return ValidationReport(success=bool(results) and all(r.success for r in results), output_path=output_path,
                             docs_dir=docs, results=results)
 

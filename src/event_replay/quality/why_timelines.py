@@ -3,7 +3,7 @@
 A replayed history is often sparse: a few minutes of traffic a day, and idle nights in between. Plotted over the
 whole replay clock, the traffic shrinks to a few vertical jumps. So the timelines zoom on the *traffic spans*: the
 stretches of the replay clock where some split's rows moved its watermark, cut where no split published anything for
-at least GAP_SHARE of the whole range (at most MAX_SPANS spans: the shortest gaps are not cut). Each span gets its own
+at least GAP_SHARE of the whole range and MIN_GAP_MS (at most MAX_SPANS spans: the shortest gaps are not cut). Each span gets its own
 column of panels, padded so that the idleness which follows the traffic shows.
 
 Per span, every series (the stream and each split) is downsampled to SPAN_BUCKETS buckets (the highest watermark per
@@ -20,7 +20,8 @@ from pyspark.sql import functions as F
 
 SPAN_BUCKETS = 400  # points per series and span: about one per pixel column of a span's panel
 ACTIVITY_BUCKETS = 2000  # resolution at which gaps in the traffic are found
-GAP_SHARE = 0.05  # a silence of at least this share of the replayed range separates two spans
+GAP_SHARE = 0.05  # a silence of at least this share of the replayed range separates two spans,
+MIN_GAP_MS = 600_000  # and of at least this long: a short log's emission intervals are no silence
 MAX_SPANS = 4  # columns of the figure; more would be too narrow to read
 MIN_PAD_MS = 1000
 MIN_PLOT_MS, MAX_PLOT_MS = -62_135_596_800_000, 253_402_300_799_999  # what datetime can show: +-inf are not
@@ -65,7 +66,7 @@ def traffic_spans(wm: DataFrame, t0: int, t1: int, pad_ms: int) -> list[Span]:
     busy = sorted(r.b for r in active.select(coarse.alias("b")).distinct().collect())
     if not busy:
         return [Span(t0, t1, (t0, t1))]
-    groups = _cut(busy, max(1, int(GAP_SHARE * ACTIVITY_BUCKETS)))
+    groups = _cut(busy, max(1, int(GAP_SHARE * ACTIVITY_BUCKETS), int(MIN_GAP_MS * ACTIVITY_BUCKETS / width)))
     which = F.lit(None).cast("int")
     for i, (lo, hi) in reversed(list(enumerate(groups))):
         which = F.when(coarse.between(lo, hi), F.lit(i)).otherwise(which)
@@ -75,7 +76,11 @@ def traffic_spans(wm: DataFrame, t0: int, t1: int, pad_ms: int) -> list[Span]:
     for i in range(len(groups)):
         a, z = exact[i]
         pad = max(pad_ms, (z - a) // 10, MIN_PAD_MS)
-        spans.append(Span(max(t0, a - pad), min(t1, z + pad), (a, z)))
+        span = Span(max(t0, a - pad), min(t1, z + pad), (a, z))
+        if spans and span.start_ms <= spans[-1].end_ms:  # padded into each other: one span
+            span = Span(spans[-1].start_ms, span.end_ms, (spans[-1].traffic_ms[0], z))
+            spans.pop()
+        spans.append(span)
     return spans
 
 
