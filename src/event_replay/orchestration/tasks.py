@@ -73,7 +73,7 @@ def data_quality(p: Mapping[str, Any], warn_only: bool, spark_master: str | None
     folder = Path(p["run_dir"]).resolve()
     spark = build_session(master=spark_master or "local[2]", app_name="event-replay-dq")
     try:
-        report = validate(cfg.output.path, cfg, docs_dir=str(folder / DOCS_FOLDER), spark=spark)
+        report = validate(cfg.output.path, cfg, docs_dir=str(folder / DOCS_FOLDER), spark=spark, run_name=run_id)
         # also when an expectation failed: it explains
         why = why_report(cfg.output.path, cfg, spark=spark, report_dir=folder / REPORT_FOLDER)
         why = why if "://" in why else str(Path(why).resolve())

@@ -67,6 +67,12 @@ def default_docs_dir(output_path: str) -> str:
     return str(docs) if "://" in output_path else str(docs.resolve())
 
 
+def run_identifier(run_name: str | None):
+    from great_expectations.core.run_identifier import RunIdentifier
+
+    return RunIdentifier(run_name=run_name) if run_name else None
+
+
 def quiet_gx() -> None:
     """GX logs an INFO line per expectation field it has no default for (`_get_default_value called with key`):
     hundreds per run, burying the task's own lines. WARNING and above only, unless REPLAY_GX_LOG_LEVEL says."""
@@ -103,10 +109,12 @@ def _outcomes(suite: str, validation_result) -> list[ExpectationOutcome]:
 
 
 def validate(output_path: str, cfg: JobConfig, docs_dir: str | None = None, *, spark=None,
-             suites: Sequence[str] | None = None, build_docs: bool = True) -> ValidationReport:
+             suites: Sequence[str] | None = None, build_docs: bool = True,
+             run_name: str | None = None) -> ValidationReport:
     """Run the saved suites (all, or `suites`) on the outputs under `output_path` through GX checkpoints.
 
-    Data Docs go to `docs_dir` (default `<output_path>/_data_docs/`); `build_docs=False` skips them."""
+    Data Docs go to `docs_dir` (default `<output_path>/_data_docs/`); `build_docs=False` skips them. `run_name`
+    (the Airflow run id) names the run in the Data Docs instead of GX's "__none__"."""
     import great_expectations as gx
 
     from .prepare import prepare
@@ -133,7 +141,7 @@ def validate(output_path: str, cfg: JobConfig, docs_dir: str | None = None, *, s
                                                                     suite=suite))
         checkpoint = ctx.checkpoints.add(gx.Checkpoint(name=f"replay_{name}_checkpoint", validation_definitions=[vd],
                                                        actions=actions, result_format="COMPLETE"))
-        run = checkpoint.run(batch_parameters={"dataframe": batches[name]})
+        run = checkpoint.run(batch_parameters={"dataframe": batches[name]}, run_id=run_identifier(run_name))
         for vr in run.run_results.values():
             results.extend(_outcomes(name, vr))
     if docs:
