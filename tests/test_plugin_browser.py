@@ -45,6 +45,11 @@ def _run(*args: str, timeout: float = 900) -> None:
 
 @pytest.fixture(scope="module")
 def runs_root(tmp_path_factory) -> Path:
+    from event_replay.quality.docs_assets import assets_dir
+
+    # Without the vendored CSS/JS the Data Docs keep their CDN links and render unstyled offline.
+    assert assets_dir().is_dir(), f"no Data Docs assets in {assets_dir()}: make data-docs-assets " \
+                                  "(make test-integration builds them)"
     """A replay of a small sample, then GX validation (Data Docs) and the why-report on its outputs."""
     import yaml
 
@@ -65,7 +70,7 @@ from event_replay.quality import validate, why_report
 cfg = load_config({str(job)!r})
 spark = build_session(master="local[2]", app_name="plugin-test-quality",
                       conf={{"spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "2"}})
-print(validate(cfg.output.path, cfg, spark=spark).summary())
+print(validate(cfg.output.path, cfg, spark=spark, run_name="cli").summary())
 print(why_report(cfg.output.path, cfg, spark=spark))
 spark.stop()
 """)
@@ -168,6 +173,22 @@ def _broken_links(browser) -> list[str]:
             .then(rs => done(rs.filter(([u, s]) => s !== 200).map(([u, s]) => u + ' ' + s)));""")
 
 
+VALIDATION_ROW = "tr.clickable-row[data-href*='validations/']"
+
+
+def _validation_rows(browser) -> list[tuple[str, str]]:
+    """(link, text) of the Data Docs index's validation rows, once bootstrap-table has stopped redrawing them."""
+    seen = None
+    for _ in range(30):
+        rows = browser.execute_script(f"return [...document.querySelectorAll(\"{VALIDATION_ROW}\")]"
+                                      ".map(tr => [tr.dataset.href, tr.innerText])")
+        if rows and rows == seen:
+            return [tuple(r) for r in rows]
+        seen = rows
+        time.sleep(1)
+    return [tuple(r) for r in seen or []]
+
+
 def _shot(browser, name: str) -> Path:
     SHOTS.mkdir(parents=True, exist_ok=True)
     height = browser.execute_script("return document.documentElement.scrollHeight")
@@ -217,11 +238,22 @@ def test_plugin_page_in_chromium(api_server, browser):
     _wait_images(browser)
     assert browser.execute_script("return getComputedStyle(document.querySelector('nav.navbar')).display") == "flex", \
         "Data Docs unstyled: bootstrap did not load offline"
-    validations = browser.find_elements(By.CSS_SELECTOR, "a[href*='validations/']")
-    assert len({a.get_attribute("href") for a in validations}) >= 4, browser.page_source[:3000]
+    # The index's tables are drawn by jQuery + bootstrap-table (vendored): a validation is a clickable row.
+    validations = _validation_rows(browser)
+    assert len({href for href, _ in validations}) == 4, browser.page_source[:3000]
+    texts = [text for _, text in validations]  # each names its data asset: dataset, folder, partitions
+    assert any("windows/ of " in t and "one run (not partitioned)" in t for t in texts), texts
+    assert _broken_links(browser) == []
     docs_png = _shot(browser, "data-docs.png")
-    validations[0].click()
+    browser.execute_script(f"document.querySelector(\"{VALIDATION_ROW}\").cells[0].click()")
+    for _ in range(30):
+        if "/validations/" in browser.current_url:
+            break
+        time.sleep(1)
+    assert "/validations/" in browser.current_url, browser.current_url
     _wait_images(browser)
-    assert "Data asset: None" not in browser.page_source
+    header = browser.find_element(By.CSS_SELECTOR, ".alert-secondary").text
+    assert "Data asset: " in header and " of " in header and "None" not in header, header
+    assert _broken_links(browser) == []
     result_png = _shot(browser, "data-docs-result.png")
     print(f"screenshots: {runs_png} {why_png} {docs_png} {result_png}")

@@ -1,10 +1,16 @@
 """`validate`: every saved suite through a GX checkpoint on a replay's outputs, with Data Docs.
 
 GX runs on its Spark datasource (the outputs can be large, and the ordered and cross-row rules are Spark-SQL
-`UnexpectedRowsExpectation`s, which GX's pandas datasource does not run). The GX context is ephemeral: the suites
-come from expectations/suites/*.json; the only thing written is the Data Docs site, by default into
-`<output.path>/_data_docs/` (next to why_report/), so the docs live and are replaced with the output they describe.
-Data Docs need a local filesystem path.
+`UnexpectedRowsExpectation`s, which GX's pandas datasource does not run). The GX context is ephemeral (the suites
+come from expectations/suites/*.json) but for its validation results: with Data Docs they are stored as JSON in
+the site's `results/` folder, because GX builds the site's index from the stored results. So the index lists every
+validation of that site, also those of an earlier `replay validate` of the same output. The site goes by default
+into `<output.path>/_data_docs/` (next to why_report/), so the docs live and are replaced with the output they
+describe. Data Docs need a local filesystem path.
+
+Each result names its data asset (the output dataset, the output folder and the partition range) and its run
+(the Airflow run id): GX's Spark dataframe batches carry neither, so both are set on the result before it is
+stored, and the site is built from the stored results afterwards.
 """
 from __future__ import annotations
 
@@ -81,16 +87,45 @@ def quiet_gx() -> None:
     logging.getLogger("great_expectations").setLevel(os.environ.get("REPLAY_GX_LOG_LEVEL", "WARNING").upper())
 
 
-def _context(docs_dir: str | None):
-    import great_expectations as gx
+RESULTS_FOLDER = "results"
+# What each suite validates, for the "Data asset" GX shows on a result and in the index.
+SUITE_DATASETS = {"windows": "windows/", "watermarks": "watermarks/", "late_events": "late_events/",
+                  "accounting": "counts/ against every output"}
 
-    ctx = gx.get_context(mode="ephemeral")
+
+def _context(docs_dir: str | None):
+    """In memory, but for the validation results of a Data Docs site (JSON under <docs_dir>/results/)."""
+    import great_expectations as gx
+    from great_expectations.data_context.types.base import DataContextConfig, InMemoryStoreBackendDefaults
+
+    config = DataContextConfig(store_backend_defaults=InMemoryStoreBackendDefaults(init_temp_docs_sites=False))
     if docs_dir:
-        ctx.add_data_docs_site(SITE_NAME, {
+        config.stores[config.validation_results_store_name] = {
+            "class_name": "ValidationResultsStore",
+            "store_backend": {"class_name": "TupleFilesystemStoreBackend",
+                              "base_directory": str(Path(docs_dir, RESULTS_FOLDER))}}
+        config.data_docs_sites = {SITE_NAME: {
             "class_name": "SiteBuilder",
             "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
-            "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": docs_dir}})
-    return ctx
+            "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": docs_dir}}}
+    return gx.get_context(project_config=config)
+
+
+def asset_name(suite: str, output_path: str, partitions: Sequence[str]) -> str:
+    """e.g. `windows/ of /data/out/demo, partitions 2024-01-01..2024-01-03 (3)`."""
+    scope = ("one run (not partitioned)" if not partitions else f"partition {partitions[0]}" if len(partitions) == 1
+             else f"partitions {partitions[0]}..{partitions[-1]} ({len(partitions)})")
+    return f"{SUITE_DATASETS.get(suite, suite)} of {output_path.rstrip('/')}, {scope}"
+
+
+def _store_named(ctx, run, name: str) -> list:
+    """Store each result of a checkpoint run with its data asset named; returns the stored keys."""
+    keys = []
+    for key, vr in run.run_results.items():
+        vr.meta["batch_spec"] = {**(vr.meta.get("batch_spec") or {}), "data_asset_name": name}
+        ctx.validation_results_store.set(key, vr)
+        keys.append(key)
+    return keys
 
 
 def _outcomes(suite: str, validation_result) -> list[ExpectationOutcome]:
@@ -129,27 +164,39 @@ def validate(output_path: str, cfg: JobConfig, docs_dir: str | None = None, *, s
     docs = (docs_dir or default_docs_dir(output_path)) if build_docs else None
     if docs:
         Path(docs).mkdir(parents=True, exist_ok=True)
-    batches = prepare(spark, output_path, cfg).by_suite()
+    prepared = prepare(spark, output_path, cfg)
+    where = output_path if "://" in output_path else str(Path(output_path).resolve())
+    batches = prepared.by_suite()
     ctx = _context(docs)
     source = ctx.data_sources.add_spark("replay_outputs")
-    actions = [gx.checkpoint.UpdateDataDocsAction(name="data_docs", site_names=[SITE_NAME])] if docs else []
     results: list[ExpectationOutcome] = []
+    stored = []
     for name in names:
         batch_def = source.add_dataframe_asset(name).add_batch_definition_whole_dataframe(f"{name}_all")
         suite = ctx.suites.add(saved[name])
         vd = ctx.validation_definitions.add(gx.ValidationDefinition(name=f"{name}_validation", data=batch_def,
                                                                     suite=suite))
         checkpoint = ctx.checkpoints.add(gx.Checkpoint(name=f"replay_{name}_checkpoint", validation_definitions=[vd],
-                                                       actions=actions, result_format="COMPLETE"))
+                                                       result_format="COMPLETE"))
         run = checkpoint.run(batch_parameters={"dataframe": batches[name]}, run_id=run_identifier(run_name))
+        stored += _store_named(ctx, run, asset_name(name, where, prepared.partitions))
         for vr in run.run_results.values():
             results.extend(_outcomes(name, vr))
     if docs:
-        from .docs_assets import localize
-
-        localize(docs)  # served with the site: renders offline
+        _build_docs(ctx, docs, stored)
     return ValidationReport(success=bool(results) and all(r.success for r in results), output_path=output_path,
                             docs_dir=docs, results=results)
+
+
+def _build_docs(ctx, docs: str, stored: list) -> None:
+    """This validation's pages and the index (of every stored result), then the assets served with the site."""
+    from great_expectations.data_context.types.resource_identifiers import ExpectationSuiteIdentifier
+
+    from .docs_assets import localize
+
+    suites = [ExpectationSuiteIdentifier(name=n) for n in sorted({k.expectation_suite_identifier.name for k in stored})]
+    ctx.build_data_docs(site_names=[SITE_NAME], resource_identifiers=[*stored, *suites])
+    localize(docs)  # renders offline
 
 
 def main_validate(config_path: str) -> int:
@@ -166,7 +213,7 @@ def main_validate(config_path: str) -> int:
         print(f"replay validate: cannot read config {config_path}: {exc}", file=sys.stderr)
         return 2
     try:
-        report = validate(cfg.output.path, cfg)
+        report = validate(cfg.output.path, cfg, run_name="cli")  # Data Docs: run name "cli", not "__none__"
     except OutputsMissing as exc:
         print(f"replay validate: {exc}", file=sys.stderr)
         return 1
