@@ -94,11 +94,16 @@ SUITE_DATASETS = {"windows": "windows/", "watermarks": "watermarks/", "late_even
 
 
 def _context(docs_dir: str | None):
-    """In memory, but for the validation results of a Data Docs site (JSON under <docs_dir>/results/)."""
-    import great_expectations as gx
-    from great_expectations.data_context.types.base import DataContextConfig, InMemoryStoreBackendDefaults
+    """In memory, but for the validation results of a Data Docs site (JSON under <docs_dir>/results/).
 
-    config = DataContextConfig(store_backend_defaults=InMemoryStoreBackendDefaults(init_temp_docs_sites=False))
+    No progress bars: GX's tqdm "Calculating Metrics" bars redraw with carriage returns, which a task log (a file)
+    keeps as one long line per suite."""
+    import great_expectations as gx
+    from great_expectations.data_context.types.base import (DataContextConfig, InMemoryStoreBackendDefaults,
+                                                            ProgressBarsConfig)
+
+    config = DataContextConfig(store_backend_defaults=InMemoryStoreBackendDefaults(init_temp_docs_sites=False),
+                               progress_bars=ProgressBarsConfig(globally=False, metric_calculations=False))
     if docs_dir:
         config.stores[config.validation_results_store_name] = {
             "class_name": "ValidationResultsStore",
