@@ -31,7 +31,7 @@ AIRFLOW_ENV = AIRFLOW_HOME=$(AIRFLOW_HOME_DIR) AIRFLOW__CORE__DAGS_FOLDER=$(CURD
 export UV_PYTHON_DOWNLOADS := never
 export PATH := $(TOOLS)/bin:$(PATH)
 
-.PHONY: install test test-all test-slow test-integration tune demo airflow airflow-init bench clean distclean check-python check-java sync
+.PHONY: install test test-all test-slow test-integration tune demo airflow airflow-init bench clean distclean check-python check-java sync data-docs-assets
 
 install: check-python check-java sync
 
@@ -70,14 +70,14 @@ test: install
 	@if [ -f tests/flink/build.sh ]; then UV=$(UV) bash tests/flink/build.sh; fi
 	$(VENV)/bin/python -m pytest -m "not integration and not slow" $(PYTEST_ARGS)
 
-test-integration: install
+test-integration: install data-docs-assets
 	@if [ -f tests/flink/build.sh ]; then UV=$(UV) bash tests/flink/build.sh; fi
 	$(VENV)/bin/python -m pytest -m "integration and not slow" $(PYTEST_ARGS)
 
 test-slow: install
 	$(VENV)/bin/python -m pytest -m slow $(PYTEST_ARGS)
 
-test-all: install
+test-all: install data-docs-assets
 	@if [ -f tests/flink/build.sh ]; then UV=$(UV) bash tests/flink/build.sh; fi
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
@@ -104,7 +104,7 @@ bench: install
 
 # make demo: a multi-day partitioned sample log, replayed partition by partition by the event_time_backfill DAG
 # (airflow dags test: real task execution, one spark-submit per partition) on a project-local Airflow (SQLite).
-demo: install airflow-init
+demo: install airflow-init data-docs-assets
 	$(VENV)/bin/python -m event_replay.orchestration.sample --out data/partitioned --first-day $(DEMO_START) \
 	  --days $(DEMO_DAYS) --rows-per-day $(DEMO_ROWS_PER_DAY) --splits 4 --seed 7
 	@start=$$(date +%s); \
@@ -116,6 +116,21 @@ demo: install airflow-init
 	echo "demo outputs (Parquet, one dt= folder per partition) under $(CURDIR)/out/demo_partitioned:" \
 	  "windows/ late_events/ watermarks/ quarantine/ counts/, carried state in _state/"; \
 	echo "demo report: $(CURDIR)/$$report (and report.json next to it)"
+
+# GX Data Docs that render offline (air-gapped clusters): the CSS/JS GX loads from CDNs, at the same versions, from
+# npm (`npm pack`) into build/data_docs_static/; `replay validate` and the DAGs' data-quality task copy them into every
+# Data Docs site (event_replay/quality/docs_assets.py). Without them the docs keep their CDN links. Built once (a stamp
+# file; rebuilt when docs_assets.py changes the list): the integration suites need them (the browser test asserts
+# styled Data Docs offline), so test-integration and test-all depend on this target.
+DOCS_ASSETS := build/data_docs_static
+# The stamp stays outside the folder: localize copies the folder whole into every site.
+DOCS_ASSETS_STAMP := build/.data_docs_static.built
+data-docs-assets: $(DOCS_ASSETS_STAMP)
+$(DOCS_ASSETS_STAMP): src/event_replay/quality/docs_assets.py | install
+	@command -v npm >/dev/null 2>&1 || { echo "error: npm not found: the Data Docs assets come from npm (apt-get install npm)" >&2; exit 1; }
+	@echo "data-docs-assets: GX's CSS/JS from npm into $(DOCS_ASSETS)"
+	@$(VENV)/bin/python -m event_replay.quality.docs_assets $(DOCS_ASSETS) >/dev/null
+	@touch $@
 
 # A project-local Airflow: metadata DB (SQLite) under .airflow/, the replay_spark pool for the Spark jobs.
 airflow-init: install

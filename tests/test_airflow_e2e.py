@@ -39,6 +39,11 @@ def test_backfill_dag_replays_every_planned_partition_in_order(tmp_path):
     report = json.loads(reports[0].read_text())
     assert [p["partition"] for p in report["partitions"]] == DAYS and report["complete"]
     assert report["dq"].startswith("passed"), report["dq"]
+    # The run's reports are in its own folder: a later run of the same outputs does not overwrite them.
+    run_folder = reports[0].parent
+    assert report["why_report"] == str(run_folder / "why_report" / "index.html")
+    assert (run_folder / "why_report" / "summary.json").is_file() and (run_folder / "_data_docs" / "index.html").is_file()
+    assert not (output / "why_report").exists() and not (output / "_data_docs").exists()
     # Every row read is accounted for exactly once per partition (counts, from the written outputs).
     assert report["totals"]["windows"] > 0
     effective = (reports[0].parent / "job.yaml").read_text()

@@ -51,8 +51,13 @@ def test_backfill_dag_structure(dagbag):
     assert dag.get_task("plan").downstream_task_ids == {"replay_partitions", "data_quality", "report"}
     assert replay.downstream_task_ids == {"data_quality"}
     assert dag.get_task("data_quality").downstream_task_ids == {"report"}
+    for task_id in ("replay_partitions", "data_quality"):  # the way from the task to what its run left
+        assert {link.name for link in dag.get_task(task_id).operator_extra_links} == \
+            {"Why-report", "Data Docs", "Replay runs"}
     schema = dag.params.get_param("config").schema
-    assert "jobs/configs/demo.yaml" in schema["examples"]
+    # the form offers the configs a backfill can replay (partitioned by day), the demo's first
+    assert dag.params["config"] == "jobs/configs/demo_partitioned.yaml" and "jobs/configs/demo.yaml" not in \
+        schema["examples"]
 
 
 def test_nightly_dag_structure(dagbag):
@@ -66,7 +71,9 @@ def test_nightly_dag_structure(dagbag):
     assert "partitions_per_job" not in dag.params  # one day per run
 
 
-def test_form_rejects_a_bad_duration_and_a_bad_date(dagbag):
+def test_form_rejects_a_bad_date(dagbag):
+    """A bad date or choice is refused by the form; a bad duration is not (the UI would only say "Bad Request"):
+    the validate task names it (test_validate_task_rejects_bad_range_and_bad_duration)."""
     from airflow.sdk.exceptions import ParamValidationError
 
     dag = dagbag.dags["event_time_backfill"]
@@ -77,14 +84,18 @@ def test_form_rejects_a_bad_duration_and_a_bad_date(dagbag):
         return params.validate()
 
     assert form({"idle_timeout": "2m", "max_out_of_orderness": "PT1S"})["idle_timeout"] == "2m"
-    for bad in ({"idle_timeout": "5 parsecs"}, {"start_date": "2024-13-45"}, {"end_of_input": "later"}):
+    assert form({"idle_timeout": "5 parsecs"})["idle_timeout"] == "5 parsecs"
+    for bad in ({"start_date": "2024-13-45"}, {"end_of_input": "later"}):
         with pytest.raises(ParamValidationError):
             form(bad)
 
 
 @pytest.mark.parametrize("dag_id", sorted(BACKFILL_DAG_IDS))
 def test_validate_task_rejects_bad_range_and_bad_duration(dagbag, dag_id):
-    """What the form cannot see (a range going backwards, a zero idle timeout) fails the first task, key named."""
+    """What the form cannot see (a range going backwards, a zero idle timeout, a bad duration) fails the first task
+    at once, in one line naming the form's field."""
+    from airflow.sdk.exceptions import AirflowFailException
+
     dag = dagbag.dags[dag_id]
     fn = dag.get_task("validate").python_callable
     base = {**{k: dag.params[k] for k in dag.params}}
@@ -94,12 +105,24 @@ def test_validate_task_rejects_bad_range_and_bad_duration(dagbag, dag_id):
 
         kwargs["logical_date"] = pendulum.datetime(2024, 1, 2, tz="UTC")
     else:
-        with pytest.raises(ConfigError) as e:
+        with pytest.raises(AirflowFailException) as e:
             fn(params={**base, "start_date": "2024-01-03", "end_date": "2024-01-01"}, **kwargs)
-        assert e.value.key == "params.end_date"
-    with pytest.raises(ConfigError) as e:
+        assert str(e.value) == "Last day: 2024-01-01 is before the first day 2024-01-03 (the range is inclusive)"
+    with pytest.raises(AirflowFailException) as e:
         fn(params={**base, "idle_timeout": "0s"}, **kwargs)
-    assert e.value.key == "watermark.idle_timeout"
-    with pytest.raises(ConfigError) as e:
+    assert str(e.value).startswith("Job config, key watermark.idle_timeout: ")
+    with pytest.raises(AirflowFailException) as e:
         fn(params={**base, "allowed_lateness": "soon"}, **kwargs)
-    assert e.value.key == "window.allowed_lateness"
+    assert str(e.value).startswith("Override window.allowed_lateness: "), str(e.value)
+
+
+def test_extra_links_point_at_the_runs_plugin_routes():
+    from types import SimpleNamespace
+
+    from event_replay.orchestration.links import RUN_LINKS
+
+    key = SimpleNamespace(dag_id="event_time_backfill", run_id="manual__2026-01-01T00:00:00+00:00")
+    urls = {link.name: link.get_link(None, ti_key=key) for link in RUN_LINKS}
+    run = "/replay-runs/run/event_time_backfill/manual__2026-01-01T00%3A00%3A00%2B00%3A00"
+    assert {name: url[url.index("/replay-runs"):] for name, url in urls.items()} == {
+        "Why-report": f"{run}/why", "Data Docs": f"{run}/docs", "Replay runs": f"{run}/row"}

@@ -179,3 +179,53 @@ def test_report_counts_from_footers(tmp_path):
     assert r["partitions"][0]["rows"]["windows"] == 50 and r["totals"]["windows"] == 50
     assert "late_events" in r["partitions"][0]["missing_outputs"] and not r["complete"]
     assert "| 2024-03-02 | missing |" in render_markdown(r)
+
+
+def test_partition_progress_line_and_table(tmp_path):
+    """The replay task's log: one line per partition, a table at the end, numbers from what it wrote."""
+    import pyarrow as pa
+
+    from event_replay.orchestration.report import partition_figures, progress_line, progress_table
+
+    for ds, table in {"counts": pa.table({"rows_read": [120], "quarantined_rows": [2]}),
+                      "windows": pa.table({"key": ["a"] * 7}), "late_events": pa.table({"key": ["a"] * 3}),
+                      "quarantine": pa.table({"reason": ["bad", "bad"]})}.items():
+        (tmp_path / ds / "dt=2024-03-01").mkdir(parents=True)
+        pq.write_table(table, tmp_path / ds / "dt=2024-03-01" / "part-0.parquet")
+    f = partition_figures(tmp_path, "2024-03-01", 12.345)
+    assert progress_line(f) == "2024-03-01: rows 120, firings 7, late rows 3, quarantined 2, seconds 12.3"
+    assert progress_table([f, {**f, "partition": "2024-03-02", "rows_read": 1500}]).splitlines() == [
+        "partition   rows  firings  late rows  quarantined  seconds",
+        "2024-03-01   120        7          3            2     12.3",
+        "2024-03-02  1500        7          3            2     12.3"]
+
+
+def test_refusals_name_the_form_field(project, tmp_path):
+    """What the validate task says: the form's title for the field, in one line, and no retry."""
+    from airflow.sdk.exceptions import AirflowFailException
+
+    root = project[0]
+    for request, said in [(params(start_date="2024-01-03", end_date="2024-01-01"),
+                           "Last day: 2024-01-01 is before the first day 2024-01-03 (the range is inclusive)"),
+                          (params(idle_timeout="5 sec"), "Override watermark.idle_timeout: "),
+                          (params(end_date="tomorrow"), "Last day: not a date: 'tomorrow' (use YYYY-MM-DD)")]:
+        with pytest.raises(AirflowFailException) as e:
+            validate_backfill(request, str(root), "r")
+        assert str(e.value).startswith(said), str(e.value)
+
+
+def test_backfill_form_offers_partitioned_configs_only(project):
+    from event_replay.orchestration.params import backfill_configs, is_partitioned
+
+    root, cfg, src, _ = project
+    assert is_partitioned(load_with_overrides("small", {}, root)) is True
+    flat = root / "jobs" / "configs" / "flat.yaml"
+    (root / "flat-log").mkdir()
+    (root / "flat-log" / "part-0.parquet").write_bytes(b"")
+    flat.write_text(cfg.read_text().replace("path: data\n", "path: flat-log\n"))
+    assert "jobs/configs/small.yaml" in backfill_configs(root) and "jobs/configs/flat.yaml" not in backfill_configs(root)
+    with pytest.raises(ConfigError) as e:
+        validate_request(params(config="flat"), root)
+    assert e.value.key == "params.config" and "no dt=YYYY-MM-DD folders" in e.value.why
+    assert backfill_configs(ROOT)[0] == "jobs/configs/demo_partitioned.yaml"
+    assert "jobs/configs/demo.yaml" not in backfill_configs(ROOT)

@@ -7,6 +7,7 @@ event_replay.orchestration.report) and small Parquet datasets in the layout io.o
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -69,6 +70,19 @@ def runs_root(tmp_path_factory) -> Path:
         "windows_by_holder": {"p0": 9}, "late_rows_by_split_and_cause": [{"split": "p1", "cause": "p0", "rows": 2}],
         "timelines_png": {"file": "timelines.png"}}))
     _tuning_result(cli)
+    # A second Airflow run of the same output with its own reports, and a third that failed after replaying a day.
+    run2 = out / "_airflow" / "manual__2"
+    write_report(build_report(str(out), ["2024-01-02"], dag_id="event_time_backfill", run_id="manual__2",
+                              config_file="jobs/configs/nightly.yaml", dq="passed (12 expectations)"), run2)
+    (run2 / "why_report").mkdir()
+    (run2 / "why_report" / "timelines.png").write_bytes(PNG)
+    (run2 / "why_report" / "summary.json").write_text((why / "summary.json").read_text())
+    (run2 / "_data_docs").mkdir()
+    (run2 / "_data_docs" / "index.html").write_text("<html>run 2 docs</html>")
+    run3 = out / "_airflow" / "manual__3"
+    (run3 / "done").mkdir(parents=True)
+    (run3 / "done" / "2024-01-01").touch()
+    (run3 / "job.yaml").write_text("output: {path: x}\n")
     (root / "secret.txt").write_text("not for the web")
     (cli / "job.yaml").write_text("output: {path: x}\n")
     return root
@@ -182,25 +196,82 @@ def test_wrong_password_gets_no_token(client):
 
 def _rows(page: str) -> list[str]:
     body = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
-    return [r for r in body.split("<tr class='run'>")[1:]]
+    return [r for r in re.split(r"<tr class='run'[^>]*>", body)[1:]]
+
+
+def _cells(row: str) -> list[str]:
+    """The text of each cell (run, state, start, duration, partitions, output, rows, firings, late rows,
+    quarantined, DQ, why-report, Data Docs, what-if tuning)."""
+    return [re.sub(r"<[^>]+>", " ", c.split("</td>")[0].split(">", 1)[1]).strip() for c in row.split("<td")[1:]]
 
 
 def test_runs_table_with_a_bearer_token(client, token):
     r = client.get("/replay-runs/", headers={"Authorization": f"Bearer {token}"})
     assert r.status_code == 200, r.text
     rows = _rows(r.text)
-    assert len(rows) == 2
-    cli = next(x for x in rows if "adhoc/demo" in x)
-    nightly = next(x for x in rows if "<code>nightly</code>" in x)
-    cells = lambda row: [c.split("</td>")[0] for c in row.split("<td")[1:]]  # noqa: E731
-    # output, run, job, partitions, rows, firings, late rows, quarantined, DQ, docs, why
-    c = cells(cli)
-    assert c[1] == ">CLI" and c[4:8] == [">300", ">10", ">2", ">0"], c
-    assert "fail" in c[8] and "Data Docs" in c[9] and "why-report" in c[10]
-    n = cells(nightly)
-    assert n[1] == ">manual__1" and "2024-01-01, 2024-01-02" in n[3], n
-    assert n[4:8] == [">150", ">5", ">2", ">2"], n
-    assert "pass" in n[8] and "&ndash;" in n[9] and "&ndash;" in n[10]
+    assert len(rows) == 4
+    cli = next(x for x in rows if "<code>adhoc/demo</code>" in x)
+    c = _cells(cli)
+    assert c[0] == "CLI" and c[1] == "done" and c[6:10] == ["300", "10", "2", "0"], c
+    assert c[10] == "fail" and c[11] == "why-report" and c[12] == "Data Docs"
+    n = _cells(next(x for x in rows if ">manual__1<" in x or "manual__1" in _cells(x)[0]))
+    assert n[0].startswith("manual__1") and n[4] == "2024-01-01, 2024-01-02" and n[5] == "nightly", n
+    assert n[6:10] == ["150", "5", "2", "2"], n
+    assert n[10] == "pass" and n[11] == n[12] == "&ndash;", n
+
+
+def test_each_airflow_run_keeps_its_own_reports(client, token):
+    """Two runs of one output folder: each row links to the reports in its own run folder; a run that failed
+    after its plan (no report.json) is listed with the partitions it replayed."""
+    auth = {"Authorization": f"Bearer {token}"}
+    rows = _rows(client.get("/replay-runs/", headers=auth).text)
+    second = next(x for x in rows if "manual__2" in x)
+    assert "href='/replay-runs/why/nightly/_airflow/manual__2'" in second
+    assert "href='/replay-runs/files/nightly/_airflow/manual__2/_data_docs/index.html'" in second
+    failed = _cells(next(x for x in rows if "manual__3" in x))
+    assert failed[4] == "2024-01-01" and failed[10] == "not run" and failed[11] == "&ndash;", failed
+    why = client.get("/replay-runs/why/nightly/_airflow/manual__2", headers=auth)
+    assert why.status_code == 200 and "id='runs-link' href='/replay-runs/'" in why.text
+    assert "src='/replay-runs/files/nightly/_airflow/manual__2/why_report/timelines.png'" in why.text
+    # the report's own index.html is the same page, with its way back
+    r = client.get("/replay-runs/files/nightly/_airflow/manual__2/why_report/index.html", headers=auth)
+    assert r.status_code == 303 and r.headers["location"] == "/replay-runs/why/nightly/_airflow/manual__2"
+
+
+def test_extra_link_targets_find_the_run(client, token):
+    auth = {"Authorization": f"Bearer {token}"}
+    r = client.get("/replay-runs/run/event_time_backfill/manual__2/why", headers=auth)
+    assert r.status_code == 303 and r.headers["location"] == "/replay-runs/why/nightly/_airflow/manual__2"
+    r = client.get("/replay-runs/run/event_time_backfill/manual__2/docs", headers=auth)
+    assert r.headers["location"] == "/replay-runs/files/nightly/_airflow/manual__2/_data_docs/index.html"
+    r = client.get("/replay-runs/run/event_time_backfill/manual__2/row", headers=auth)
+    assert r.headers["location"] == "/replay-runs/#run-manual__2"
+    assert client.get("/replay-runs/run/event_time_backfill/manual__3/why", headers=auth).status_code == 404
+
+
+def test_merge_adds_airflow_state_and_orders_newest_first():
+    from datetime import datetime, timezone
+
+    from replay_runs.dagruns import DagRunInfo, merge
+    from replay_runs.runs import RunRow
+
+    def at(h: int) -> datetime:
+        return datetime(2026, 1, 1, h, tzinfo=timezone.utc)
+
+    disk = [RunRow(output="o", run_id="manual__2026-01-01T01:00:00+00:00", job="j", partitions=["2024-01-01"],
+                   rows_read=1, firings=1, late_rows=0, quarantined=0, dq="pass", start=at(1)),
+            RunRow(output="cli", run_id=None, job="c", partitions=[], rows_read=1, firings=1, late_rows=0,
+                   quarantined=0, dq="pass", state="done", end=at(2))]
+    db = [DagRunInfo("event_time_backfill", "manual__2026-01-01T01:00:00+00:00", "failed", at(1),
+                     at(1).replace(minute=3)),
+          DagRunInfo("event_time_backfill", "manual__refused", "failed", at(3), at(3),
+                     {"config": "jobs/configs/demo.yaml", "start_date": "2024-01-03", "end_date": "2024-01-01"})]
+    rows = merge(disk, db)
+    assert [r.run_id for r in rows] == ["manual__refused", None, "manual__2026-01-01T01:00:00+00:00"]
+    assert rows[0].output is None and rows[0].state == "failed" and rows[0].extra["requested"] == ["2024-01-03",
+                                                                                                    "2024-01-01"]
+    assert rows[2].state == "failed" and rows[2].dag_id == "event_time_backfill"
+    assert (rows[2].end - rows[2].start).total_seconds() == 180
 
 
 def test_ui_cookie_is_accepted(client, token):
@@ -213,7 +284,7 @@ def test_why_report_page(client, token):
     r = client.get("/replay-runs/why/adhoc/demo", headers=auth)
     assert r.status_code == 200
     assert "src='/replay-runs/files/adhoc/demo/why_report/timelines.png'" in r.text
-    assert "<th>rows_read</th><td>300</td>" in r.text and "<td>p1</td><td>p0</td><td>2</td>" in r.text
+    assert "300 rows read" in r.text and "<td>p1</td><td>p0</td><td class='n'>2</td>" in r.text
     png = client.get("/replay-runs/files/adhoc/demo/why_report/timelines.png", headers=auth)
     assert png.status_code == 200 and png.headers["content-type"] == "image/png" and png.content == PNG
     docs = client.get("/replay-runs/files/adhoc/demo/_data_docs/index.html", headers=auth)
@@ -237,8 +308,6 @@ def test_tuning_page_table_and_plot(client, token):
     png = client.get(src, headers=auth)
     assert png.status_code == 200 and png.headers["content-type"] == "image/png" and png.content[:4] == b"\x89PNG"
     assert client.get(f"/replay-runs/files/adhoc/demo/_tuning/{name}/tuning.csv", headers=auth).status_code == 200
-    why = client.get("/replay-runs/why/adhoc/demo", headers=auth)
-    assert "What-if tuning" in why.text and f"src='{src}'" in why.text  # on the run's page too
     assert client.get("/replay-runs/tuning/nightly", headers=auth).status_code == 404
     assert client.get("/replay-runs/tuning/adhoc/demo/../../nightly", headers=auth).status_code == 404
 

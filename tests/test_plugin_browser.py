@@ -1,6 +1,10 @@
 """The "Replay runs" page in a real `airflow api-server` (SQLite metadata DB, simple auth manager with a known user),
 over a run folder made by a real replay and the real quality functions, logged in through Airflow's token endpoint
-(the JWT set as the `_token` cookie the Airflow UI uses) and loaded in headless Chromium."""
+(the JWT set as the `_token` cookie the Airflow UI uses) and loaded in headless Chromium, offline: the browser
+resolves no host but the local server, as on an air-gapped cluster.
+
+Screenshots of the runs page, the why-report and the Data Docs land in build/screenshots/ (or $REPLAY_SCREENSHOTS):
+a person looks at them; the test asserts what a user must see there."""
 from __future__ import annotations
 
 import json
@@ -24,6 +28,7 @@ pytestmark = pytest.mark.integration
 BIN = Path(sys.executable).parent
 CHROMIUM, CHROMEDRIVER = shutil.which("chromium") or "/usr/bin/chromium", shutil.which("chromedriver")
 USER, PASSWORD = "replay-viewer", "browser-pw-123"
+SHOTS = Path(os.environ.get("REPLAY_SCREENSHOTS") or ROOT / "build" / "screenshots")
 START_TIMEOUT = 420  # seconds: a loaded 2-core machine starts the API server slowly
 
 def _free_port() -> int:
@@ -40,6 +45,11 @@ def _run(*args: str, timeout: float = 900) -> None:
 
 @pytest.fixture(scope="module")
 def runs_root(tmp_path_factory) -> Path:
+    from event_replay.quality.docs_assets import assets_dir
+
+    # Without the vendored CSS/JS the Data Docs keep their CDN links and render unstyled offline.
+    assert assets_dir().is_dir(), f"no Data Docs assets in {assets_dir()}: make data-docs-assets " \
+                                  "(make test-integration builds them)"
     """A replay of a small sample, then GX validation (Data Docs) and the why-report on its outputs."""
     import yaml
 
@@ -60,7 +70,7 @@ from event_replay.quality import validate, why_report
 cfg = load_config({str(job)!r})
 spark = build_session(master="local[2]", app_name="plugin-test-quality",
                       conf={{"spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "2"}})
-print(validate(cfg.output.path, cfg, spark=spark).summary())
+print(validate(cfg.output.path, cfg, spark=spark, run_name="cli").summary())
 print(why_report(cfg.output.path, cfg, spark=spark))
 spark.stop()
 """)
@@ -129,7 +139,8 @@ def browser(tmp_path):
     opts.binary_location = CHROMIUM
     for a in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic",
               "--no-first-run", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-              "--window-size=1400,1800", f"--user-data-dir={tmp_path / 'chrome-profile'}"):
+              "--window-size=1400,1800", f"--user-data-dir={tmp_path / 'chrome-profile'}",
+              "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"):  # offline: no CDN, no internet
         opts.add_argument(a)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
     driver.set_page_load_timeout(180)
@@ -145,34 +156,104 @@ def test_unauthenticated_page_is_refused(api_server):
     assert e.value.code in (401, 403)
 
 
-def test_plugin_page_in_chromium(api_server, browser, tmp_path):
+def _wait_images(browser) -> None:
+    for _ in range(60):  # images load after the page
+        if browser.execute_script("return [...document.images].every(i => i.complete)"):
+            return
+        time.sleep(1)
+
+
+def _broken_links(browser) -> list[str]:
+    """Every link and image of the page fetched with the page's session: those that do not answer 200."""
+    return browser.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const urls = [...document.querySelectorAll('a[href], img[src]')].map(e => e.href || e.src)
+            .filter(u => u.startsWith(location.origin));
+        Promise.all(urls.map(u => fetch(u, {credentials: 'include'}).then(r => [u, r.status], e => [u, 0])))
+            .then(rs => done(rs.filter(([u, s]) => s !== 200).map(([u, s]) => u + ' ' + s)));""")
+
+
+VALIDATION_ROW = "tr.clickable-row[data-href*='validations/']"
+
+
+def _validation_rows(browser) -> list[tuple[str, str]]:
+    """(link, text) of the Data Docs index's validation rows, once bootstrap-table has stopped redrawing them."""
+    seen = None
+    for _ in range(30):
+        rows = browser.execute_script(f"return [...document.querySelectorAll(\"{VALIDATION_ROW}\")]"
+                                      ".map(tr => [tr.dataset.href, tr.innerText])")
+        if rows and rows == seen:
+            return [tuple(r) for r in rows]
+        seen = rows
+        time.sleep(1)
+    return [tuple(r) for r in seen or []]
+
+
+def _shot(browser, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    browser.set_window_size(1400, min(max(900, height + 150), 6000))  # the whole page in one picture
+    path = SHOTS / name
+    browser.save_screenshot(str(path))
+    assert path.stat().st_size > 10_000
+    return path
+
+
+def test_plugin_page_in_chromium(api_server, browser):
     from selenium.webdriver.common.by import By
 
     browser.get(f"{api_server}/replay-runs/")  # unauthenticated browser: sent to Airflow's login page
     assert "/auth/login" in browser.current_url or "login" in browser.current_url.lower(), browser.current_url
     browser.add_cookie({"name": "_token", "value": _token(api_server), "path": "/"})
+    browser.set_script_timeout(120)
 
+    # The runs page: a row per run with its state, numbers and reports.
     browser.get(f"{api_server}/replay-runs/")
+    heads = [h.text for h in browser.find_elements(By.CSS_SELECTOR, "table#runs thead th")]
+    assert heads[:4] == ["run", "state", "start", "duration"], heads
     rows = browser.find_elements(By.CSS_SELECTOR, "table#runs tbody tr")
     assert len(rows) == 1, browser.page_source[:3000]
     cells = [c.text for c in rows[0].find_elements(By.TAG_NAME, "td")]
-    assert cells[0] == "demo" and cells[8] == "pass", cells
-    assert int(cells[4]) == 200 and int(cells[5]) > 0, cells
-    browser.save_screenshot(str(tmp_path / "replay-runs.png"))
+    assert cells[0] == "CLI" and cells[5] == "demo" and cells[10] == "pass", cells
+    rows_read = int(cells[6].replace(",", ""))
+    assert rows_read == 200 and int(cells[7].replace(",", "")) > 0, cells
+    assert _broken_links(browser) == []
+    runs_png = _shot(browser, "replay-runs.png")
 
+    # The why-report: the same totals as the runs row, a plot that loaded, every link answers, a way back.
     rows[0].find_element(By.LINK_TEXT, "why-report").click()
-    img = browser.find_element(By.CSS_SELECTOR, "img#timelines")
-    for _ in range(60):  # the plot loads after the page
-        if browser.execute_script("return arguments[0].complete", img):
+    _wait_images(browser)
+    img = browser.find_element(By.CSS_SELECTOR, "img#timelines-png")
+    assert browser.execute_script("return arguments[0].naturalWidth", img) > 0
+    total = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "table#partitions tr.total td")]
+    assert total[0] == "total" and int(total[1].replace(",", "")) == rows_read, total
+    assert browser.find_element(By.ID, "glance").text.startswith(f"{rows_read} rows read")
+    assert _broken_links(browser) == []
+    why_png = _shot(browser, "why-report.png")
+    browser.find_element(By.ID, "runs-link").click()
+    assert browser.find_elements(By.CSS_SELECTOR, "table#runs"), browser.current_url
+
+    # The Data Docs, offline: styled by the assets served with them, listing the validations.
+    browser.find_element(By.LINK_TEXT, "Data Docs").click()
+    _wait_images(browser)
+    assert browser.execute_script("return getComputedStyle(document.querySelector('nav.navbar')).display") == "flex", \
+        "Data Docs unstyled: bootstrap did not load offline"
+    # The index's tables are drawn by jQuery + bootstrap-table (vendored): a validation is a clickable row.
+    validations = _validation_rows(browser)
+    assert len({href for href, _ in validations}) == 4, browser.page_source[:3000]
+    texts = [text for _, text in validations]  # each names its data asset: dataset, folder, partitions
+    assert any("windows/ of " in t and "one run (not partitioned)" in t for t in texts), texts
+    assert _broken_links(browser) == []
+    docs_png = _shot(browser, "data-docs.png")
+    browser.execute_script(f"document.querySelector(\"{VALIDATION_ROW}\").cells[0].click()")
+    for _ in range(30):
+        if "/validations/" in browser.current_url:
             break
         time.sleep(1)
-    assert browser.execute_script("return arguments[0].naturalWidth", img) > 0
-    assert len(browser.find_elements(By.CSS_SELECTOR, "table#summary tr")) > 3
-    shot = tmp_path / "why-report.png"
-    browser.save_screenshot(str(shot))
-    assert shot.stat().st_size > 10_000
-    print(f"screenshots: {shot} {tmp_path / 'replay-runs.png'}")
-
-    browser.get(f"{api_server}/replay-runs/")
-    browser.find_element(By.LINK_TEXT, "Data Docs").click()
-    assert "Data Docs" in browser.title or "validation" in browser.page_source.lower()
+    assert "/validations/" in browser.current_url, browser.current_url
+    _wait_images(browser)
+    header = browser.find_element(By.CSS_SELECTOR, ".alert-secondary").text
+    assert "Data asset: " in header and " of " in header and "None" not in header, header
+    assert _broken_links(browser) == []
+    result_png = _shot(browser, "data-docs-result.png")
+    print(f"screenshots: {runs_png} {why_png} {docs_png} {result_png}")

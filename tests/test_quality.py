@@ -112,7 +112,7 @@ def test_reference_outputs_pass_every_expectation(gx_spark, tmp_path, wtype, eoi
     seed = _combo_seed(wtype, eoi)
     cfg, frames = write_case(random_case(seed), tmp_path / "out")
     docs = (wtype, eoi) == COMBOS[0]
-    report = _validate(gx_spark, tmp_path / "out", cfg, build_docs=docs)
+    report = _validate(gx_spark, tmp_path / "out", cfg, build_docs=docs, run_name="first")
     assert report.success, f"seed {seed}: {report.summary()}"
     assert len(report.results) == 17 and len({r.suite for r in report.results}) == 4
     if docs:
@@ -122,6 +122,20 @@ def test_reference_outputs_pass_every_expectation(gx_spark, tmp_path, wtype, eoi
         assert len(pages) == 4
         text = " ".join(p.read_text() for p in pages)
         assert "never goes back in replay order" in text  # the rules' descriptions render
+        # The index lists every validation, each naming its data asset and run; a later validation of the same
+        # output adds to it (GX builds the index from the results stored with the site).
+        assert len(_index_validations(index)) == 4
+        assert f"Data asset: windows/ of {tmp_path / 'out'}, one run (not partitioned)" in text
+        assert "__none__" not in text and "Data asset: None" not in text
+        again = _validate(gx_spark, tmp_path / "out", cfg, suites=["late_events"], run_name="second")
+        assert again.docs_index == report.docs_index and len(_index_validations(index)) == 5
+
+
+def _index_validations(index: Path) -> list[str]:
+    """The validation pages GX's index lists (its table rows are data for bootstrap-table)."""
+    import re
+
+    return re.findall(r"'_table_row_link_path': '(validations/[^']+)'", index.read_text())
 
 
 # -- breaks: each returns the suite to run and the expectation that must fail ------------------------------------

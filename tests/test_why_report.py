@@ -3,6 +3,7 @@ of SEMANTICS §8 B (an idle split let p0 run ahead) and C (the all-idle jump).""
 from __future__ import annotations
 
 import json
+import re
 import struct
 from pathlib import Path
 
@@ -67,8 +68,48 @@ def test_files_image_and_numbers_match_the_outputs(spark, tmp_path):
     idle_changes = wm[wm.idle]
     for s in splits:
         assert summary["idle"][s]["idle_periods"] == int((idle_changes.split == s).sum())
+    holders_csv = (out / "why_report" / "window_holders.csv").read_text().splitlines()
+    assert holders_csv[0].startswith("key,window_start,window_end") and len(holders_csv) == 1 + summary["windows"]
     html = index.read_text()
     assert "timelines.png" in html and "Late rows by split and cause" in html
+    for target in re.findall(r"(?:href|src)='([^']+)'", html):  # every link of the report opens a file of it
+        assert (index.parent / target).is_file(), target
+
+
+def test_totals_are_the_sum_of_the_partitions(spark, tmp_path):
+    """A `dt=` partitioned output: one row per partition, and the range totals add them all up (not the last)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from event_replay.quality.why import _partitions
+
+    for dt, (read, late, fired) in {"2024-01-01": (5000, 19, 3), "2024-01-02": (4000, 22, 2)}.items():
+        for name, table in {"counts": pa.table({"rows_read": [read], "rows_in_windows": [read - late],
+                                                "late_rows": [late], "quarantined_rows": [1], "skipped_rows": [0]}),
+                            "windows": pa.table({"key": ["k"] * fired})}.items():
+            (tmp_path / name / f"dt={dt}").mkdir(parents=True)
+            pq.write_table(table, tmp_path / name / f"dt={dt}" / "part-0.parquet")
+    out = {n: spark.read.parquet(str(tmp_path / n)) for n in ("counts", "windows")}
+    rows, totals = _partitions(out)
+    assert [(r["partition"], r["rows_read"], r["late_rows"], r["firings"]) for r in rows] == \
+        [("2024-01-01", 5000, 19, 3), ("2024-01-02", 4000, 22, 2)]
+    assert totals == {"rows_read": 9000, "rows_in_windows": 8959, "late_rows": 41, "quarantined_rows": 2,
+                      "skipped_rows": 0}
+
+
+def test_traffic_spans_zoom_on_the_bursts(spark):
+    """Two bursts a day apart: two spans, each padded around its traffic; the idle night is left out."""
+    from event_replay.quality.why_timelines import traffic_spans
+
+    day = 86_400_000
+    rows = [(t, "split", "p0", False, t - 500) for t in range(0, 60_000, 200)]
+    rows += [(day + t, "split", "p0", False, day + t - 500) for t in range(0, 30_000, 200)]
+    rows += [(65_000, "split", "p0", True, None), (day + 40_000, "split", "p0", True, None)]
+    wm = spark.createDataFrame(rows, "replay_time_ms long, scope string, split string, idle boolean, "
+                                     "watermark_ms long")
+    spans = traffic_spans(wm, 0, day + 40_000, pad_ms=10_000)
+    assert [s.traffic_ms for s in spans] == [(0, 59_800), (day, day + 29_800)]
+    assert [(s.start_ms, s.end_ms) for s in spans] == [(0, 69_800), (day - 10_000, day + 39_800)]
 
 
 EXAMPLE_B = [("p0", 100, 1000), ("p1", 150, 1100), ("p0", 300, 5000), ("p0", 700, 9000), ("p0", 1500, 12000),
@@ -120,5 +161,15 @@ def test_tuning_section_when_a_tuning_result_exists(spark, tmp_path):
     assert png.read_bytes() == (out / "_tuning" / grid.name / "late_share_vs_lag.png").read_bytes()
     assert _png_size(png) == (900, 600)
     page = index.read_text()
-    assert "What-if tuning" in page and f'src="{entry["plot"]}"' in page
+    assert "What-if tuning" in page and f"src='{entry['plot']}'" in page
     assert "<td>delay 1s, idle none, lateness 0ms</td><td>0</td><td>0.000%</td>" in page
+
+
+def test_a_short_dense_log_is_one_span(spark):
+    """Watermarks every 200 ms for 2 s: no silence worth cutting, one column."""
+    from event_replay.quality.why_timelines import traffic_spans
+
+    rows = [(t, "split", "p0", False, t - 500) for t in range(0, 2_000, 200)]
+    wm = spark.createDataFrame(rows, "replay_time_ms long, scope string, split string, idle boolean, "
+                                     "watermark_ms long")
+    assert [(s.start_ms, s.end_ms) for s in traffic_spans(wm, 0, 2_000, pad_ms=10_000)] == [(0, 2_000)]

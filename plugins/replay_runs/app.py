@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import mimetypes
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 from urllib.parse import quote
@@ -17,19 +18,22 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 
 from airflow.api_fastapi.core_api.security import requires_authenticated
 
+from event_replay.quality.why_page import STYLE, duration, render
+
+from .dagruns import fetch_dag_runs, merge
 from .runs import DOCS_FOLDER, TUNING_FOLDER, WHY_FOLDER, RunRow, list_runs, runs_root, safe_path, \
-    tuning_results, why_summary
+    safe_run_id, tuning_results, why_summary
 
 URL_PREFIX = "/replay-runs"
 
-_STYLE = """body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;margin:1em 0}
-td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f3f3f3}.pass{color:#1a7f37;font-weight:600}
-.fail{color:#cf222e;font-weight:600}.not-run{color:#777}code{font-size:90%}img{max-width:100%;height:auto}"""
+_STYLE = STYLE + """.state{font-weight:600}.state-success,.pass{color:#1a7f37;font-weight:600}
+.state-failed,.fail{color:#cf222e;font-weight:600}.state-running,.state-queued{color:#9a6700}.not-run{color:#777}
+tr:target td{background:rgba(255,200,0,.25)}"""
 
 
 def _page(title: str, body: str) -> HTMLResponse:
-    return HTMLResponse(f"""<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
-<style>{_STYLE}</style></head><body>{body}</body></html>""")
+    return HTMLResponse(f"""<!doctype html><html><head><meta charset="utf-8"><meta name="color-scheme"
+content="light dark"><title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>{body}</body></html>""")
 
 
 def _fmt(v: Any) -> str:
@@ -41,31 +45,75 @@ def _href(request: Request, *parts: str) -> str:
     return request.scope.get("root_path", "").rstrip("/") + "/" + "/".join(quote(p, safe="/") for p in parts)
 
 
+def _airflow_href(request: Request, *parts: str) -> str:
+    """A page of the Airflow UI: the app is mounted at <base>/replay-runs, the UI lives at <base>/."""
+    root = request.scope.get("root_path", "").rstrip("/")
+    base = root[: -len(URL_PREFIX)] if root.endswith(URL_PREFIX) else ""
+    return base + "/" + "/".join(quote(p, safe="") for p in parts)
+
+
+def _nav(request: Request, row: RunRow | None = None) -> str:
+    links = [f"<a id='runs-link' href='{_href(request)}'>&larr; Replay runs</a>"]
+    if row is not None and row.dag_id and row.run_id:
+        links.append(f"<a target='_top' href='{_airflow_href(request, 'dags', row.dag_id, 'runs', row.run_id)}'>"
+                     f"Airflow run {html.escape(row.run_id)}</a>")
+    if row is not None and row.has_docs:
+        links.append(f"<a href='{_href(request, 'files', row.reports or '', DOCS_FOLDER, 'index.html')}'>Data Docs</a>")
+    return " ".join(links)
+
+
+def _when(t: datetime | None) -> str:
+    return "&ndash;" if t is None else t.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _took(r: RunRow) -> str:
+    if r.start is None or r.end is None:
+        return "&ndash;"
+    return duration(int((r.end - r.start).total_seconds() * 1000))
+
+
+def _partitions(r: RunRow) -> str:
+    parts = r.partitions
+    if not parts:
+        requested = [p for p in r.extra.get("requested") or [] if p]
+        return f"requested {html.escape(' to '.join(requested))}" if requested else "&ndash;"
+    return html.escape(", ".join(parts) if len(parts) <= 3 else f"{parts[0]} to {parts[-1]} ({len(parts)})")
+
+
+def _run_cell(request: Request, r: RunRow) -> str:
+    if not r.run_id:
+        return "CLI"
+    if not r.dag_id:
+        return html.escape(r.run_id)
+    return (f"<a class='airflow-run' target='_top' href='{_airflow_href(request, 'dags', r.dag_id, 'runs', r.run_id)}'>"
+            f"{html.escape(r.run_id)}</a><br><span class='muted'>{html.escape(r.dag_id)}</span>")
+
+
 def _runs_table(request: Request, runs: Iterable[RunRow]) -> str:
-    head = ("output", "run", "job", "partitions", "rows", "firings", "late rows", "quarantined", "DQ", "Data Docs",
-            "why-report", "what-if tuning")
+    head = ("run", "state", "start", "duration", "partitions", "output", "rows", "firings", "late rows", "quarantined",
+            "DQ", "why-report", "Data Docs", "what-if tuning")
     lines = [f"<table id='runs'><thead><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr></thead><tbody>"]
     for r in runs:
-        parts = ", ".join(r.partitions) if len(r.partitions) <= 4 else \
-            f"{r.partitions[0]} .. {r.partitions[-1]} ({len(r.partitions)})"
-        docs = f"<a href='{_href(request, 'files', r.output, DOCS_FOLDER, 'index.html')}'>Data Docs</a>" \
+        docs = f"<a href='{_href(request, 'files', r.reports or '', DOCS_FOLDER, 'index.html')}'>Data Docs</a>" \
             if r.has_docs else "&ndash;"
-        why = f"<a href='{_href(request, 'why', r.output)}'>why-report</a>" if r.has_why else "&ndash;"
-        tune = f"<a href='{_href(request, 'tuning', r.output)}'>tuning</a>" if r.has_tuning else "&ndash;"
-        dq_class = r.dq.replace(" ", "-")
+        why = f"<a href='{_href(request, 'why', r.reports or '')}'>why-report</a>" if r.has_why else "&ndash;"
+        tune = f"<a href='{_href(request, 'tuning', r.output or '')}'>tuning</a>" if r.has_tuning else "&ndash;"
+        state = r.state or "unknown"
+        num = "<td class='n'>{}</td>".format
         lines.append(
-            f"<tr class='run'><td><code>{html.escape(r.output)}</code></td><td>{_fmt(r.run_id or 'CLI')}</td>"
-            f"<td>{_fmt(r.job)}</td><td>{_fmt(parts or None)}</td><td>{_fmt(r.rows_read)}</td>"
-            f"<td>{_fmt(r.firings)}</td><td>{_fmt(r.late_rows)}</td><td>{_fmt(r.quarantined)}</td>"
-            f"<td class='dq {dq_class}' title='{html.escape(r.dq_detail, quote=True)}'>{html.escape(r.dq)}</td>"
-            f"<td>{docs}</td><td>{why}</td><td>{tune}</td></tr>")
+            f"<tr class='run' id='{html.escape(r.anchor)}'><td>{_run_cell(request, r)}</td>"
+            f"<td class='state state-{html.escape(state)}'>{html.escape(state)}</td><td>{_when(r.start)}</td>"
+            f"<td>{_took(r)}</td><td>{_partitions(r)}</td><td><code>{_fmt(r.output)}</code></td>"
+            + "".join(num("&ndash;" if v is None else f"{v:,}") for v in (r.rows_read, r.firings, r.late_rows,
+                                                                           r.quarantined))
+            + f"<td class='dq {r.dq.replace(' ', '-')}' title='{html.escape(r.dq_detail, quote=True)}'>"
+            f"{html.escape(r.dq)}</td><td>{why}</td><td>{docs}</td><td>{tune}</td></tr>")
     lines.append("</tbody></table>")
     return "\n".join(lines)
 
 
-def _kv_table(rows: list[tuple[str, Any]], table_id: str) -> str:
-    body = "".join(f"<tr><th>{html.escape(k)}</th><td>{_fmt(v)}</td></tr>" for k, v in rows)
-    return f"<table id='{table_id}'><tbody>{body}</tbody></table>"
+def all_runs() -> list[RunRow]:
+    return merge(list_runs(runs_root()), fetch_dag_runs())
 
 
 def _tuning_section(request: Request, output: str) -> str:
@@ -114,41 +162,37 @@ def create_app() -> FastAPI:
     @app.get("/", response_class=HTMLResponse)
     def index(request: Request) -> HTMLResponse:
         root = runs_root()
-        runs = list_runs(root)
-        body = (f"<h1>Replay runs</h1><p>Runs found under <code>{html.escape(str(root))}</code> "
-                f"(Airflow Variable <code>replay_runs_root</code> or env <code>REPLAY_RUNS_ROOT</code>): "
-                f"{len(runs)}.</p>" + (_runs_table(request, runs) if runs else "<p id='no-runs'>No runs yet.</p>"))
+        runs = all_runs()
+        body = (f"<h1>Replay runs</h1><p class='muted'>Newest first: the runs of the backfill DAGs (failed ones "
+                f"too) and the replays found under <code>{html.escape(str(root))}</code> (Airflow Variable "
+                f"<code>replay_runs_root</code> or env <code>REPLAY_RUNS_ROOT</code>): {len(runs)}. Each run keeps "
+                f"its own reports.</p>" + (_runs_table(request, runs) if runs else "<p id='no-runs'>No runs yet.</p>"))
         return _page("Replay runs", body)
 
-    @app.get("/why/{output:path}", response_class=HTMLResponse)
-    def why(request: Request, output: str) -> HTMLResponse:
-        root = runs_root()
-        summary = why_summary(root, output)
+    @app.get("/why/{reports:path}", response_class=HTMLResponse)
+    def why(request: Request, reports: str) -> HTMLResponse:
+        summary = why_summary(runs_root(), reports)
         if summary is None:
-            raise HTTPException(404, "no why-report for this output")
-        counts = summary.get("counts") or {}
-        rows = [*counts.items(), ("firings", summary.get("firings")),
-                *[(f"firings ({k})", v) for k, v in sorted((summary.get("firings_by_reason") or {}).items())],
-                ("windows", summary.get("windows")), ("splits", ", ".join(summary.get("splits") or [])),
-                ("highest stream watermark (ms)", summary.get("highest_stream_watermark_ms")),
-                ("late rows", summary.get("late_rows"))]
-        late = summary.get("late_rows_by_split_and_cause") or []
-        late_rows = "".join(f"<tr><td>{_fmt(r.get('split'))}</td><td>{_fmt(r.get('cause'))}</td>"
-                            f"<td>{_fmt(r.get('rows'))}</td></tr>" for r in late)
-        holders = "".join(f"<tr><td>{_fmt(k)}</td><td>{_fmt(v)}</td></tr>"
-                          for k, v in sorted((summary.get("windows_by_holder") or {}).items()))
-        png = (summary.get("timelines_png") or {}).get("file", "timelines.png")
-        body = (f"<p><a href='{_href(request)}'>&larr; all runs</a></p><h1>Why-report: <code>{html.escape(output)}"
-                f"</code></h1><h2>Summary</h2>{_kv_table(rows, 'summary')}<h2>Watermark timelines</h2>"
-                f"<img id='timelines' src='{_href(request, 'files', output, WHY_FOLDER, png)}' "
-                f"alt='watermark timelines'>"
-                f"<h2>Who held the stream when windows reached their end</h2><table id='holders'><thead><tr>"
-                f"<th>held by</th><th>windows</th></tr></thead><tbody>{holders}</tbody></table>"
-                f"<h2>Late rows by split and cause</h2><table id='late'><thead><tr><th>split</th><th>cause</th>"
-                f"<th>rows</th></tr></thead><tbody>{late_rows}</tbody></table>"
-                f"<p>Full report: <a href='{_href(request, 'files', output, WHY_FOLDER, 'index.html')}'>"
-                f"index.html</a></p>" + _tuning_section(request, output))
-        return _page(f"Why-report {output}", body)
+            raise HTTPException(404, "no why-report here")
+        row = next((r for r in all_runs() if r.reports == reports), None)
+        page = render(summary, nav=_nav(request, row), base=_href(request, "files", reports, WHY_FOLDER) + "/")
+        return HTMLResponse(page)
+
+    @app.get("/run/{dag_id}/{run_id}/{what}")
+    def run(request: Request, dag_id: str, run_id: str, what: str) -> Response:
+        """The targets of the operator extra links (event_replay.orchestration.links): a run's why-report, Data
+        Docs or row on this page, found by its folder `_airflow/<run_id>/`."""
+        row = next((r for r in all_runs() if r.run_id == run_id and r.dag_id in (dag_id, None)), None)
+        if what == "row":
+            anchor = row.anchor if row else "run-" + safe_run_id(run_id)
+            return RedirectResponse(f"{_href(request)}#{anchor}", 303)
+        if row is None or not row.reports:
+            raise HTTPException(404, f"run {run_id} left no reports (yet)")
+        if what == "why" and row.has_why:
+            return RedirectResponse(_href(request, "why", row.reports), 303)
+        if what == "docs" and row.has_docs:
+            return RedirectResponse(_href(request, "files", row.reports, DOCS_FOLDER, "index.html"), 303)
+        raise HTTPException(404, f"run {run_id} has no {what} (yet)")
 
     @app.get("/tuning/{output:path}", response_class=HTMLResponse)
     def tuning(request: Request, output: str) -> HTMLResponse:
@@ -160,7 +204,13 @@ def create_app() -> FastAPI:
         return _page(f"What-if tuning {output}", body)
 
     @app.get("/files/{relative:path}")
-    def files(relative: str) -> FileResponse:
+    def files(request: Request, relative: str) -> Response:
+        parts = relative.rstrip("/").split("/")
+        if parts[-1] == "index.html":
+            parts = parts[:-1]
+        if len(parts) > 1 and parts[-1] == WHY_FOLDER:
+            # the report's own index.html: the same page, with the way back to the runs
+            return RedirectResponse(_href(request, "why", "/".join(parts[:-1])), 303)
         target = safe_path(runs_root(), relative)
         if target is not None and target.is_dir():
             target = target / "index.html"

@@ -16,6 +16,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ def runs_root() -> Path:
 
 @dataclass
 class RunRow:
-    output: str  # the output folder, relative to the root (POSIX)
+    output: str | None  # the output folder, relative to the root (POSIX); None: an Airflow run that left no folder
     run_id: str | None  # Airflow run id, None for a CLI run
     job: str
     partitions: list[str]
@@ -52,10 +53,25 @@ class RunRow:
     quarantined: int | None
     dq: str  # "pass" | "fail" | "not run"
     dq_detail: str = ""
+    reports: str | None = None  # where the run's why_report/ and _data_docs/ are, relative to the root
     has_docs: bool = False
     has_why: bool = False
     has_tuning: bool = False
+    dag_id: str | None = None
+    state: str | None = None  # the Airflow run's state (dagruns.py); "done" for a CLI run
+    start: datetime | None = None
+    end: datetime | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def anchor(self) -> str:
+        """The id of the run's row on the page (the target of the "Replay runs" extra link)."""
+        return "run-" + safe_run_id(self.run_id or self.output or "")
+
+
+def safe_run_id(run_id: str) -> str:
+    """The run's folder name: orchestration.params.run_dir's rule (kept here: the plugin imports no project code)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", run_id).strip("_") or "run"
 
 
 def _parquet_files(folder: Path) -> list[Path]:
@@ -145,45 +161,67 @@ def output_folders(root: Path) -> list[Path]:
     return found
 
 
+def _mtime(path: Path) -> datetime | None:
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+    except OSError:
+        return None
+
+
+def _airflow_row(out: Path, rel: str, run: Path, has_tuning: bool) -> RunRow:
+    """One Airflow run folder: its report.json when the run got that far, else what its tasks left (the effective
+    config of validate, the done markers of the replay): a failed run is listed too."""
+    try:
+        report = json.loads((run / "report.json").read_text())
+    except (OSError, ValueError):
+        report = {}
+    parts = [p["partition"] for p in report.get("partitions", [])] or sorted(p.name for p in (run / "done").glob("*"))
+    counts = _counts(out / "counts", parts) if parts else {}
+    totals = report.get("totals", {})
+    docs, why = run / DOCS_FOLDER, run / WHY_FOLDER
+    dq = _dq_from_record(report.get("dq")) or (docs_outcome(docs) if (docs / "index.html").is_file()
+                                                else ("not run", ""))
+    return RunRow(output=rel, run_id=report.get("run_id") or run.name, job=report.get("config_file") or out.name,
+                  partitions=parts, rows_read=counts.get("rows_read"),
+                  firings=totals.get("windows", _num_rows(out / "windows", parts) if parts else None),
+                  late_rows=totals.get("late_events", counts.get("late_rows")),
+                  quarantined=totals.get("quarantine", counts.get("quarantined_rows")), dq=dq[0], dq_detail=dq[1],
+                  reports=f"{rel}/{AIRFLOW_FOLDER}/{run.name}", has_docs=(docs / "index.html").is_file(),
+                  has_why=(why / "summary.json").is_file(), has_tuning=has_tuning, dag_id=report.get("dag_id"),
+                  state="success" if report.get("complete") else None, start=_mtime(run / "job.yaml"),
+                  end=_mtime(run / "report.json"), extra={"complete": report.get("complete")})
+
+
+def _cli_row(out: Path, rel: str, docs_dq: tuple[str, str], has_tuning: bool) -> RunRow:
+    counts = _counts(out / "counts")
+    parts = sorted({p.name[3:] for p in (out / "windows").glob("dt=*")}) if (out / "windows").is_dir() else []
+    return RunRow(output=rel, run_id=None, job=out.name, partitions=parts, rows_read=counts.get("rows_read"),
+                  firings=_num_rows(out / "windows"), late_rows=_num_rows(out / "late_events"),
+                  quarantined=counts.get("quarantined_rows", _num_rows(out / "quarantine")), dq=docs_dq[0],
+                  dq_detail=docs_dq[1], reports=rel, has_docs=(out / DOCS_FOLDER / "index.html").is_file(),
+                  has_why=(out / WHY_FOLDER / "summary.json").is_file(), has_tuning=has_tuning, state="done",
+                  end=_mtime(out / "counts"))
+
+
 def list_runs(root: Path) -> list[RunRow]:
+    """Every run the folders under `root` record: one row per Airflow run folder (`_airflow/<run_id>/`), and one for
+    an output folder written by `replay run` from the CLI (its reports next to the outputs)."""
     rows: list[RunRow] = []
     for out in output_folders(root):
         rel = out.relative_to(root).as_posix() if out != root else "."
-        docs, why = out / DOCS_FOLDER, out / WHY_FOLDER
-        has_docs, has_why = (docs / "index.html").is_file(), (why / "index.html").is_file()
         has_tuning = any((out / TUNING_FOLDER).glob("[!.]*/tuning.json")) if (out / TUNING_FOLDER).is_dir() else False
-        docs_dq = docs_outcome(docs)
-        records = sorted((out / AIRFLOW_FOLDER).glob("*/report.json")) if (out / AIRFLOW_FOLDER).is_dir() else []
-        for rec in records:
-            try:
-                report = json.loads(rec.read_text())
-            except (OSError, ValueError):
-                continue
-            parts = [p["partition"] for p in report.get("partitions", [])]
-            counts = _counts(out / "counts", parts)
-            totals = report.get("totals", {})
-            dq = _dq_from_record(report.get("dq")) or docs_dq
-            rows.append(RunRow(output=rel, run_id=report.get("run_id") or rec.parent.name,
-                               job=report.get("config_file") or report.get("dag_id") or out.name, partitions=parts,
-                               rows_read=counts.get("rows_read"), firings=totals.get("windows"),
-                               late_rows=totals.get("late_events"),
-                               quarantined=totals.get("quarantine", counts.get("quarantined_rows")),
-                               dq=dq[0], dq_detail=dq[1], has_docs=has_docs, has_why=has_why,
-                               has_tuning=has_tuning, extra={"dag_id": report.get("dag_id"), "complete": report.get("complete")}))
-        if not records and (out / "counts").is_dir():
-            counts = _counts(out / "counts")
-            parts = sorted({p.name[3:] for p in (out / "windows").glob("dt=*")}) if (out / "windows").is_dir() else []
-            rows.append(RunRow(output=rel, run_id=None, job=out.name, partitions=parts,
-                               rows_read=counts.get("rows_read"), firings=_num_rows(out / "windows"),
-                               late_rows=_num_rows(out / "late_events"),
-                               quarantined=counts.get("quarantined_rows", _num_rows(out / "quarantine")),
-                               dq=docs_dq[0], dq_detail=docs_dq[1], has_docs=has_docs, has_why=has_why,
-                               has_tuning=has_tuning))
+        docs_dq = docs_outcome(out / DOCS_FOLDER)
+        runs = sorted(d for d in (out / AIRFLOW_FOLDER).iterdir() if d.is_dir()) \
+            if (out / AIRFLOW_FOLDER).is_dir() else []
+        rows += [_airflow_row(out, rel, run, has_tuning) for run in runs]
+        if (out / "counts").is_dir() and ((out / WHY_FOLDER).is_dir() or (out / DOCS_FOLDER).is_dir() or not runs):
+            rows.append(_cli_row(out, rel, docs_dq, has_tuning))
     return rows
 
 
-def why_summary(root: Path, output: str) -> dict[str, Any] | None:
-    f = safe_path(root, f"{output}/{WHY_FOLDER}/summary.json")
+def why_summary(root: Path, reports: str) -> dict[str, Any] | None:
+    """The summary.json of `<reports>/why_report/` (reports: an output folder, or one of its Airflow run folders)."""
+    f = safe_path(root, f"{reports}/{WHY_FOLDER}/summary.json")
     if f is None or not f.is_file():
         return None
     return json.loads(f.read_text())

@@ -19,10 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
+from airflow.sdk import BaseOperator
 from airflow.sdk.exceptions import AirflowSkipException
 
 from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
+from .links import RUN_LINKS
 from .plan import Plan, check_state
+from .report import partition_figures, progress_line, progress_table
 
 CONN_ID = "replay_spark"
 POOL = "replay_spark"
@@ -30,14 +33,19 @@ POOL = "replay_spark"
 
 def spark_conf() -> dict[str, str]:
     """The Python the Spark driver and workers run: this worker's (it has the project), unless configured;
-    REPLAY_SPARK_CONF (a JSON object) adds or overrides any Spark conf for the cluster at hand."""
+    REPLAY_SPARK_CONF (a JSON object) adds or overrides any Spark conf for the cluster at hand.
+    Spark logs at WARN: its INFO lines would bury the per-partition progress in the task log
+    (REPLAY_SPARK_LOG_LEVEL=INFO or DEBUG brings the full log back)."""
     conf = {"spark.pyspark.python": os.environ.get("REPLAY_PYSPARK_PYTHON", sys.executable),
-            "spark.pyspark.driver.python": os.environ.get("REPLAY_PYSPARK_PYTHON", sys.executable)}
+            "spark.pyspark.driver.python": os.environ.get("REPLAY_PYSPARK_PYTHON", sys.executable),
+            "spark.log.level": os.environ.get("REPLAY_SPARK_LOG_LEVEL", "WARN")}
     conf.update(json.loads(os.environ.get("REPLAY_SPARK_CONF") or "{}"))
     return conf
 
 
 class ReplayPartitionsOperator(SparkSubmitOperator):
+    operator_extra_links = RUN_LINKS
+
     def __init__(self, *, plan_task_id: str, project_dir: str, **kwargs: Any):
         kwargs.setdefault("conn_id", CONN_ID)
         kwargs.setdefault("pool", POOL)
@@ -57,7 +65,7 @@ class ReplayPartitionsOperator(SparkSubmitOperator):
         self.conf = {**spark_conf(), **(self.conf or {})}  # the worker's python, not the DAG parser's
         done_dir = Path(p["run_dir"]) / "done"
         chunks = chunk_runs(plan.runs, p.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB)
-        n, i = len(plan.runs), 0
+        n, i, replayed = len(plan.runs), 0, []
         for k, chunk in enumerate(chunks, 1):
             i += len(chunk)
             span = f"{chunk[0].partition}..{chunk[-1].partition}"
@@ -72,8 +80,13 @@ class ReplayPartitionsOperator(SparkSubmitOperator):
                           ", first" if chunk[0].first else f", after {chunk[0].previous}")
             t0 = time.monotonic()
             super().execute(context)  # the job logs each partition: i of n, rows, firings, seconds
+            seconds = time.monotonic() - t0
             done_dir.mkdir(parents=True, exist_ok=True)
-            for run in chunk:
+            for j, run in enumerate(chunk, i - len(chunk) + 1):
                 (done_dir / run.partition).touch()
-            self.log.info("job %d of %d: %d partitions in %.1f s", k, len(chunks), len(chunk),
-                          time.monotonic() - t0)
+                # Per partition: what it wrote; its seconds are the job's mean (the job's own log has each one's).
+                figures = partition_figures(p["output_path"], run.partition, seconds / len(chunk))
+                replayed.append(figures)
+                self.log.info("partition %d/%d: %s", j, n, progress_line(figures))
+            self.log.info("job %d of %d: %d partitions in %.1f s", k, len(chunks), len(chunk), seconds)
+        self.log.info("replayed partitions:\n%s", progress_table(replayed))

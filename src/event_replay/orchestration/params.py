@@ -24,11 +24,9 @@ DURATION_OVERRIDES = {
     "idle_timeout": ("watermark", "idle_timeout"),
     "allowed_lateness": ("window", "allowed_lateness"),
 }
-# What the form accepts as a duration, so the UI refuses obvious typos at trigger time; the config parser
-# (strictly positive idle timeout, ...) is still the judge, in the validate task.
-DURATION_PATTERN = r"^\s*(\d+\s*(ms|s|min|m|h|d)|[Pp][0-9A-Za-z.]+|\d+)\s*$"
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_DT_DIR = re.compile(r"^dt=\d{4}-\d{2}-\d{2}$")
 
 
 def shipped_configs(project_dir: str | Path) -> list[str]:
@@ -41,6 +39,32 @@ def shipped_flink_jobs(project_dir: str | Path) -> list[str]:
     """The Flink SQL jobs shipped with the project (the form offers them next to the configs)."""
     root = Path(project_dir)
     return sorted(str(p.relative_to(root)) for p in (root / FLINK_DIR).glob("*.sql"))
+
+
+DEMO_CONFIG = f"{CONFIGS_DIR}/demo_partitioned.yaml"  # what `make demo` replays: the form's default
+
+
+def is_partitioned(cfg: JobConfig) -> bool | None:
+    """Whether the config's source is laid out in `dt=YYYY-MM-DD` folders, as the backfill DAGs replay it;
+    None when that cannot be seen (a remote source, or one not written yet)."""
+    source = Path(cfg.source.path)
+    if _URI.match(cfg.source.path) or not source.is_dir():
+        return None
+    return any(c.is_dir() and _DT_DIR.match(c.name) for c in source.iterdir())
+
+
+def backfill_configs(project_dir: str | Path) -> list[str]:
+    """The shipped configs the backfill form offers: the demo's (its log is written by `make demo`) and those
+    whose source is partitioned by day. A config over one flat log (demo.yaml) would fail in plan."""
+    offered = []
+    for name in shipped_configs(project_dir):
+        try:
+            cfg = load_with_overrides(name, {}, project_dir)
+        except ConfigError:
+            continue
+        if name == DEMO_CONFIG or is_partitioned(cfg):
+            offered.append(name)
+    return offered
 
 
 def resolve_path(path: str, project_dir: str | Path) -> str:
@@ -151,7 +175,10 @@ def validate_request(params: Mapping[str, Any], project_dir: str | Path) -> tupl
     start = parse_day(params.get("start_date"), "params.start_date")
     end = parse_day(params.get("end_date"), "params.end_date")
     if end < start:
-        raise ConfigError("params.end_date", f"{end} is before params.start_date {start} (the range is inclusive)")
+        raise ConfigError("params.end_date", f"{end} is before the first day {start} (the range is inclusive)")
+    if is_partitioned(cfg) is False:
+        raise ConfigError("params.config", f"{config_file.name} reads {cfg.source.path}, which has no dt=YYYY-MM-DD "
+                                           f"folders: the backfill replays day partitions (e.g. {DEMO_CONFIG})")
     eoi = params.get("end_of_input") or "flush"
     if eoi not in END_OF_INPUT:
         raise ConfigError("params.end_of_input", f"unknown value {eoi!r} (one of {', '.join(END_OF_INPUT)})")
@@ -182,28 +209,48 @@ def write_effective_config(cfg: JobConfig, path: str | Path) -> str:
     return str(path)
 
 
+FIELD_TITLES = {"config": "Job config", "start_date": "First day", "end_date": "Last day",
+                "end_of_input": "End of input",
+                **{f: f"Override {section}.{key}" for f, (section, key) in DURATION_OVERRIDES.items()}}
+
+
+def user_message(exc: ConfigError) -> str:
+    """A refusal in the words of the form: the field's title first, then why (config keys stay dotted paths)."""
+    why = exc.why
+    for field, (section, key) in DURATION_OVERRIDES.items():
+        if exc.key == f"{section}.{key}" and f"params.{field}" in why:
+            return f"{FIELD_TITLES[field]}: {why.replace(f'override params.{field}: ', '')}"
+    field = exc.key.removeprefix("params.")
+    if exc.key.startswith("params.") and field in FIELD_TITLES:
+        return f"{FIELD_TITLES[field]}: {why}"
+    return f"Job config, key {exc.key}: {why}"
+
+
 def airflow_params(project_dir: str | Path, *, nightly: bool = False) -> dict[str, Any]:
     """The typed form of the DAGs (Airflow 3 trigger UI). The validate task re-checks everything."""
     from airflow.sdk import Param
 
-    configs = shipped_configs(project_dir)
+    configs = backfill_configs(project_dir)
     params: dict[str, Any] = {
-        "config": Param(configs[0] if configs else f"{CONFIGS_DIR}/demo.yaml", type="string", minLength=1,
-                        title="Job config", examples=configs + shipped_flink_jobs(project_dir),
-                        description="A config shipped in jobs/configs/, the path of any job config YAML, or a "
-                                    "Flink SQL job (.sql, e.g. in jobs/flink/): converted by the validate task."),
+        "config": Param(DEMO_CONFIG if DEMO_CONFIG in configs else (configs[0] if configs else DEMO_CONFIG),
+                        type="string", minLength=1, title="Job config",
+                        examples=configs + shipped_flink_jobs(project_dir),
+                        description="A config whose source is partitioned by day (dt=YYYY-MM-DD folders): one "
+                                    "shipped in jobs/configs/, the path of any job config YAML, or a Flink SQL job "
+                                    "(.sql, e.g. in jobs/flink/): converted by the validate task."),
     }
     for field, what in (("source_path", "event log (source.path)"), ("output_path", "outputs (output.path)")):
         params[field] = Param(None, type=["null", "string"], title=f"Flink SQL job: {field.replace('_', ' ')}",
                               description=f"Only with a .sql job, and required then: the {what}.")
     if not nightly:
-        params["start_date"] = Param("2024-01-01", type="string", format="date", title="First day",
+        params["start_date"] = Param("2024-01-01", type="string", format="date", title=FIELD_TITLES["start_date"],
                                      description="First dt= partition replayed (arrival-time day, UTC).")
-        params["end_date"] = Param("2024-01-03", type="string", format="date", title="Last day",
+        params["end_date"] = Param("2024-01-03", type="string", format="date", title=FIELD_TITLES["end_date"],
                                    description="Last dt= partition replayed (inclusive).")
     for field, (section, key) in DURATION_OVERRIDES.items():
-        params[field] = Param(None, type=["null", "string"], pattern=DURATION_PATTERN,
-                              title=f"Override {section}.{key}",
+        # No schema pattern: the UI answers a mismatch with a bare "Bad Request"; the validate task names the
+        # field and what a duration looks like instead (user_message).
+        params[field] = Param(None, type=["null", "string"], title=FIELD_TITLES[field],
                               description="Empty: the config's value. A duration such as 500ms, 5s, 2m or PT5S.")
     params["end_of_input"] = Param("hold" if nightly else "flush", type="string", enum=list(END_OF_INPUT),
                                    title="End of input",

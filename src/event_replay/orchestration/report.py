@@ -58,3 +58,32 @@ def write_report(report: dict[str, Any], folder: str | Path) -> tuple[str, str]:
     (folder / "report.json").write_text(json.dumps(report, indent=2, default=str) + "\n")
     (folder / "report.md").write_text(render_markdown(report))
     return str(folder / "report.json"), str(folder / "report.md")
+
+
+PROGRESS_COLUMNS = (("partition", "partition"), ("rows_read", "rows"), ("firings", "firings"),
+                    ("late_rows", "late rows"), ("quarantined", "quarantined"), ("seconds", "seconds"))
+
+
+def partition_figures(output_path: str | Path, partition: str, seconds: float) -> dict[str, Any]:
+    """What one replayed partition wrote: rows read (its counts/ row), firings, late and quarantined rows."""
+    import pyarrow.parquet as pq
+
+    out = Path(output_path)
+    folder = out / "counts" / f"dt={partition}"
+    files = sorted(folder.rglob("*.parquet")) if folder.is_dir() else []
+    rows_read = sum(int(v or 0) for f in files for v in pq.read_table(f, columns=["rows_read"]).column(0).to_pylist())
+    rows = partition_report(out, partition)["rows"]
+    return {"partition": partition, "rows_read": rows_read, "firings": rows["windows"],
+            "late_rows": rows["late_events"], "quarantined": rows["quarantine"], "seconds": round(seconds, 1)}
+
+
+def progress_line(f: dict[str, Any]) -> str:
+    return f"{f['partition']}: " + ", ".join(f"{label} {f[key]}" for key, label in PROGRESS_COLUMNS[1:])
+
+
+def progress_table(figures: Sequence[dict[str, Any]]) -> str:
+    """The partitions of a task as a fixed-width table (the last lines of its log)."""
+    cells = [[label for _, label in PROGRESS_COLUMNS]] + [[str(f[k]) for k, _ in PROGRESS_COLUMNS] for f in figures]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(PROGRESS_COLUMNS))]
+    return "\n".join("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
+                     for r in cells)

@@ -7,9 +7,9 @@ import shutil
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..semantics.config import load_config
+from ..semantics.config import ConfigError, load_config
 from .chunks import partitions_per_job
-from .params import run_dir, validate_request, write_effective_config
+from .params import run_dir, user_message, validate_request, write_effective_config
 from .plan import Plan, check_state, list_partitions, plan_range, predecessor
 from .report import build_report, write_report
 
@@ -18,8 +18,15 @@ log = logging.getLogger(__name__)
 
 def validate_backfill(params: Mapping[str, Any], project_dir: str, run_id: str) -> dict[str, Any]:
     """Load the config with the overrides, check the range; write the effective config every job will read (and,
-    for a Flink SQL job, the YAML it was converted to: flink_job.yaml)."""
-    cfg, req = validate_request(params, project_dir)
+    for a Flink SQL job, the YAML it was converted to: flink_job.yaml). A refusal fails the task at once (no
+    retry) with one line in the form's words, not a config traceback."""
+    try:
+        cfg, req = validate_request(params, project_dir)
+    except ConfigError as exc:
+        from airflow.sdk.exceptions import AirflowFailException
+
+        log.error("the request cannot run: %s", user_message(exc))
+        raise AirflowFailException(user_message(exc)) from None
     folder = run_dir(cfg, run_id, project_dir)
     config_path = write_effective_config(cfg, folder / "job.yaml")
     generated = None
@@ -57,20 +64,25 @@ def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
     return {**v, "plan": plan.to_dict()}
 
 
-def data_quality(p: Mapping[str, Any], warn_only: bool, spark_master: str | None = None) -> dict[str, Any]:
-    """The GX suites on the outputs (Data Docs next to them), then the why-report, in one Spark session.
+def data_quality(p: Mapping[str, Any], warn_only: bool, spark_master: str | None = None,
+                 run_id: str | None = None) -> dict[str, Any]:
+    """The GX suites on the outputs, then the why-report, in one Spark session; both reports go to the run's
+    folder (`<output>/_airflow/<run_id>/_data_docs/` and `why_report/`), so a later run never overwrites them.
     Returns the status line and where both reports are; a failed expectation fails the task unless warn_only."""
     if not p["plan"]["runs"]:
         return {"status": "skipped (nothing replayed)"}
     from ..quality import validate
-    from ..quality.why import why_report
+    from ..quality.validation import DOCS_FOLDER
+    from ..quality.why import REPORT_FOLDER, why_report
     from ..spark import build_session
 
     cfg = load_config(p["config_path"])
+    folder = Path(p["run_dir"]).resolve()
     spark = build_session(master=spark_master or "local[2]", app_name="event-replay-dq")
     try:
-        report = validate(cfg.output.path, cfg, spark=spark)
-        why = why_report(cfg.output.path, cfg, spark=spark)  # also when an expectation failed: it explains
+        report = validate(cfg.output.path, cfg, docs_dir=str(folder / DOCS_FOLDER), spark=spark, run_name=run_id)
+        # also when an expectation failed: it explains
+        why = why_report(cfg.output.path, cfg, spark=spark, report_dir=folder / REPORT_FOLDER)
         why = why if "://" in why else str(Path(why).resolve())
     finally:
         spark.stop()

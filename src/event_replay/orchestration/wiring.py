@@ -8,23 +8,18 @@ from typing import Any
 from airflow.sdk import task
 
 from . import tasks as t
-from .operators import ReplayPartitionsOperator
+from .operators import DataQualityOperator, ReplayPartitionsOperator
 
 
 def replay_check_report(planned: Any, project_dir: str, replay_task_id: str = "replay_partitions") -> None:
     """`planned` is the plan task's output (an XComArg)."""
 
     @task
-    def data_quality(planned: dict, params=None) -> dict:
-        if not params["run_data_quality"]:
-            return {"status": "not run (run_data_quality off)"}
-        return t.data_quality(planned, warn_only=planned["dq_warn_only"])
-
-    @task
     def report(planned: dict, dq: dict, dag_run=None, run_id=None) -> dict:
         return t.make_report(planned, dq, dag_run.dag_id, run_id)
 
     replay = ReplayPartitionsOperator(task_id=replay_task_id, plan_task_id="plan", project_dir=project_dir)
-    dq = data_quality(planned)
+    dq = DataQualityOperator(task_id="data_quality", plan_task_id="plan")
     planned >> replay >> dq
-    report(planned, dq)
+    planned >> dq
+    report(planned, dq.output)

@@ -141,6 +141,19 @@ def partition_columns(df: DataFrame) -> list[str]:
     return [c for c in PARTITION_COLUMNS if c in df.columns]
 
 
+def _partition_id(row, parts: list[str]) -> str:
+    return str(row["dt"]) + (f"T{int(row['hour']):02d}" if "hour" in parts else "")
+
+
+def partition_ids(counts: DataFrame) -> list[str]:
+    """The partitions a `dt=` partitioned history holds, in order (counts/ has a row per partition: a small
+    read); [] for the output of one run."""
+    parts = partition_columns(counts)
+    if not parts:
+        return []
+    return [_partition_id(r, parts) for r in counts.select(*parts).distinct().orderBy(*parts).collect()]
+
+
 def effective_end_of_input(spark: SparkSession, output_path: str, counts: DataFrame, cfg: JobConfig) -> str:
     """How the replayed history ended. One run: the config's end_of_input. A `dt=` partitioned history: whether
     its last partition flushed, from that partition's carried-state manifest (the DAGs hold every partition but
@@ -151,7 +164,7 @@ def effective_end_of_input(spark: SparkSession, output_path: str, counts: DataFr
     last = counts.select(*parts).distinct().orderBy(*[F.col(c).desc() for c in parts]).limit(1).collect()
     if not last:
         return "hold"
-    pid = str(last[0]["dt"]) + (f"T{int(last[0]['hour']):02d}" if "hour" in parts else "")
+    pid = _partition_id(last[0], parts)
     from ..engine.state import MANIFEST, state_dir
 
     path = f"{state_dir(output_path, pid)}/{MANIFEST}"
@@ -196,6 +209,7 @@ class Batches:
     watermarks: DataFrame
     late_events: DataFrame
     accounting: DataFrame
+    partitions: list[str]  # the partition ids validated ([]: the output of one run)
 
     def by_suite(self) -> dict[str, DataFrame]:
         return {"windows": self.windows, "watermarks": self.watermarks, "late_events": self.late_events,
@@ -211,4 +225,4 @@ def prepare(spark: SparkSession, output_path: str, cfg: JobConfig) -> Batches:
         cfg = dataclasses.replace(cfg, replay=dataclasses.replace(cfg.replay, end_of_input=end))
     return Batches(windows=windows_batch(out["windows"], cfg), watermarks=watermarks_batch(out["watermarks"]),
                    late_events=late_events_batch(out["late_events"], cfg),
-                   accounting=accounting_batch(spark, out, cfg))
+                   accounting=accounting_batch(spark, out, cfg), partitions=partition_ids(out["counts"]))

@@ -1,10 +1,16 @@
 """`validate`: every saved suite through a GX checkpoint on a replay's outputs, with Data Docs.
 
 GX runs on its Spark datasource (the outputs can be large, and the ordered and cross-row rules are Spark-SQL
-`UnexpectedRowsExpectation`s, which GX's pandas datasource does not run). The GX context is ephemeral: the suites
-come from expectations/suites/*.json; the only thing written is the Data Docs site, by default into
-`<output.path>/_data_docs/` (next to why_report/), so the docs live and are replaced with the output they describe.
-Data Docs need a local filesystem path.
+`UnexpectedRowsExpectation`s, which GX's pandas datasource does not run). The GX context is ephemeral (the suites
+come from expectations/suites/*.json) but for its validation results: with Data Docs they are stored as JSON in
+the site's `results/` folder, because GX builds the site's index from the stored results. So the index lists every
+validation of that site, also those of an earlier `replay validate` of the same output. The site goes by default
+into `<output.path>/_data_docs/` (next to why_report/), so the docs live and are replaced with the output they
+describe. Data Docs need a local filesystem path.
+
+Each result names its data asset (the output dataset, the output folder and the partition range) and its run
+(the Airflow run id): GX's Spark dataframe batches carry neither, so both are set on the result before it is
+stored, and the site is built from the stored results afterwards.
 """
 from __future__ import annotations
 
@@ -67,16 +73,64 @@ def default_docs_dir(output_path: str) -> str:
     return str(docs) if "://" in output_path else str(docs.resolve())
 
 
-def _context(docs_dir: str | None):
-    import great_expectations as gx
+def run_identifier(run_name: str | None):
+    from great_expectations.core.run_identifier import RunIdentifier
 
-    ctx = gx.get_context(mode="ephemeral")
+    return RunIdentifier(run_name=run_name) if run_name else None
+
+
+def quiet_gx() -> None:
+    """GX logs an INFO line per expectation field it has no default for (`_get_default_value called with key`):
+    hundreds per run, burying the task's own lines. WARNING and above only, unless REPLAY_GX_LOG_LEVEL says."""
+    import os
+
+    logging.getLogger("great_expectations").setLevel(os.environ.get("REPLAY_GX_LOG_LEVEL", "WARNING").upper())
+
+
+RESULTS_FOLDER = "results"
+# What each suite validates, for the "Data asset" GX shows on a result and in the index.
+SUITE_DATASETS = {"windows": "windows/", "watermarks": "watermarks/", "late_events": "late_events/",
+                  "accounting": "counts/ against every output"}
+
+
+def _context(docs_dir: str | None):
+    """In memory, but for the validation results of a Data Docs site (JSON under <docs_dir>/results/).
+
+    No progress bars: GX's tqdm "Calculating Metrics" bars redraw with carriage returns, which a task log (a file)
+    keeps as one long line per suite."""
+    import great_expectations as gx
+    from great_expectations.data_context.types.base import (DataContextConfig, InMemoryStoreBackendDefaults,
+                                                            ProgressBarsConfig)
+
+    config = DataContextConfig(store_backend_defaults=InMemoryStoreBackendDefaults(init_temp_docs_sites=False),
+                               progress_bars=ProgressBarsConfig(globally=False, metric_calculations=False))
     if docs_dir:
-        ctx.add_data_docs_site(SITE_NAME, {
+        config.stores[config.validation_results_store_name] = {
+            "class_name": "ValidationResultsStore",
+            "store_backend": {"class_name": "TupleFilesystemStoreBackend",
+                              "base_directory": str(Path(docs_dir, RESULTS_FOLDER))}}
+        config.data_docs_sites = {SITE_NAME: {
             "class_name": "SiteBuilder",
             "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
-            "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": docs_dir}})
-    return ctx
+            "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": docs_dir}}}
+    return gx.get_context(project_config=config)
+
+
+def asset_name(suite: str, output_path: str, partitions: Sequence[str]) -> str:
+    """e.g. `windows/ of /data/out/demo, partitions 2024-01-01..2024-01-03 (3)`."""
+    scope = ("one run (not partitioned)" if not partitions else f"partition {partitions[0]}" if len(partitions) == 1
+             else f"partitions {partitions[0]}..{partitions[-1]} ({len(partitions)})")
+    return f"{SUITE_DATASETS.get(suite, suite)} of {output_path.rstrip('/')}, {scope}"
+
+
+def _store_named(ctx, run, name: str) -> list:
+    """Store each result of a checkpoint run with its data asset named; returns the stored keys."""
+    keys = []
+    for key, vr in run.run_results.items():
+        vr.meta["batch_spec"] = {**(vr.meta.get("batch_spec") or {}), "data_asset_name": name}
+        ctx.validation_results_store.set(key, vr)
+        keys.append(key)
+    return keys
 
 
 def _outcomes(suite: str, validation_result) -> list[ExpectationOutcome]:
@@ -95,10 +149,12 @@ def _outcomes(suite: str, validation_result) -> list[ExpectationOutcome]:
 
 
 def validate(output_path: str, cfg: JobConfig, docs_dir: str | None = None, *, spark=None,
-             suites: Sequence[str] | None = None, build_docs: bool = True) -> ValidationReport:
+             suites: Sequence[str] | None = None, build_docs: bool = True,
+             run_name: str | None = None) -> ValidationReport:
     """Run the saved suites (all, or `suites`) on the outputs under `output_path` through GX checkpoints.
 
-    Data Docs go to `docs_dir` (default `<output_path>/_data_docs/`); `build_docs=False` skips them."""
+    Data Docs go to `docs_dir` (default `<output_path>/_data_docs/`); `build_docs=False` skips them. `run_name`
+    (the Airflow run id) names the run in the Data Docs instead of GX's "__none__"."""
     import great_expectations as gx
 
     from .prepare import prepare
@@ -107,28 +163,45 @@ def validate(output_path: str, cfg: JobConfig, docs_dir: str | None = None, *, s
     if spark is None:
         from ..spark import build_session
         spark = build_session(app_name="event-replay-validate")
+    quiet_gx()
     names = list(suites or SUITE_NAMES)
     saved = load_suites()  # imports the custom expectations, refuses a suite that lost expectations
     docs = (docs_dir or default_docs_dir(output_path)) if build_docs else None
     if docs:
         Path(docs).mkdir(parents=True, exist_ok=True)
-    batches = prepare(spark, output_path, cfg).by_suite()
+    prepared = prepare(spark, output_path, cfg)
+    where = output_path if "://" in output_path else str(Path(output_path).resolve())
+    batches = prepared.by_suite()
     ctx = _context(docs)
     source = ctx.data_sources.add_spark("replay_outputs")
-    actions = [gx.checkpoint.UpdateDataDocsAction(name="data_docs", site_names=[SITE_NAME])] if docs else []
     results: list[ExpectationOutcome] = []
+    stored = []
     for name in names:
         batch_def = source.add_dataframe_asset(name).add_batch_definition_whole_dataframe(f"{name}_all")
         suite = ctx.suites.add(saved[name])
         vd = ctx.validation_definitions.add(gx.ValidationDefinition(name=f"{name}_validation", data=batch_def,
                                                                     suite=suite))
         checkpoint = ctx.checkpoints.add(gx.Checkpoint(name=f"replay_{name}_checkpoint", validation_definitions=[vd],
-                                                       actions=actions, result_format="COMPLETE"))
-        run = checkpoint.run(batch_parameters={"dataframe": batches[name]})
+                                                       result_format="COMPLETE"))
+        run = checkpoint.run(batch_parameters={"dataframe": batches[name]}, run_id=run_identifier(run_name))
+        stored += _store_named(ctx, run, asset_name(name, where, prepared.partitions))
         for vr in run.run_results.values():
             results.extend(_outcomes(name, vr))
+    if docs:
+        _build_docs(ctx, docs, stored)
     return ValidationReport(success=bool(results) and all(r.success for r in results), output_path=output_path,
                             docs_dir=docs, results=results)
+
+
+def _build_docs(ctx, docs: str, stored: list) -> None:
+    """This validation's pages and the index (of every stored result), then the assets served with the site."""
+    from great_expectations.data_context.types.resource_identifiers import ExpectationSuiteIdentifier
+
+    from .docs_assets import localize
+
+    suites = [ExpectationSuiteIdentifier(name=n) for n in sorted({k.expectation_suite_identifier.name for k in stored})]
+    ctx.build_data_docs(site_names=[SITE_NAME], resource_identifiers=[*stored, *suites])
+    localize(docs)  # renders offline
 
 
 def main_validate(config_path: str) -> int:
@@ -144,9 +217,8 @@ def main_validate(config_path: str) -> int:
     except OSError as exc:
         print(f"replay validate: cannot read config {config_path}: {exc}", file=sys.stderr)
         return 2
-    logging.getLogger("great_expectations").setLevel(logging.WARNING)
     try:
-        report = validate(cfg.output.path, cfg)
+        report = validate(cfg.output.path, cfg, run_name="cli")  # Data Docs: run name "cli", not "__none__"
     except OutputsMissing as exc:
         print(f"replay validate: {exc}", file=sys.stderr)
         return 1

@@ -30,25 +30,20 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ..semantics.config import JobConfig
 from ..semantics.durations import NEG_INF, POS_INF
+from .running import next_value, running_max, running_sum
 
 P99_NUM, P99_DEN = 99, 100
-
-
-def _running(order: str = "t") -> Window:
-    # A single ordered partition: the series here are one row per distinct arrival time or watermark change
-    # (aggregates, not rows), which one task handles.
-    return Window.orderBy(order).rowsBetween(Window.unboundedPreceding, Window.currentRow)
 
 
 def newest_event_series(rows: DataFrame) -> DataFrame:
     """(t, newest): per distinct arrival time t, the max event time of the rows arrived at or before t."""
     per_t = rows.groupBy(F.col("arrival_time").alias("t")).agg(F.max("event_time").alias("e"))
-    return per_t.select("t", F.max("e").over(_running()).alias("newest"))
+    return running_max(per_t, "t", "e", "newest").select("t", "newest")
 
 
 def stream_value_series(watermarks: DataFrame) -> DataFrame:
@@ -58,23 +53,22 @@ def stream_value_series(watermarks: DataFrame) -> DataFrame:
     stream = (watermarks.where(F.col("scope") == "stream")
               .groupBy(F.col("replay_time").alias("t"))
               .agg(F.max("watermark").alias("w"), F.max(F.col("idle").cast("int")).alias("idle")))
-    j = stream.join(split_max, "t", "full").withColumn("run_sm", F.max("sm").over(_running()))
+    j = running_max(stream.join(split_max, "t", "full"), "t", "sm", "run_sm")
     e = F.when(F.col("idle") == 1, F.col("run_sm")).otherwise(F.col("w"))
-    return (j.where(F.col("idle").isNotNull()).withColumn("e", e)
-            .select("t", F.max("e").over(_running()).alias("v")))
+    return running_max(j.where(F.col("idle").isNotNull()).withColumn("e", e), "t", "e", "v").select("t", "v")
 
 
 def lag_segments(newest: DataFrame, values: DataFrame, end_ms: int) -> DataFrame:
     """(t, dur, lag) for every stretch of the replay clock where the lag is defined."""
     pts = newest.join(values, "t", "full")
-    ffill = _running()
-    pts = pts.select("t", F.last("newest", ignorenulls=True).over(ffill).alias("n"),
-                     F.last("v", ignorenulls=True).over(ffill).alias("v"))
-    nxt = F.lead("t").over(Window.orderBy("t"))
-    seg = pts.withColumn("dur", F.coalesce(nxt, F.lit(end_ms)) - F.col("t"))
-    ok = (F.col("n").isNotNull() & F.col("v").isNotNull() & (F.col("v") != F.lit(POS_INF))
-          & (F.col("v") != F.lit(NEG_INF)) & (F.col("dur") > 0))
-    return seg.where(ok).select("t", "dur", (F.col("n") - F.col("v")).alias("lag"))
+    # The value in force at t is the last non-null one up to t: both series never decrease (running maxima),
+    # so that is their running max.
+    pts = running_max(running_max(pts, "t", "newest", "n"), "t", "v", "v_in_force")
+    seg = next_value(pts, "t", "nxt").withColumn("dur", F.coalesce(F.col("nxt"), F.lit(end_ms)) - F.col("t"))
+    v = F.col("v_in_force")
+    ok = (F.col("n").isNotNull() & v.isNotNull() & (v != F.lit(POS_INF)) & (v != F.lit(NEG_INF))
+          & (F.col("dur") > 0))
+    return seg.where(ok).select("t", "dur", (F.col("n") - v).alias("lag"))
 
 
 def lag_figures(segments: DataFrame) -> tuple[float | None, int | None]:
@@ -85,7 +79,7 @@ def lag_figures(segments: DataFrame) -> tuple[float | None, int | None]:
     if tot is None or not tot["time"]:
         return None, None
     dist = segments.groupBy("lag").agg(F.sum(F.col("dur").cast(big)).alias("d"))
-    cum = dist.withColumn("cum", F.sum("d").over(_running("lag")))
+    cum = running_sum(dist, "lag", "d", "cum")
     p99 = (cum.where(F.col("cum") * F.lit(P99_DEN) >= F.lit(Decimal(tot["time"]) * P99_NUM).cast(big))
            .agg(F.min("lag")).first()[0])
     return float(Decimal(tot["area"]) / Decimal(tot["time"])), (int(p99) if p99 is not None else None)

@@ -1,0 +1,43 @@
+"""The tuning's running aggregates, computed per bucket of the order column plus the earlier buckets' summary, equal
+plain running aggregates over the whole series: values across many buckets (negative ones, empty buckets between,
+values on a bucket's edges), nulls, and no window over all rows in the plan."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from event_replay.tuning.running import BUCKET, next_value, running_max, running_sum
+
+pytestmark = pytest.mark.spark
+
+
+def _series(seed: int, n: int = 400) -> list[tuple[int, int | None]]:
+    rnd = random.Random(seed)
+    edges = [k * BUCKET + d for k in (-3, 0, 1, 7) for d in (-1, 0, 1)]  # around bucket edges, a gap of 5 buckets
+    orders = sorted(set(edges + [rnd.randrange(-4 * BUCKET, 9 * BUCKET) for _ in range(n)]))
+    rnd.shuffle(orders)
+    return [(t, None if rnd.random() < 0.2 else rnd.randrange(-1000, 1000)) for t in orders]
+
+
+def test_running_aggregates_equal_a_plain_running_computation(spark):
+    data = _series(3)
+    df = spark.createDataFrame(data, "t long, x long").repartition(3)
+    got = {r["t"]: r for r in next_value(running_sum(running_max(df, "t", "x", "mx"), "t", "x", "sm"), "t", "nx")
+           .collect()}
+    ordered = sorted(data)
+    assert len({t // BUCKET for t, _ in ordered}) > 5
+    mx = sm = None
+    for i, (t, x) in enumerate(ordered):
+        if x is not None:
+            mx = x if mx is None else max(mx, x)
+            sm = x if sm is None else sm + x
+        nxt = ordered[i + 1][0] if i + 1 < len(ordered) else None
+        assert (got[t]["mx"], got[t]["sm"], got[t]["nx"]) == (mx, sm, nxt), t
+    assert set(got) == {t for t, _ in data} and "_running" not in " ".join(got[ordered[0][0]].asDict())
+
+
+def test_no_window_over_all_rows(spark):
+    df = spark.createDataFrame(_series(5, 50), "t long, x long")
+    plan = running_max(df, "t", "x", "mx")._jdf.queryExecution().executedPlan().toString()
+    assert "Window" in plan and "SinglePartition" not in plan, plan
