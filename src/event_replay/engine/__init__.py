@@ -19,10 +19,8 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     from .timeline import compute_timeline
     from .windows import compute_windows
 
-    # The timeline's rows feed every output (firings, late rows, the window-end lookups): they are computed once
-    # and kept on the executors with a plan that starts there (a local checkpoint), so later queries neither
-    # recompute nor re-plan the timeline. The outputs themselves are left lazy: each is written once, and
-    # materialising them would only add a pass. The caller frees the cache when done (release()).
+    # The timeline's rows feed the windows and the late rows (_kept says when they are materialised). The outputs
+    # themselves are left lazy: each is written once. The caller frees what was cached when done (release()).
     from .fire_lookup import lookup_for
 
     fixed_plans(spark)

@@ -90,3 +90,21 @@ class ReplayPartitionsOperator(SparkSubmitOperator):
                 self.log.info("partition %d/%d: %s", j, n, progress_line(figures))
             self.log.info("job %d of %d: %d partitions in %.1f s", k, len(chunks), len(chunk), seconds)
         self.log.info("replayed partitions:\n%s", progress_table(replayed))
+
+
+class DataQualityOperator(BaseOperator):
+    """The GX suites and the why-report on the run's outputs (tasks.data_quality), with the links to both."""
+
+    operator_extra_links = RUN_LINKS
+
+    def __init__(self, *, plan_task_id: str, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.plan_task_id = plan_task_id
+
+    def execute(self, context: Any) -> dict[str, Any]:
+        from .tasks import data_quality
+
+        if not context["params"]["run_data_quality"]:
+            return {"status": "not run (run_data_quality off)"}
+        p = context["ti"].xcom_pull(task_ids=self.plan_task_id)
+        return data_quality(p, warn_only=p["dq_warn_only"], run_id=context["run_id"])

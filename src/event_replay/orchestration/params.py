@@ -210,7 +210,8 @@ def write_effective_config(cfg: JobConfig, path: str | Path) -> str:
 
 
 FIELD_TITLES = {"config": "Job config", "start_date": "First day", "end_date": "Last day",
-                "end_of_input": "End of input",
+                "end_of_input": "End of input", "source_path": "Flink SQL job: source path",
+                "output_path": "Flink SQL job: output path",
                 **{f: f"Override {section}.{key}" for f, (section, key) in DURATION_OVERRIDES.items()}}
 
 
