@@ -20,7 +20,11 @@ DEMO_DAYS ?= 3
 DEMO_ROWS_PER_DAY ?= 5000
 DEMO_START ?= 2024-01-01
 DEMO_END ?= $(shell date -u -d "$(DEMO_START) +$$(( $(DEMO_DAYS) - 1 )) days" +%F 2>/dev/null)
-DEMO_LOGICAL_DATE ?= $(DEMO_START)
+# The demo's run is recorded now (its logical date), like a run triggered from the UI: the data range it replays is
+# DEMO_START..DEMO_END, given in DEMO_CONF (the DAG's start_date/end_date params), not by the logical date.
+ifndef DEMO_LOGICAL_DATE
+DEMO_LOGICAL_DATE := $(shell date -u +%FT%T+00:00)
+endif
 DEMO_CONF ?= {"config": "jobs/configs/demo_partitioned.yaml", "start_date": "$(DEMO_START)", "end_date": "$(DEMO_END)", "dq_warn_only": false}
 AIRFLOW_ENV = AIRFLOW_HOME=$(AIRFLOW_HOME_DIR) AIRFLOW__CORE__DAGS_FOLDER=$(CURDIR)/dags \
   AIRFLOW__CORE__PLUGINS_FOLDER=$(CURDIR)/plugins AIRFLOW__CORE__LOAD_EXAMPLES=False \
@@ -54,8 +58,12 @@ $(UV):
 	$(TOOLS)/bin/pip install --quiet uv==$(UV_VERSION)
 
 # uv sync is idempotent and fast when .venv is up to date, so it runs every time (uv.lock is the truth).
+# uv's package list goes to a log file (shown only when the sync fails): the targets' output starts with what matters.
+SYNC_LOG := build/uv-sync.log
 sync: $(UV)
-	$(UV) sync --frozen --python "$$($(PYTHON) -c 'import sys; print(sys.executable)')"
+	@mkdir -p $(dir $(SYNC_LOG)); $(UV) sync --frozen --python "$$($(PYTHON) -c 'import sys; print(sys.executable)')" \
+	  > $(SYNC_LOG) 2>&1 || { cat $(SYNC_LOG) >&2; echo "error: uv sync failed (log: $(SYNC_LOG))" >&2; exit 1; }
+	@echo "install: .venv in sync with uv.lock (uv's log: $(SYNC_LOG))"
 	@$(VENV)/bin/python -c "import pyspark" || \
 	  { echo "error: .venv has no usable pyspark after uv sync (pyspark and pyspark-client share the pyspark/ folder: try make distclean install)" >&2; exit 1; }
 	@test -x $(VENV)/bin/replay || { echo "error: console script .venv/bin/replay was not installed" >&2; exit 1; }
@@ -103,12 +111,14 @@ bench: install
 	$(VENV)/bin/python bench/run.py $(BENCH_ARGS)
 
 # make demo: a multi-day partitioned sample log, replayed partition by partition by the event_time_backfill DAG
-# (airflow dags test: real task execution, one spark-submit per partition) on a project-local Airflow (SQLite).
+# (airflow dags test: real task execution, one spark-submit per partition; through orchestration/dag_test.py so the
+# task logs show in the UI) on a project-local Airflow (SQLite).
 demo: install airflow-init data-docs-assets
-	$(VENV)/bin/python -m event_replay.orchestration.sample --out data/partitioned --first-day $(DEMO_START) \
+	@echo "demo: a $(DEMO_DAYS)-day sample log ($(DEMO_START)..$(DEMO_END)) replayed by event_time_backfill, run at $(DEMO_LOGICAL_DATE)"
+	@$(VENV)/bin/python -m event_replay.orchestration.sample --out data/partitioned --first-day $(DEMO_START) \
 	  --days $(DEMO_DAYS) --rows-per-day $(DEMO_ROWS_PER_DAY) --splits 4 --seed 7
 	@start=$$(date +%s); \
-	$(AIRFLOW_ENV) $(VENV)/bin/airflow dags test event_time_backfill $(DEMO_LOGICAL_DATE) -c '$(DEMO_CONF)' \
+	$(AIRFLOW_ENV) $(VENV)/bin/python -m event_replay.orchestration.dag_test event_time_backfill $(DEMO_LOGICAL_DATE) -c '$(DEMO_CONF)' \
 	  > $(AIRFLOW_HOME_DIR)/demo-dags-test.log 2>&1 || { tail -n 80 $(AIRFLOW_HOME_DIR)/demo-dags-test.log; \
 	  echo "demo: the DAG run failed; full log: $(AIRFLOW_HOME_DIR)/demo-dags-test.log" >&2; exit 1; }; \
 	echo "demo: event_time_backfill ran in $$(( $$(date +%s) - start )) s (log: $(AIRFLOW_HOME_DIR)/demo-dags-test.log)"
@@ -135,9 +145,10 @@ $(DOCS_ASSETS_STAMP): src/event_replay/quality/docs_assets.py | install
 # A project-local Airflow: metadata DB (SQLite) under .airflow/, the replay_spark pool for the Spark jobs.
 airflow-init: install
 	@mkdir -p $(AIRFLOW_HOME_DIR) && echo '*' > $(AIRFLOW_HOME_DIR)/.gitignore
-	$(AIRFLOW_ENV) $(VENV)/bin/airflow db migrate > $(AIRFLOW_HOME_DIR)/db-migrate.log 2>&1 || \
+	@$(AIRFLOW_ENV) $(VENV)/bin/airflow db migrate > $(AIRFLOW_HOME_DIR)/db-migrate.log 2>&1 || \
 	  { tail -n 40 $(AIRFLOW_HOME_DIR)/db-migrate.log; exit 1; }
-	$(AIRFLOW_ENV) $(VENV)/bin/airflow pools set replay_spark $(REPLAY_SPARK_SLOTS) "Concurrent replay Spark jobs" >/dev/null
+	@$(AIRFLOW_ENV) $(VENV)/bin/airflow pools set replay_spark $(REPLAY_SPARK_SLOTS) "Concurrent replay Spark jobs" >/dev/null
+	@echo "airflow: metadata DB and pool replay_spark ready in $(AIRFLOW_HOME_DIR) (log: $(AIRFLOW_HOME_DIR)/db-migrate.log)"
 
 # make airflow: the UI and scheduler on http://localhost:$(AIRFLOW_PORT) with the project's DAGs and plugins.
 # Log in as admin; the generated password is in $(AIRFLOW_HOME_DIR)/simple_auth_manager_passwords.json.generated

@@ -126,3 +126,42 @@ def test_extra_links_point_at_the_runs_plugin_routes():
     run = "/replay-runs/run/event_time_backfill/manual__2026-01-01T00%3A00%3A00%2B00%3A00"
     assert {name: url[url.index("/replay-runs"):] for name, url in urls.items()} == {
         "Why-report": f"{run}/why", "Data Docs": f"{run}/docs", "Replay runs": f"{run}/row"}
+
+
+PROBE_DAG = '''
+import logging
+
+import pendulum
+from airflow.sdk import DAG, task
+
+with DAG("log_probe", schedule=None, start_date=pendulum.datetime(2024, 1, 1, tz="UTC")):
+    @task
+    def speak():
+        logging.getLogger("event_replay.probe").warning("probe line from the task")
+        print("probe print from the task", flush=True)
+
+    speak()
+'''
+
+
+@pytest.mark.integration
+def test_dag_test_writes_task_logs_where_the_ui_reads_them(tmp_path):
+    """make demo's `dags test` (orchestration/dag_test.py): each task's log lands in the file the UI reads."""
+    import subprocess
+    import sys
+
+    from airflow_env import airflow, airflow_env
+
+    (tmp_path / "dags").mkdir()
+    (tmp_path / "dags" / "log_probe.py").write_text(PROBE_DAG)
+    env = airflow_env(tmp_path / "home", AIRFLOW__CORE__DAGS_FOLDER=str(tmp_path / "dags"))
+    airflow(env, "db", "migrate", timeout=600)
+    proc = subprocess.run([sys.executable, "-m", "event_replay.orchestration.dag_test", "log_probe"], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    logs = list((tmp_path / "home" / "logs").glob("dag_id=log_probe/run_id=*/task_id=speak/attempt=1.log"))
+    assert len(logs) == 1, list((tmp_path / "home").rglob("*.log"))
+    text = logs[0].read_text()
+    assert "probe line from the task" in text and "probe print from the task" in text, text
+    assert "[DAG TEST] end task task_id=speak" in text, text  # Airflow's own lines about the task too
+    assert "run_id=manual__2024" not in str(logs[0])  # no logical date given: the run is recorded now
