@@ -69,9 +69,16 @@ SAMPLE = ["A", "B", "sliding_not_dividing", "session_across_cut"]
 
 
 def _replayable(name: str) -> bool:
-    """The IO layer quarantines times before 1970 (no partition can replay them); Flink takes them."""
+    """Whether the log is valid input (docs/semantics.md, "Quarantine"): the IO layer quarantines times before 1970
+    and offsets that do not rise with arrival in their split (the generated side-input rows reuse sampled arrival
+    times); Flink takes both."""
     rows = CASES[name][0]
-    return all(r.arrival_time >= 0 and r.event_time >= 0 for r in rows)
+    last: dict[str, int] = {}
+    for r in sorted(rows, key=LogRow.replay_order):
+        if r.arrival_time < 0 or r.event_time < 0 or r.offset <= last.get(r.split, -1):
+            return False
+        last[r.split] = r.offset
+    return True
 
 
 # Cases with times before 1970 are left out: the IO layer quarantines them (no partition can replay them), Flink
@@ -102,8 +109,12 @@ def _job_config(name: str, tmp: Path) -> JobConfig:
     return dataclasses.replace(cfg, source=source, output=dataclasses.replace(cfg.output, path=str(tmp / "out")))
 
 
+LOG_SCHEMA = pa.schema([("split", pa.string()), ("offset", pa.int64()), ("arrival_time", pa.int64()),
+                        ("event_time", pa.int64()), ("key", pa.string()), ("value", pa.int64())])
+
+
 def _write_log(rows: list[LogRow], root: Path, hourly: bool) -> None:
-    groups: dict[str, list[LogRow]] = {}
+    groups: dict[str, list[LogRow]] = {} if rows else {".": []}  # an empty log is one empty file
     for r in rows:
         sub = f"dt=1970-01-01/hour={r.arrival_time // H:02d}" if hourly else "."
         groups.setdefault(sub, []).append(r)
@@ -112,7 +123,7 @@ def _write_log(rows: list[LogRow], root: Path, hourly: bool) -> None:
         pq.write_table(pa.table({"split": [r.split for r in part], "offset": [r.offset for r in part],
                                  "arrival_time": [r.arrival_time for r in part],
                                  "event_time": [r.event_time for r in part], "key": [str(r.key) for r in part],
-                                 "value": [int(r.payload.get("value", 0)) for r in part]}),
+                                 "value": [int(r.payload.get("value", 0)) for r in part]}, schema=LOG_SCHEMA),
                        root / sub / "part-0.parquet")
 
 
