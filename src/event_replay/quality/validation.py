@@ -155,6 +155,7 @@ def validate(output_path: str, cfg: JobConfig, docs_dir: str | None = None, *, s
 
     Data Docs go to `docs_dir` (default `<output_path>/_data_docs/`); `build_docs=False` skips them. `run_name`
     (the Airflow run id) names the run in the Data Docs instead of GX's "__none__"."""
+    quiet_gx()  # before GX is imported: importing it logs hundreds of INFO lines (_docs_decorators)
     import great_expectations as gx
 
     from .prepare import prepare
@@ -163,7 +164,6 @@ def validate(output_path: str, cfg: JobConfig, docs_dir: str | None = None, *, s
     if spark is None:
         from ..spark import build_session
         spark = build_session(app_name="event-replay-validate")
-    quiet_gx()
     names = list(suites or SUITE_NAMES)
     saved = load_suites()  # imports the custom expectations, refuses a suite that lost expectations
     docs = (docs_dir or default_docs_dir(output_path)) if build_docs else None
