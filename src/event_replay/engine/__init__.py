@@ -88,7 +88,7 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
         carry = TimelineCarry(origin_tick=m.origin_tick, stream_wm=m.stream_watermark, stream_idle=m.stream_idle,
                               splits=carried.splits)
     timeline, end = compute_timeline_carried(rows, cfg, all_splits, partition.start_ms, partition.end_ms, carry)
-    # As in replay(): the rows with their watermark are computed once, with a plan that starts there.
+    # As in replay(): the rows with their watermark as the windows read them (_kept).
     tl_rows, stream_values = _kept(timeline)
     window_rows, carried_range = tl_rows, None
     if carried is not None:

@@ -14,13 +14,14 @@ import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 
 from ..semantics.config import WindowConfig
+from .fixed_windows import slide_of
 
 FIRE_TABLE_MAX = 2_000_000
 
 
 def window_ends(window: WindowConfig, lo: int, hi: int) -> np.ndarray | None:
     """Every end of a window holding an event time in [lo, hi] (None above FIRE_TABLE_MAX)."""
-    slide = window.slide_ms if window.type == "sliding" else window.size_ms
+    slide = slide_of(window)
     first = _last_start(lo, window.offset_ms, slide) - (-(-window.size_ms // slide) - 1) * slide
     last = _last_start(hi, window.offset_ms, slide)
     if (last - first) // slide + 1 > FIRE_TABLE_MAX:

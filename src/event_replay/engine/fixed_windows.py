@@ -39,31 +39,31 @@ _LATE_FIRINGS_PER_WINDOW_MAX = 64
 _WID = ["key", WS, WE]
 
 
-def _slide(w: WindowConfig) -> int:
+def slide_of(w: WindowConfig) -> int:
     return w.slide_ms if w.type == "sliding" else w.size_ms
 
 
-def _last_start(w: WindowConfig) -> Column:
+def last_start(w: WindowConfig) -> Column:
     t = F.col("event_time")
-    return t - F.pmod(t - F.lit(w.offset_ms), F.lit(_slide(w)))  # Flink's getWindowStartWithOffset
+    return t - F.pmod(t - F.lit(w.offset_ms), F.lit(slide_of(w)))  # Flink's getWindowStartWithOffset
 
 
 def assign(rows: DataFrame, w: WindowConfig) -> DataFrame:
     """One element per (row, window holding its event time): the row's columns plus __ws, __we."""
-    size, slide = w.size_ms, _slide(w)
+    size, slide = w.size_ms, slide_of(w)
     n_windows = -(-size // slide)  # at most this many windows contain a timestamp
     if n_windows == 1:
-        elems = rows.withColumn(WS, _last_start(w))
+        elems = rows.withColumn(WS, last_start(w))
     else:
         elems = (rows.withColumn("__k", F.explode(F.sequence(F.lit(0), F.lit(n_windows - 1))))
-                 .withColumn(WS, _last_start(w) - F.col("__k") * F.lit(slide))
+                 .withColumn(WS, last_start(w) - F.col("__k") * F.lit(slide))
                  .where(F.col(WS) > F.col("event_time") - F.lit(size)).drop("__k"))
     return elems.withColumn(WE, F.col(WS) + F.lit(size))
 
 
 def _first_max_ts(w: WindowConfig) -> Column:
     """The smallest max timestamp among the windows holding the row's event time."""
-    size, slide, last = w.size_ms, _slide(w), _last_start(w)
+    size, slide, last = w.size_ms, slide_of(w), last_start(w)
     k_max = F.floor((last - F.col("event_time") + F.lit(size - 1)) / F.lit(slide)).cast("long")
     return last - k_max * F.lit(slide) + F.lit(size - 1)
 
@@ -77,7 +77,7 @@ class FixedRows:
         self.early = assign(rows, w).where(wm < F.col(WE) - F.lit(1))
         # Not early in some window: late rows and late-accepted ones (few), computed once.
         self.behind = rows.where(wm >= _first_max_ts(w)).localCheckpoint(eager=True)
-        last_max_ts = _last_start(w) + F.lit(w.size_ms - 1)
+        last_max_ts = last_start(w) + F.lit(w.size_ms - 1)
         # A row is late iff its latest window (the largest max timestamp) is dropped: cleanup grows with the end.
         self.late_rows = (self.behind.where(wm >= cleanup(last_max_ts, lateness))
                           .select(*input_cols, wm.alias("late_watermark")))
@@ -146,10 +146,8 @@ def fixed_queries(rows: DataFrame, cfg: JobConfig) -> DataFrame:
     taken from the rows (a scan with a partial distinct) rather than from the firings, so the firings' shuffle is
     not run a second time to find them."""
     w = cfg.window
-    slide = w.slide_ms if w.type == "sliding" else w.size_ms
-    t = F.col("event_time")
-    last_start = t - F.pmod(t - F.lit(w.offset_ms), F.lit(slide))
-    q = rows.select((last_start + F.lit(w.size_ms - 1)).alias("__q")).distinct()
+    slide = slide_of(w)
+    q = rows.select((last_start(w) + F.lit(w.size_ms - 1)).alias("__q")).distinct()
     n_windows = -(-w.size_ms // slide)
     if n_windows > 1:
         q = (q.select("__q", F.explode(F.sequence(F.lit(0), F.lit(n_windows - 1))).alias("__k"))

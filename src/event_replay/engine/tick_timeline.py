@@ -26,16 +26,13 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..semantics.config import JobConfig
-from .contract import NEG_INF, Timeline
+from .contract import Timeline
 from .split_changes import SplitGroups, split_changes
 from .stream import StreamTimeline, combine_splits
+from .timeline import WATERMARKS_SCHEMA
 
 DRIVER_GROUPS_MAX = 4_000_000  # (split, tick) entries brought to the driver; above it, the Spark path
 
-WATERMARK_ROWS = T.StructType([
-    T.StructField("replay_time", T.LongType(), False), T.StructField("scope", T.StringType(), False),
-    T.StructField("split", T.StringType(), True), T.StructField("watermark", T.LongType(), True),
-    T.StructField("idle", T.BooleanType(), False)])
 TICK_LOOKUP = T.StructType([T.StructField("_tick", T.LongType(), False),
                             T.StructField("wm_before", T.LongType(), False)])
 
@@ -107,7 +104,7 @@ def periodic_on_driver(rows: DataFrame, cfg: JobConfig, table: TickTable, main_s
     changes = split_changes(groups, cfg.watermark, len(main_splits), last_tick + interval, origin)
     stream = combine_splits(changes, len(main_splits), first_tick, last_tick, has_side, initial, prev0,
                             prev_idle0)
-    watermarks = spark.createDataFrame(_watermark_rows(stream, main_splits), WATERMARK_ROWS)
+    watermarks = spark.createDataFrame(_watermark_rows(stream, main_splits), WATERMARKS_SCHEMA)
     lookup = spark.createDataFrame(_tick_lookup(stream, table.row_ticks, interval, initial), TICK_LOOKUP)
     cols = rows.columns
     out_rows = (rows.withColumn("_tick", publish_tick(F.col("arrival_time"), first_tick, interval))
@@ -172,6 +169,3 @@ def end_split_state(groups: SplitGroups, m_after: np.ndarray, last_tick: int,
             out.append((main_splits[i], int(groups.tick[j]), int(groups.max_event_time[j])))
     return out
 
-
-__all__ = ["DRIVER_GROUPS_MAX", "TickTable", "collect_tick_table", "periodic_on_driver", "end_split_state",
-           "publish_tick", "NEG_INF"]

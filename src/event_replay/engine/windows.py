@@ -32,7 +32,7 @@ from ..semantics.model import FIRE_END_OF_INPUT, FIRE_LATE_ROW, FIRE_WATERMARK
 from .contract import POS_INF
 from .elements import ORDER, PENDING as _PENDING, POS as _POS, WE as _WE, WS as _WS, cleanup as _cleanup
 from .elements import firings_with_aggregates
-from .fixed_windows import FixedRows, fixed_firings, fixed_queries
+from .fixed_windows import FixedRows, fixed_firings, fixed_queries, last_start
 
 _WID_SPLIT, _WID_OFFSET = "__wid_split", "__wid_offset"  # a session window's id: the row that created it
 _BUCKET_BITS = 20  # the as-of lookup's time buckets are 2^20 ms (~17 min) wide
@@ -99,9 +99,7 @@ def carried_rows(rows: DataFrame, elems: DataFrame, cfg: JobConfig, stream_wm: i
     lateness = cfg.window.allowed_lateness_ms
     if cfg.window.type != "session":
         w = cfg.window
-        slide = w.slide_ms if w.type == "sliding" else w.size_ms
-        t = F.col("event_time")
-        last_end = t - F.pmod(t - F.lit(w.offset_ms), F.lit(slide)) + F.lit(w.size_ms)
+        last_end = last_start(w) + F.lit(w.size_ms)
         # The row's latest window has the largest cleanup time: the row is held somewhere iff that one is open.
         return rows.where(_cleanup(last_end - F.lit(1), lateness) > F.lit(stream_wm))
     open_members = (elems.where(_cleanup(F.col(_WE) - F.lit(1), lateness) > F.lit(stream_wm))
