@@ -56,12 +56,13 @@ def prepare(env: dict[str, str], pool_slots: int = 1) -> None:
     airflow(env, "pools", "set", "replay_spark", str(pool_slots), "Concurrent replay Spark jobs")
 
 
-def write_config(path: Path, source: Path, output: Path, **watermark: str) -> Path:
-    """A small job config over a partitioned sample (tumbling 10 s, 500 ms out-of-orderness, idle after 5 s)."""
+def write_config(path: Path, source: Path, output: Path, splits: int = 3, **watermark: str) -> Path:
+    """A small job config over a partitioned sample of `splits` splits (p0, p1, ...: orchestration/sample.py;
+    declared, as a partitioned history needs) (tumbling 10 s, 500 ms out-of-orderness, idle after 5 s)."""
     import yaml
 
     cfg = {
-        "source": {"path": str(source), "format": "parquet"},
+        "source": {"path": str(source), "format": "parquet", "splits": [f"p{i}" for i in range(splits)]},
         "watermark": {"strategy": "bounded_out_of_orderness", "max_out_of_orderness": "500ms", "emit": "periodic",
                       "interval": "200ms", "idle_timeout": "5s", **watermark},
         "window": {"type": "tumbling", "size": "10s", "allowed_lateness": "2s"},

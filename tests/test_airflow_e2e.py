@@ -57,7 +57,7 @@ def test_missing_partition_fails_the_run_before_any_spark_job(tmp_path):
     source, output = tmp_path / "data", tmp_path / "out"
     write_days(source, generate_days(DAYS[0], days=3, rows_per_day=50, splits=2))
     (source / f"dt={DAYS[1]}").rename(source / "moved-away")
-    config = write_config(tmp_path / "job.yaml", source, output)
+    config = write_config(tmp_path / "job.yaml", source, output, splits=2)
     env = airflow_env(tmp_path / "airflow")
     prepare(env)
     conf = {"config": str(config), "start_date": DAYS[0], "end_date": DAYS[-1], "run_data_quality": False}

@@ -20,7 +20,7 @@ def test_nightly_dag_run_on_postgres_metadata_db(tmp_path, postgres_url):
     assert postgres_url.startswith("postgresql+psycopg2://")
     source, output = tmp_path / "data", tmp_path / "out"
     write_days(source, generate_days("2024-01-01", days=1, rows_per_day=300, splits=2, seed=5, rate=20.0))
-    config = write_config(tmp_path / "job.yaml", source, output)
+    config = write_config(tmp_path / "job.yaml", source, output, splits=2)
     env = airflow_env(tmp_path / "airflow", sql_alchemy_conn=postgres_url)
     prepare(env)
     check = airflow(env, "db", "check")

@@ -229,3 +229,17 @@ def test_backfill_form_offers_partitioned_configs_only(project):
     assert e.value.key == "params.config" and "no dt=YYYY-MM-DD folders" in e.value.why
     assert backfill_configs(ROOT)[0] == "jobs/configs/demo_partitioned.yaml"
     assert "jobs/configs/demo.yaml" not in backfill_configs(ROOT)
+
+
+def test_undeclared_splits_are_refused_before_the_dag_plans(project, tmp_path):
+    """A partitioned history needs source.splits (docs/semantics.md, "Partitions"): the validate task refuses it,
+    naming the key, instead of the first partition's Spark job."""
+    import yaml
+
+    root, cfg_path = project[0], project[1]
+    raw = yaml.safe_load(cfg_path.read_text())
+    del raw["source"]["splits"]
+    cfg_path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(ConfigError) as e:
+        validate_request(params(), root)
+    assert e.value.key == "source.splits"

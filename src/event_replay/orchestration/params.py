@@ -13,6 +13,7 @@ from typing import Any, Mapping
 
 import yaml
 
+from ..engine.state import require_declared_splits
 from ..semantics.config import END_OF_INPUT, ConfigError, JobConfig, load_config, to_raw
 from ..semantics.durations import parse_duration_ms
 
@@ -179,6 +180,7 @@ def validate_request(params: Mapping[str, Any], project_dir: str | Path) -> tupl
     if is_partitioned(cfg) is False:
         raise ConfigError("params.config", f"{config_file.name} reads {cfg.source.path}, which has no dt=YYYY-MM-DD "
                                            f"folders: the backfill replays day partitions (e.g. {DEMO_CONFIG})")
+    require_declared_splits(cfg)  # the CLI refuses it too, but only after the DAG has planned and started Spark
     eoi = params.get("end_of_input") or "flush"
     if eoi not in END_OF_INPUT:
         raise ConfigError("params.end_of_input", f"unknown value {eoi!r} (one of {', '.join(END_OF_INPUT)})")
