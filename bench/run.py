@@ -12,7 +12,7 @@ change of machine load hits all modes alike. Per run it records:
 - peak RSS of the Python driver, of the JVM (VmHWM of the java process: driver and executors in local mode; the
   Flink MiniCluster's JVM), and of the largest Python worker (pyspark daemon) if any.
 Modes:
-- replay: the exact replay, in-process through `event_replay.cli.run_replay` (what `replay run` calls) on a
+- replay: the exact replay, in-process through `event_replay.job.run_replay` (what `replay run` calls) on a
   session from `event_replay.spark.build_session` (what `replay run` builds) with --master and --driver-memory;
 - naive:  the same tumbling windows and aggregates as a plain Spark groupBy(key, window(event_time)), ignoring
   watermarks, lateness and idleness, written to Parquet;
@@ -158,7 +158,7 @@ def worker(args) -> int:
     cpu1 = tree_cpu(os.getpid())  # after start-up: the job's own CPU is the difference
     info: dict = {}
     if args.mode == "replay":
-        from event_replay.cli import run_replay
+        from event_replay.job import run_replay
         s = run_replay(spark, cfg)
         info = {"rows_in": s.rows_read, "firings": s.firings, "late_rows": s.late_rows}
     elif args.mode == "naive":

@@ -206,7 +206,7 @@ def _partition_digests(out: Path, sub: str) -> dict[str, list[str]]:
 
 
 def test_hourly_partitions_cli_path(spark, tmp_path):
-    from event_replay.cli import run_partition
+    from event_replay.job import run_partition
 
     log, out = tmp_path / "log", tmp_path / "out"
     rows = _hourly_log(log)

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from event_replay.cli import run_partition
+from event_replay.job import run_partition
 from event_replay.engine.state import Partition
 from event_replay.io.source import MissingPartitionError
 from event_replay.range_replay import PROGRESS, RangeRequest, parse_range, partition_ids, run_range
@@ -181,13 +181,13 @@ class Crash(RuntimeError):
 @pytest.mark.spark
 @pytest.mark.integration
 def test_hourly_range_crash_resumes_after_the_last_commit(spark, tmp_path, monkeypatch):
-    import event_replay.cli as cli
+    import event_replay.job as job
 
     log = tmp_path / "log"
     rows = _hourly_log(log)  # test_partitions: p1 idle across the first boundary, stragglers, open windows
     ids = ["2024-01-01T00", "2024-01-01T01", "2024-01-01T02"]
     cfg = _hourly_cfg(log, tmp_path / "range")
-    real = cli.run_partition
+    real = job.run_partition
     calls = []
 
     def crash_on_the_last(spark_, cfg_, pid, **kw):
@@ -196,7 +196,7 @@ def test_hourly_range_crash_resumes_after_the_last_commit(spark, tmp_path, monke
             raise Crash(pid)
         return real(spark_, cfg_, pid, **kw)
 
-    monkeypatch.setattr(cli, "run_partition", crash_on_the_last)
+    monkeypatch.setattr(job, "run_partition", crash_on_the_last)
     with pytest.raises(Crash):
         run_range(spark, cfg, _request(ids))
     assert (tmp_path / "range" / "_state" / ids[1] / "manifest.json").is_file()

@@ -58,7 +58,7 @@ def held_by_windows(spark, windows_path) -> int:
 
 @pytest.mark.spark
 def test_every_kind_of_bad_row_replays_with_exact_accounting(spark, tmp_path):
-    from event_replay.cli import run_replay
+    from event_replay.job import run_replay
 
     src = tmp_path / "log"
     src.mkdir()
@@ -100,7 +100,7 @@ def test_every_kind_of_bad_row_replays_with_exact_accounting(spark, tmp_path):
 def test_bad_rows_per_partition_counts(spark, tmp_path):
     """The same log as two day partitions (a second day in its own folder): per-partition counts add up, and
     the rows of dt=D whose arrival is not on D are skipped there (they belong to another day's replay)."""
-    from event_replay.cli import run_partition
+    from event_replay.job import run_partition
 
     src = tmp_path / "log"
     (src / f"dt={DAY}").mkdir(parents=True)
@@ -156,7 +156,7 @@ def _part_cfg(src, out):
 
 @pytest.mark.spark
 def test_schema_drift_is_refused_naming_the_file_and_partition(spark, tmp_path):
-    from event_replay.cli import run_partition, run_replay
+    from event_replay.job import run_partition, run_replay
     from event_replay.io.source import SchemaDriftError
 
     # Inside one dataset: two files disagree on `value`.
@@ -185,7 +185,7 @@ def test_schema_drift_is_refused_naming_the_file_and_partition(spark, tmp_path):
 
 @pytest.mark.spark
 def test_empty_and_missing_partitions(spark, tmp_path):
-    from event_replay.cli import run_partition
+    from event_replay.job import run_partition
     from event_replay.io.source import MissingPartitionError
 
     src = tmp_path / "parts"
@@ -358,7 +358,7 @@ def test_an_allowed_missing_hour_replays_exactly_as_one_replay_of_the_range(spar
     so its watermarks output is not empty, and the three partitions together equal the reference model fed the
     whole range at once (tests/flink checks the reference against Flink). Continuing hour 2 straight from hour 0,
     or replaying hour 1 without its ticks, would put those idle changes elsewhere or nowhere."""
-    from event_replay.cli import run_partition
+    from event_replay.job import run_partition
     from event_replay.semantics.model import LogRow
     from test_partitions import DAY0, H, _diff, _hourly_cfg, _ms, _norm, reference_outputs
 

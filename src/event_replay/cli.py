@@ -18,114 +18,8 @@ from pathlib import Path
 from typing import Sequence
 
 from .engine.state import StateError
+from .job import run_partition, run_replay
 from .semantics.config import JobConfig, load_config
-
-
-def run_replay(spark, cfg: JobConfig):
-    """Read, replay, write: the whole job on an existing Spark session. Returns the io.WriteSummary.
-
-    Under the output's lock (io/lock.py); an interrupted commit of an earlier run is rolled forward first."""
-    from . import engine
-    from .io import read_source, write_outputs
-    from .io.lock import output_lock
-
-    engine.fixed_plans(spark)
-    with output_lock(cfg.output.path, spark):
-        _recover(spark, cfg.output.path)
-        source = read_source(spark, cfg)
-        try:
-            start = source.start_ms if source.start_ms is not None else 0
-            end = source.end_ms if source.end_ms is not None else start
-            result = engine.replay(spark, source.rows, cfg, source.splits, start, end)
-            return write_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks)
-        finally:
-            source.release()
-            engine.release(spark)
-
-
-def _recover(spark, output: str) -> None:
-    """Under the lock: finish an interrupted commit (journal found), drop staging left by runs that died."""
-    from .io.commit import recover, remove_orphan_staging
-
-    done = recover(output, spark)
-    if done:
-        print(f"replay: {output}: {done}", file=sys.stderr, flush=True)
-    for name in remove_orphan_staging(output, spark):
-        print(f"replay: {output}: removed {name} (left by a run that died before committing)", file=sys.stderr,
-              flush=True)
-
-
-def source_partitions(spark, cfg: JobConfig, hourly: bool) -> list[str]:
-    """The partition ids present under source.path (`dt=D` folders, or `dt=D/hour=HH`), ascending."""
-    import re
-
-    jvm = spark.sparkContext._jvm
-    root = jvm.org.apache.hadoop.fs.Path(cfg.source.path)
-    fs = root.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
-    if not fs.exists(root):
-        return []
-    out = []
-    for st in fs.listStatus(root):
-        m = re.match(r"^dt=(\d{4}-\d{2}-\d{2})$", st.getPath().getName())
-        if not (m and st.isDirectory()):
-            continue
-        if not hourly:
-            out.append(m.group(1))
-            continue
-        for hst in fs.listStatus(st.getPath()):
-            h = re.match(r"^hour=(\d{2})$", hst.getPath().getName())
-            if h and hst.isDirectory():
-                out.append(f"{m.group(1)}T{h.group(1)}")
-    return sorted(out)
-
-
-def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False, end_of_input: str = "hold",
-                  previous: str | None = None, allow_missing: bool = False):
-    """Replay one partition of a `dt=`-partitioned source, continuing from its predecessor's carried state
-    (`<output.path>/_state/<previous>/`) unless `first`; write its outputs under `<output.path>/<dataset>/dt=.../`
-    and its own state, committed together (io/commit.py). `previous` defaults to the latest source partition
-    before this one. A partition with no folder in the source fails unless `allow_missing` (then it replays as
-    empty: time passes, the state carries on)."""
-    from . import engine
-    from .engine.state import Partition, StateError, read_state, require_declared_splits, stage_state
-    from .io import read_partition_source, write_outputs
-    from .io.fs import fs_for
-    from .io.lock import output_lock
-
-    require_declared_splits(cfg)
-    part = Partition.parse(partition)
-    output = cfg.output.path.rstrip("/")
-    engine.fixed_plans(spark)
-    with output_lock(output, spark):
-        _recover(spark, output)
-        carried = None
-        if not first:
-            if previous is None:
-                earlier = [p for p in source_partitions(spark, cfg, part.hourly) if p < part.id]
-                # A partition replayed without a source folder (--allow-missing) has a state but no folder: it
-                # is the predecessor too, so that the history is not silently cut around it.
-                states = fs_for(output, spark).list_names(f"{output}/_state")
-                earlier = sorted(set(earlier) | {s for s in states if s < part.id and len(s) == len(part.id)})
-                if not earlier:
-                    raise StateError(f"partition {part.id} has no predecessor under {cfg.source.path}: "
-                                     "start the history with --first")
-                previous = earlier[-1]
-            carried = read_state(spark, cfg, part, previous)
-        source = read_partition_source(spark, cfg, part.subpath, part.start_ms, part.end_ms,
-                                       allow_missing=allow_missing,
-                                       carried_offsets=carried.manifest.last_offsets if carried else None)
-        try:
-            result, end = engine.replay_partition(spark, source.rows, cfg, source.splits, part, carried,
-                                                  end_of_input=end_of_input)
-            # The state last: whoever finds a partition's state finds all its outputs in place.
-            summary = write_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks,
-                                    partition_subpath=part.subpath,
-                                    stage_last=lambda staging: stage_state(spark, cfg, end.manifest, end.splits,
-                                                                           end.rows, staging))
-            return summary
-        finally:
-            source.release()
-            engine.release(spark)
 
 
 def _parse_conf(pairs: Sequence[str]) -> dict[str, str]:
@@ -226,13 +120,15 @@ def _run_range(spark, cfg: JobConfig, args: argparse.Namespace):
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
-    from .sample import SampleSpec, write_sample
+    from .sample import SampleSpec, write_partitioned_sample, write_sample
 
     spec = SampleSpec(rows=args.rows, splits=args.splits, seed=args.seed, keys=args.keys, rate=args.rate,
                       start=args.start, files=args.files, format=args.format, epoch_ms=args.epoch_ms,
                       straggler_fraction=args.stragglers, silent_split=not args.no_silent_split)
     t0 = time.monotonic()
     if args.partitioned:
+        if spec.format != "parquet":
+            raise argparse.ArgumentTypeError("--partitioned writes Parquet only")
         n = write_partitioned_sample(args.out, spec, args.partitioned)
         print(f"sample: {n} rows, {args.splits} splits -> {args.out} (dt= partitions by arrival "
               f"{args.partitioned}, {time.monotonic() - t0:.1f} s)", flush=True)
@@ -263,51 +159,6 @@ def add_partition_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--previous", default=None, metavar="PARTITION",
                         help="the partition whose state to continue from (default: the latest source partition "
                              "before --partition)")
-
-
-def write_partitioned_sample(out: str, spec, granularity: str) -> int:
-    """The sample log in the partitioned layout `dt=YYYY-MM-DD[/hour=HH]/part-00000.parquet`, by arrival (UTC),
-    replacing `out` as a whole. Use --rate/--rows (and --start) to span several days or hours."""
-    import shutil
-    import uuid
-
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
-    from .sample import generate
-
-    if spec.format != "parquet":
-        raise argparse.ArgumentTypeError("--partitioned writes Parquet only")
-    table = generate(spec)
-    arrival = table.column("arrival_time")
-    ms = arrival.cast(pa.int64()) if pa.types.is_integer(arrival.type) else \
-        pc.cast(arrival, pa.timestamp("ms", tz="UTC")).cast(pa.int64())
-    unit = 86_400_000 if granularity == "day" else 3_600_000
-    bucket = pc.divide(ms, unit)  # integer division: arrival times are after the epoch
-    target = Path(out)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = target.with_name(f"{target.name}.staging-{uuid.uuid4().hex[:8]}")
-    staging.mkdir()
-    try:
-        import datetime as dt
-
-        for b in sorted(set(bucket.to_pylist())):
-            start = dt.datetime.fromtimestamp(b * unit / 1000, tz=dt.timezone.utc)
-            sub = f"dt={start:%Y-%m-%d}" + (f"/hour={start:%H}" if granularity == "hour" else "")
-            (staging / sub).mkdir(parents=True)
-            pq.write_table(table.filter(pc.equal(bucket, b)), staging / sub / "part-00000.parquet")
-        if target.exists():
-            old = target.with_name(f"{target.name}.previous-{uuid.uuid4().hex[:8]}")
-            target.rename(old)
-            staging.rename(target)
-            shutil.rmtree(old)
-        else:
-            staging.rename(target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return table.num_rows
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

@@ -1,7 +1,7 @@
 """`replay run --partitions FROM..TO`: a range of day (or hour) partitions replayed in one Spark application.
 
 Each partition continues the state of the one before (SEMANTICS §6 `hold`), so a range is a strict sequence of
-partition replays. It goes through exactly the code path of one `--partition` run (cli.run_partition: the
+partition replays. It goes through exactly the code path of one `--partition` run (job.run_partition: the
 predecessor's committed state read back, the outputs and the partition's own state committed together), in one
 session and under one hold of the output lock: what a range saves is the JVM start, the Spark session and the
 lock/recovery round trip of every partition, and its outputs are those of the one-by-one runs by construction.
@@ -73,7 +73,7 @@ def partition_ids(first: Partition, last: Partition) -> list[str]:
 def run_range(spark, cfg: JobConfig, request: RangeRequest,
               progress: Callable[[str], None] | None = None) -> RangeSummary:
     """Replay request.first_id..request.last_id in order, one commit per partition (see the module doc)."""
-    from .cli import _recover, run_partition, source_partitions
+    from .job import recover_output, run_partition, source_partitions
     from .io.fs import fs_for
     from .io.lock import output_lock
 
@@ -82,7 +82,7 @@ def run_range(spark, cfg: JobConfig, request: RangeRequest,
     output = cfg.output.path.rstrip("/")
     fs = fs_for(output, spark)
     with output_lock(output, spark):
-        _recover(spark, output)
+        recover_output(spark, output)
         present = set(source_partitions(spark, cfg, "T" in ids[0]))
         missing = [i for i in ids if i not in present]
         if missing and not request.allow_missing:

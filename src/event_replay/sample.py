@@ -115,3 +115,46 @@ def write_sample(out: str | os.PathLike, spec: SampleSpec) -> int:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return table.num_rows
+
+
+def write_partitioned_sample(out: str, spec, granularity: str) -> int:
+    """The sample log in the partitioned layout `dt=YYYY-MM-DD[/hour=HH]/part-00000.parquet`, by arrival (UTC),
+    replacing `out` as a whole. Use --rate/--rows (and --start) to span several days or hours."""
+    import shutil
+    import uuid
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    if spec.format != "parquet":
+        raise ValueError("the partitioned layout is written as Parquet only")
+    table = generate(spec)
+    arrival = table.column("arrival_time")
+    ms = arrival.cast(pa.int64()) if pa.types.is_integer(arrival.type) else \
+        pc.cast(arrival, pa.timestamp("ms", tz="UTC")).cast(pa.int64())
+    unit = 86_400_000 if granularity == "day" else 3_600_000
+    bucket = pc.divide(ms, unit)  # integer division: arrival times are after the epoch
+    target = Path(out)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = target.with_name(f"{target.name}.staging-{uuid.uuid4().hex[:8]}")
+    staging.mkdir()
+    try:
+        import datetime as dt
+
+        for b in sorted(set(bucket.to_pylist())):
+            start = dt.datetime.fromtimestamp(b * unit / 1000, tz=dt.timezone.utc)
+            sub = f"dt={start:%Y-%m-%d}" + (f"/hour={start:%H}" if granularity == "hour" else "")
+            (staging / sub).mkdir(parents=True)
+            pq.write_table(table.filter(pc.equal(bucket, b)), staging / sub / "part-00000.parquet")
+        if target.exists():
+            old = target.with_name(f"{target.name}.previous-{uuid.uuid4().hex[:8]}")
+            target.rename(old)
+            staging.rename(target)
+            shutil.rmtree(old)
+        else:
+            staging.rename(target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return table.num_rows

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from event_replay.cli import run_partition
+from event_replay.job import run_partition
 from event_replay.semantics.config import ConfigError, parse_config
 from event_replay.semantics.model import LogRow
 from event_replay.semantics.reference import Replayer

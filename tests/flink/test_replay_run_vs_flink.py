@@ -1,5 +1,5 @@
 """`replay run` against Flink directly (issue 16 item 6): the Flink harness's cases written as Parquet logs, replayed
-by the job `replay run` runs (cli.run_replay, or cli.run_partition hour by hour), the outputs read back from disk and
+by the job `replay run` runs (job.run_replay, or job.run_partition hour by hour), the outputs read back from disk and
 compared with what Flink's own classes emit for the same case: firings, late rows and watermark changes.
 
 The rest of the suite proves engine = reference and reference = Flink; this closes the loop without the reference,
@@ -128,7 +128,7 @@ def _write_log(rows: list[LogRow], root: Path, hourly: bool) -> None:
 
 
 def _replay_run(spark, name: str, tmp: Path) -> dict[str, list]:
-    from event_replay.cli import run_partition, run_replay
+    from event_replay.job import run_partition, run_replay
 
     rows, _, _ = CASES[name]
     cfg = _job_config(name, tmp)

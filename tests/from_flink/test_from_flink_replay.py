@@ -6,7 +6,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from event_replay.cli import run_replay
+from event_replay.job import run_replay
 from event_replay.from_flink.conf import config_from_flink_conf
 from event_replay.from_flink.sql import config_from_flink_sql
 from event_replay.sample import SampleSpec, write_sample

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from event_replay.cli import run_replay
+from event_replay.job import run_replay
 from event_replay.semantics.durations import POS_INF
 from test_io import BASE, make_cfg, write_parquet
 
