@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sys
 
-from .engine.state import StateError
 from .semantics.config import JobConfig
 
 

@@ -9,7 +9,7 @@ The state is small by construction (see timeline.py and windows.py for why it is
                    tick (idleness of splits without rows), the stream watermark and idle flag at the end,
                    the declared splits, whether the partition flushed, and each split's last offset (the largest
                    offset of its clean rows so far), so that the next partition quarantines a redelivery or an
-                   offset going back across the cut exactly as one replay of the range would (io/source.py).
+                   offset going back across the cut exactly as one replay of the range would (io/offsets.py).
     splits/        per split: periodic: the tick of its last row group `t` and the max timestamp `m` after it
                    (silence advance included); per-event: `t` null, `m` = its published watermark.
     rows/          the rows still held by windows not purged at the end (cleanup time > stream watermark), with

@@ -13,7 +13,7 @@ cleanup time `c = m + allowed_lateness`, its rows split by `W = wm_before` into
 
 So every firing holds a prefix of its window's rows in one fixed order. Tumbling and sliding windows are
 fixed_windows.py (one aggregate over slots). Sessions merge, so they need one sequential pass per key
-(applyInPandas, sorted by replay order, O(n log n) per key); the pass emits window memberships in prefix form and
+(applyInPandas over buckets of keys, each key's rows sorted by replay order, O(n log n)); the pass emits window memberships in prefix form and
 elements.firings_with_aggregates evaluates the Spark SQL aggregates as running aggregates over them. This module
 dispatches, looks up the timer firings' watermarks and picks the rows a partition carries.
 """
@@ -22,6 +22,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_right
 
+import numpy as np
 import pandas as pd
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
@@ -120,8 +121,8 @@ _SESSION_OUT = T.StructType([
 
 
 def _session_pass(gap: int, lateness: int):
-    # Everything the pass uses is defined in here or in the standard library, so the function pickles by value
-    # and executors need not import this package.
+    # Everything the pass uses is defined in here, in the standard library, numpy or pandas, so the function
+    # pickles by value and executors need not import this package.
     class _Session:
         """A session window in the pass: `children` are the windows it swallowed (their rows come first)."""
         __slots__ = ("start", "end", "creator", "children", "own", "size", "fired", "pending", "alive",
@@ -154,12 +155,28 @@ def _session_pass(gap: int, lateness: int):
         return min(end - 1 + lateness, POS_INF)
 
     def run(pdf: pd.DataFrame) -> pd.DataFrame:
+        """Every key of a bucket, one after the other (a bucket holds many keys: one pandas call per bucket, not
+        per key, whose fixed cost dominated with many small keys)."""
         # Sort here: applyInPandas gives no order guarantee, and the walk must follow replay order.
-        pdf = pdf.sort_values(list(ORDER), kind="mergesort").reset_index(drop=True)
+        pdf = pdf.sort_values(["key", *ORDER], kind="mergesort").reset_index(drop=True)
+        keys = pdf["key"].to_numpy()
+        cuts = [0, *(np.flatnonzero(keys[1:] != keys[:-1]) + 1).tolist(), len(keys)] if len(keys) else [0]
         ev = pdf["event_time"].to_numpy().tolist()
         wms = pdf["wm_before"].to_numpy().tolist()
         splits = pdf["split"].tolist()
         offsets = pdf["offset"].to_numpy().tolist()
+        out: list[tuple] = []
+        for lo, hi in zip(cuts[:-1], cuts[1:]):
+            walk_key(ev, wms, splits, offsets, lo, hi, out)
+        # Column by column from Python ints: a frame built from rows would infer float64 for a column with
+        # nulls and round large longs (such as -inf). Int64 is nullable, so None stays null through Arrow.
+        columns = list(zip(*out)) if out else [()] * len(_SESSION_OUT.fields)
+        return pd.DataFrame({
+            f.name: pd.array(list(col), dtype="Int64" if isinstance(f.dataType, T.LongType) else object)
+            for f, col in zip(_SESSION_OUT.fields, columns)})
+
+    def walk_key(ev: list, wms: list, splits: list, offsets: list, lo: int, hi: int, out: list) -> None:
+        """One key's rows lo..hi-1 (in replay order): its elements and late rows appended to `out`."""
         active: list[_Session] = []  # live windows, sorted by start; disjoint and not touching, so by end too
         starts: list[int] = []
         timers: list[tuple[int, int, _Session]] = []  # (max_ts, creator, window): a heap, stale entries skipped
@@ -172,7 +189,8 @@ def _session_pass(gap: int, lateness: int):
             win.firings[win.size] = (win.fired, reason, wm)  # sizes only grow: one firing per size
             win.fired += 1
 
-        for i, (t, wm) in enumerate(zip(ev, wms)):
+        for i in range(lo, hi):
+            t, wm = ev[i], wms[i]
             # The watermark moved to at least wm before this row: due timers fire (at a stream value looked up
             # later), then windows past their cleanup time are dropped (a prefix, ends being sorted).
             while timers and timers[0][0] <= wm:
@@ -188,17 +206,17 @@ def _session_pass(gap: int, lateness: int):
                 del active[:n_gone], starts[:n_gone]
             # Merge [t, t + gap) with every live window it overlaps or touches (Flink's TimeWindow.intersects);
             # a grown window can only reach windows the new one reaches itself, so one scan suffices.
-            lo, hi = t, t + gap
-            j = bisect_right(starts, hi)
+            w_lo, w_hi = t, t + gap
+            j = bisect_right(starts, w_hi)
             k = j
-            while k > 0 and active[k - 1].end >= lo:
+            while k > 0 and active[k - 1].end >= w_lo:
                 k -= 1
             swallowed = active[k:j]
-            if len(swallowed) == 1 and swallowed[0].start <= lo and swallowed[0].end >= hi:
+            if len(swallowed) == 1 and swallowed[0].start <= w_lo and swallowed[0].end >= w_hi:
                 win = swallowed[0]  # lands inside an existing window: same bounds, same window
             else:
-                start = min([lo] + [s.start for s in swallowed])
-                end = max([hi] + [s.end for s in swallowed])
+                start = min([w_lo] + [s.start for s in swallowed])
+                end = max([w_hi] + [s.end for s in swallowed])
                 if cleanup(end) <= wm:
                     late.append((i, wm))  # the (merged) window is late: retired, the row dropped
                     continue
@@ -219,7 +237,6 @@ def _session_pass(gap: int, lateness: int):
                 win.pending = False
                 fire(win, _PENDING, None)
 
-        out = []
         for win in fired:
             wid = (splits[win.creator], offsets[win.creator])
             for pos, r in enumerate(win.rows(), start=1):
@@ -227,20 +244,17 @@ def _session_pass(gap: int, lateness: int):
                             *win.firings.get(pos, (None, None, None))))
         for r, wm in late:
             out.append(("l", None, None, None, None, splits[r], offsets[r], None, None, None, wm))
-        # Column by column from Python ints: a frame built from rows would infer float64 for a column with
-        # nulls and round large longs (such as -inf). Int64 is nullable, so None stays null through Arrow.
-        columns = list(zip(*out)) if out else [()] * len(_SESSION_OUT.fields)
-        frame = pd.DataFrame({
-            f.name: pd.array(list(col), dtype="Int64" if isinstance(f.dataType, T.LongType) else object)
-            for f, col in zip(_SESSION_OUT.fields, columns)})
-        return frame
 
     return run
 
 
+_SESSION_BUCKETS_PER_CORE = 4  # keys are walked in buckets; any number gives the same result
+
+
 def _session_elements(rows: DataFrame, cfg: JobConfig, input_cols: list[str]):
+    buckets = _SESSION_BUCKETS_PER_CORE * rows.sparkSession.sparkContext.defaultParallelism
     pass_out = (rows.select("key", "split", "offset", "arrival_time", "event_time", "wm_before")
-                .groupBy("key")
+                .groupBy(F.pmod(F.xxhash64("key"), F.lit(buckets)).alias("__bucket"))
                 .applyInPandas(_session_pass(cfg.window.gap_ms, cfg.window.allowed_lateness_ms), _SESSION_OUT))
     # One join brings every element's and late row's input columns (the pass only names rows).
     joined = pass_out.join(rows.select(*input_cols), ["split", "offset"])

@@ -19,7 +19,8 @@ from ..semantics.config import JobConfig
 from .commit import commit, new_staging
 from .failpoints import failpoint
 from .fs import fs_for
-from .source import REASON_COLUMN, SOURCE_EVENT_TIME, SourceData, orderable_columns
+from .quarantine import REASON_COLUMN, SOURCE_EVENT_TIME, orderable_columns
+from .source import SourceData
 
 DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")
 OUTPUT_FILES = 1  # files per dataset (but windows: output.windows_files): fixed, so that the output does not

@@ -1,0 +1,138 @@
+"""The source's files: which data files a path holds, the partition folders around one (`dt=`, `hour=`), and
+schema drift between a partition's files and its predecessor's. Reads only file listings and Parquet footers."""
+from __future__ import annotations
+
+from pyspark.sql import SparkSession
+
+from ..semantics.config import ConfigError, JobConfig
+
+class SchemaDriftError(ConfigError):
+    """A source file whose column types differ from the others: refused before the replay, naming the file."""
+
+    def __init__(self, why: str):
+        super().__init__("source.path", why)
+
+
+def hadoop_path(spark: SparkSession, path: str):
+    jvm = spark.sparkContext._jvm
+    p = jvm.org.apache.hadoop.fs.Path(path)
+    return p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()), p
+
+
+def _hidden(name: str) -> bool:
+    return name.startswith("_") or name.startswith(".")  # as Spark's file index: _SUCCESS, .crc, _staging...
+
+
+def data_files(spark: SparkSession, path: str) -> list[str]:
+    """The data files under a file, folder or glob (recursively; hidden names skipped), sorted."""
+    fs, p = hadoop_path(spark, path)
+    matches = fs.globStatus(p)
+    out = []
+    for st in (matches or []):
+        if st.isFile():
+            out.append(st.getPath().toString())
+            continue
+        root = st.getPath().toUri().getPath().rstrip("/")
+        it = fs.listFiles(st.getPath(), True)
+        while it.hasNext():
+            f = it.next().getPath()
+            rel = f.toUri().getPath()[len(root):].strip("/").split("/")
+            if not any(_hidden(part) for part in rel):
+                out.append(f.toString())
+    return sorted(out)
+
+
+def partition_of(path: str) -> str:
+    """The `dt=`/`hour=` part of a file's path ('-' if none), to report where a bad file is."""
+    parts = [c for c in path.split("/") if "=" in c and not _hidden(c)]
+    return "/".join(parts) or "-"
+
+
+def _arrow_type_name(t) -> str:
+    """An Arrow type under the name of the Spark type it reads as (units and large variants do not matter)."""
+    import pyarrow as pa
+
+    if pa.types.is_timestamp(t):
+        return "timestamp" if t.tz else "timestamp_ntz"
+    if pa.types.is_large_string(t) or pa.types.is_string(t):
+        return "string"
+    if pa.types.is_large_binary(t) or pa.types.is_binary(t):
+        return "binary"
+    if pa.types.is_dictionary(t):
+        return _arrow_type_name(t.value_type)
+    return str(t)
+
+
+def file_column_types(spark: SparkSession, path: str) -> dict[str, str]:
+    """A Parquet file's column types, from its footer only: with pyarrow for a local file (no Spark job), else
+    through Spark's own schema inference on that one file."""
+    from .fs import is_local, local_path
+
+    if is_local(path):
+        import pyarrow.parquet as pq
+
+        schema = pq.read_schema(local_path(path))
+        return {f.name: _arrow_type_name(f.type) for f in schema}
+    return {f.name: f.dataType.simpleString() for f in spark.read.parquet(path).schema.fields}
+
+
+def check_schema_drift(spark: SparkSession, files: list[str], fmt: str, reference: str | None = None) -> None:
+    """Refuse a source whose files disagree on a column's type (schema drift), naming the file and partition.
+
+    Spark reads a folder with the schema of one of its files and then either fails deep inside a task or
+    converts silently; every file's footer is compared instead with the reference file (by default the first),
+    one small read each. Columns present in some files only are not drift (Spark fills them with nulls). CSV
+    columns are all strings as read: no drift."""
+    if fmt != "parquet" or not files:
+        return
+    reference = reference or files[0]
+    ref_types = file_column_types(spark, reference)
+    for f in files:
+        if f == reference:
+            continue
+        for name, got in file_column_types(spark, f).items():
+            want = ref_types.get(name)
+            if want is not None and got != want:
+                raise SchemaDriftError(
+                    f"schema drift: column {name!r} is {got} in {f} (partition {partition_of(f)}) but {want} in "
+                    f"{reference} (partition {partition_of(reference)}); rewrite the file with one type "
+                    "(nothing was replayed)")
+
+
+def _sibling_partitions(spark: SparkSession, root: str, subpath: str) -> list[str]:
+    """The other partition folders of the source (same granularity as subpath), nearest first: earlier ones
+    from the nearest back, then later ones."""
+    fs, rp = hadoop_path(spark, root)
+    if not fs.exists(rp):
+        return []
+    days = sorted(st.getPath().getName() for st in fs.listStatus(rp)
+                  if st.isDirectory() and st.getPath().getName().startswith("dt="))
+    names = days
+    if "/" in subpath:  # hourly: dt=D/hour=HH
+        names = []
+        for d in days:
+            day_p = spark.sparkContext._jvm.org.apache.hadoop.fs.Path(f"{root}/{d}")
+            names += sorted(f"{d}/{st.getPath().getName()}" for st in fs.listStatus(day_p)
+                            if st.isDirectory() and st.getPath().getName().startswith("hour="))
+    before = [n for n in names if n < subpath][::-1]
+    after = [n for n in names if n > subpath]
+    return before + after
+
+
+def neighbour_file(spark: SparkSession, cfg: JobConfig, subpath: str, earlier_only: bool = False,
+                    limit: int = 48) -> str | None:
+    """The first data file of the nearest partition that has one (earlier first), within `limit` partitions."""
+    root = cfg.source.path.rstrip("/")
+    names = _sibling_partitions(spark, root, subpath)
+    if earlier_only:
+        names = [n for n in names if n < subpath]
+    for name in names[:limit]:
+        files = data_files(spark, f"{root}/{name}")
+        if files:
+            return files[0]
+    return None
+
+
+def csv_reader(spark: SparkSession):
+    # No schema inference: every column stays a string as written (see read_raw).
+    return spark.read.option("header", True).option("mode", "PERMISSIVE")

@@ -1,0 +1,109 @@
+"""Duplicate and out-of-order offsets (docs/semantics.md, "Quarantine"): a narrow pre-check finds the splits that
+can hold such a row, and the exact checks decide those splits row by row."""
+from __future__ import annotations
+
+from typing import Mapping
+
+from pyspark import StorageLevel
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from .quarantine import (DUPLICATE_OFFSET, DUPLICATE_ROW, OFFSET_OUT_OF_ORDER, PARSED, REASON, STATUS,
+                         orderable_columns, row_content)
+
+def _carried_offset(s: Column, carried: Mapping[str, int] | None) -> Column:
+    """The last offset of the row's split in the partitions before this one (null: none, or a whole range)."""
+    if not carried:
+        return F.lit(None).cast("long")
+    pairs = [x for name, off in sorted(carried.items()) for x in (F.lit(name), F.lit(int(off)).cast("long"))]
+    return F.try_element_at(F.create_map(*pairs), s)
+
+
+def _exact_offset_checks(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Column,
+                         carried: Mapping[str, int] | None = None) -> DataFrame:
+    """Duplicates and out-of-order offsets, decided row by row (docs/semantics.md, "Quarantine").
+
+    Offsets rise strictly in a split (SEMANTICS §1; Flink reads a split in offset order). In the order (arrival,
+    offset, then the row's content, so that nothing depends on files) each row is compared with the largest offset
+    before it in its split, `M` (with the split's last offset carried from the partitions before, if any):
+    above M it is clean; equal to M it is a second row at that offset: `duplicate_row` when it is an exact copy of
+    the first row at that offset in the range (a redelivery), `duplicate_offset` otherwise (an exact copy always
+    has the same arrival time, so one whose first copy is in an earlier partition cannot occur); below M it is
+    `offset_out_of_order`. Only M is needed, so a partitioned replay carrying each split's last offset quarantines
+    the same rows for the same reasons as one replay of the range."""
+    order = [a, o, F.col(f"{PARSED}event_time")] + [F.col(f"`{c}`") for c in orderable_columns(raw)]
+    before = Window.partitionBy(F.col(STATUS), s).orderBy(*order).rowsBetween(Window.unboundedPreceding, -1)
+    at_offset = Window.partitionBy(F.col(STATUS), s, o).orderBy(*order)
+    cand = F.col(STATUS) == "candidate"
+    m = F.greatest(F.max(o).over(before), _carried_offset(s, carried))  # greatest skips nulls
+    content = row_content(raw)
+    copy = (F.row_number().over(at_offset) > 1) & F.first(content).over(at_offset).eqNullSafe(content)
+    reason = (F.when(cand & (o == m) & copy, F.lit(DUPLICATE_ROW)).when(cand & (o == m), F.lit(DUPLICATE_OFFSET))
+              .when(cand & (o < m), F.lit(OFFSET_OUT_OF_ORDER)))
+    parsed = parsed.withColumn("__offset_reason", reason)
+    return (parsed.withColumn(REASON, F.coalesce(F.col("__offset_reason"), F.col(REASON)))
+            .withColumn(STATUS, F.when(F.col("__offset_reason").isNotNull(), F.lit("quarantined"))
+                        .when(cand, F.lit("clean")).otherwise(F.col(STATUS)))
+            .drop("__offset_reason"))
+
+
+_PRECHECK = True  # False: every split goes through the exact checks (tests prove the pre-check changes nothing)
+_split_hash = F.xxhash64  # the pre-check's key for a split (tests force collisions through it)
+
+
+def check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Column,
+                   carried: Mapping[str, int] | None = None) -> tuple[DataFrame, list[DataFrame], dict[str, dict]]:
+    """The candidates become clean, or quarantined as duplicates or out-of-order offsets (_exact_offset_checks);
+    returns the checked rows, the frames cached for them, and per status: n, lo/hi (arrival range), splits.
+
+    The exact checks sort whole rows twice; they run only on the splits that can hold such a row. A split is
+    clean when, in (arrival, offset) order, every offset is above all the offsets before it: one sort of four
+    narrow columns, in the same pass as the counts. That finds every bad row's split: a second row at
+    (split, offset) either arrives at the same instant as the first (the pair is adjacent: equal offsets) or
+    later (an offset not above an earlier one); an out-of-order offset is not above one that arrived before it.
+    Since both exact windows partition by split, whole splits go through them unchanged. `carried`: each split's
+    last offset in the partitions before (a row not above it is bad too)."""
+    cand = F.col(STATUS) == "candidate"
+    # Sorted by longs only (a status code, a 64-bit hash of the split): comparing the split strings was most of the
+    # sort's cost. Two splits with one hash would share a running max: such a hash group is sent to the exact
+    # checks whole (it holds more than one split name), so a collision costs time, never exactness.
+    code = F.when(cand, 0).when(F.col(STATUS) == "skipped", 1).otherwise(2)
+    narrow = parsed.select(code.alias("c"), F.when(cand, _split_hash(s)).alias("h"), s.alias("s"), o.alias("o"),
+                           a.alias("a"), _carried_offset(s, carried).alias("carried"))
+    before = Window.partitionBy("c", "h").orderBy("a", "o").rowsBetween(Window.unboundedPreceding, -1)
+    # Grouped by split for the candidates only (their split names are the log's splits: few); the other rows
+    # by status alone, whatever they hold in their split column.
+    not_above = (F.col("o") <= F.max("o").over(before)) | (F.col("o") <= F.col("carried"))
+    per_hash = (narrow.withColumn("_bad", (F.col("c") == 0) & F.coalesce(not_above, F.lit(False)))
+                .groupBy("c", "h")
+                .agg(F.count(F.lit(1)).alias("n"), F.min("a").alias("lo"), F.max("a").alias("hi"),
+                     F.max(F.col("_bad").cast("int")).alias("bad"),
+                     F.collect_set(F.when(F.col("c") == 0, F.col("s"))).alias("names"))
+                .collect())
+    # Per status (a candidate that passes is clean): counts, arrival range, split names; and the splits to check.
+    status_of = {0: "clean", 1: "skipped", 2: "quarantined"}
+    stats: dict[str, dict] = {}
+    dirty: set[str] = set()
+    for r in per_hash:
+        st = status_of[r["c"]]
+        # A group of two splits (a hash collision) shared one running max: its splits are checked exactly.
+        if st == "clean" and (r["bad"] or len(r["names"]) > 1 or not _PRECHECK):
+            dirty.update(r["names"])
+        d = stats.setdefault(st, {"n": 0, "lo": None, "hi": None, "splits": set()})
+        d["n"] += r["n"]
+        d["lo"] = min((v for v in (d["lo"], r["lo"]) if v is not None), default=None)
+        d["hi"] = max((v for v in (d["hi"], r["hi"]) if v is not None), default=None)
+        d["splits"].update(r["names"])
+    if not dirty:
+        return parsed.withColumn(STATUS, F.when(cand, F.lit("clean")).otherwise(F.col(STATUS))), [], stats
+    exact = cand & s.isin(sorted(dirty))
+    # The dirty splits' rows are kept once checked (their windows are not re-run by every later read).
+    checked = _exact_offset_checks(parsed.filter(exact), raw, s, o, a, carried).persist(StorageLevel.MEMORY_AND_DISK)
+    rest = parsed.filter(~exact).withColumn(STATUS, F.when(cand, F.lit("clean")).otherwise(F.col(STATUS)))
+    out = rest.unionByName(checked)
+    # Counted again after the exact checks (only the clean rows' split names are brought back).
+    rows = (out.groupBy(STATUS).agg(F.count(F.lit(1)).alias("n"), F.min(a).alias("lo"), F.max(a).alias("hi"),
+                                     F.collect_set(F.when(F.col(STATUS) == "clean", s)).alias("splits"))
+            .collect())
+    return out, [checked], {r[STATUS]: {"n": r["n"], "lo": r["lo"], "hi": r["hi"], "splits": set(r["splits"])}
+                            for r in rows}
