@@ -1,4 +1,4 @@
-"""Duplicate and out-of-order offsets (io/source.py): the narrow pre-check only decides which splits need the
+"""Duplicate and out-of-order offsets (io/offsets.py): the narrow pre-check only decides which splits need the
 exact checks, so reading with it must quarantine exactly what the exact checks on every split quarantine.
 
 Hundreds of small random splits (offset collisions, exact redeliveries, offsets going back, equal arrivals) are
@@ -12,7 +12,7 @@ import pytest
 from pyspark.sql import functions as F
 
 from event_replay.io import read_source
-from event_replay.io import source as source_mod
+from event_replay.io import offsets as offsets_mod
 from test_io import BASE, make_cfg, write_parquet
 
 pytestmark = pytest.mark.spark
@@ -67,9 +67,9 @@ def test_precheck_quarantines_exactly_what_the_exact_checks_do(spark, tmp_path, 
         ("key", pa.string()), ("value", pa.int64())]))
     cfg = make_cfg(path)
     if collide:
-        monkeypatch.setattr(source_mod, "_split_hash", lambda s: F.pmod(F.xxhash64(s), F.lit(4)))
+        monkeypatch.setattr(offsets_mod, "_split_hash", lambda s: F.pmod(F.xxhash64(s), F.lit(4)))
     fast = _outcome(spark, cfg)
-    monkeypatch.setattr(source_mod, "_PRECHECK", False)
+    monkeypatch.setattr(offsets_mod, "_PRECHECK", False)
     exact = _outcome(spark, cfg)
     assert fast == exact
     clean, quarantined, counts = fast

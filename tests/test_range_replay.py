@@ -204,7 +204,7 @@ def test_hourly_range_crash_resumes_after_the_last_commit(spark, tmp_path, monke
 
     # The same request continues after T01 (the last commit).
     calls.clear()
-    monkeypatch.setattr(cli, "run_partition", lambda *a, **kw: calls.append(a[2]) or real(*a, **kw))
+    monkeypatch.setattr(job, "run_partition", lambda *a, **kw: calls.append(a[2]) or real(*a, **kw))
     summary = run_range(spark, cfg, _request(ids))
     assert calls == [ids[-1]] and summary.resumed_after == ids[1] and summary.replayed == [ids[-1]]
     assert not (tmp_path / "range" / PROGRESS).exists()

@@ -157,7 +157,7 @@ def _part_cfg(src, out):
 @pytest.mark.spark
 def test_schema_drift_is_refused_naming_the_file_and_partition(spark, tmp_path):
     from event_replay.job import run_partition, run_replay
-    from event_replay.io.source import SchemaDriftError
+    from event_replay.io.files import SchemaDriftError
 
     # Inside one dataset: two files disagree on `value`.
     flat = tmp_path / "flat"

@@ -307,11 +307,13 @@ def _next_values(queries: DataFrame, stream_values: DataFrame) -> DataFrame:
             .unionByName(values.select("__t", F.lit(1).alias("__is_value")))
             .withColumn("__b", F.shiftright(F.col("__t"), _BUCKET_BITS)))
     value = F.when(F.col("__is_value") == 1, F.col("__t"))
-    # Ties: a query sorts before an equal value, so the value is in its following frame (>=, not >).
-    following = (Window.partitionBy("__b").orderBy("__t", "__is_value")
-                 .rowsBetween(Window.currentRow, Window.unboundedFollowing))
+    # The minimum over what follows, as a running minimum in descending order: a frame that grows from the start
+    # is computed incrementally, one that runs to the end of the partition is recomputed for every row
+    # (quadratic). Ties: a value sorts before an equal query, so it is in the query's frame (>=, not >).
+    following = (Window.partitionBy("__b").orderBy(F.col("__t").desc(), F.col("__is_value").desc())
+                 .rowsBetween(Window.unboundedPreceding, Window.currentRow))
     in_bucket = both.withColumn("__v", F.min(value).over(following))
-    later = Window.orderBy("__b").rowsBetween(1, Window.unboundedFollowing)  # one row per bucket: one partition
+    later = Window.orderBy(F.col("__b").desc()).rowsBetween(Window.unboundedPreceding, -1)  # one row per bucket
     bucket_next = (both.groupBy("__b").agg(F.min(value).alias("__m"))
                    .select("__b", F.min("__m").over(later).alias("__later")))
     return (in_bucket.where(F.col("__is_value") == 0)
