@@ -35,7 +35,8 @@ def timed(cmd: list[str]) -> dict:
 
 
 def spark_jobs(event_dir: Path) -> int:
-    logs = [p for p in event_dir.iterdir() if p.is_file()]
+    # Spark 4 writes rolling event logs: a folder eventlog_v2_<app>/ of events_<n>_<app> files.
+    logs = [p for p in event_dir.rglob("*") if p.is_file() and p.name.startswith(("events_", "app-", "local-"))]
     return sum(line.count('"Event":"SparkListenerJobStart"') for p in logs for line in p.open())
 
 
@@ -64,7 +65,8 @@ def main() -> int:
         events.mkdir()
         shutil.rmtree(out / "replay", ignore_errors=True)
         r = timed([replay_bin, "run", "--config", str(out / "replay.yaml"), "--partition", DAY, "--first",
-                   "--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir={events}"])
+                   "--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir={events}",
+                   "--conf", "spark.eventLog.compress=false"])
         r["spark_jobs"] = spark_jobs(events)
         runs["replay"].append(r)
         runs["naive"].append(timed([py, str(ROOT / "bench" / "run.py"), "worker", "--mode", "naive", "--config",
