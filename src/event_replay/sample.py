@@ -91,19 +91,54 @@ def generate(spec: SampleSpec) -> pa.Table:
 def write_sample(out: str | os.PathLike, spec: SampleSpec) -> int:
     """Write the sample log as spec.files files into out (replacing it); returns the number of rows."""
     table = generate(spec)
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = out.with_name(f"{out.name}.staging-{uuid.uuid4().hex[:8]}")
-    staging.mkdir()
-    try:
-        n = table.num_rows
-        bounds = np.linspace(0, n, spec.files + 1).astype(np.int64)
+
+    def fill(staging: Path) -> None:
+        bounds = np.linspace(0, table.num_rows, spec.files + 1).astype(np.int64)
         for i in range(spec.files):
             part = table.slice(int(bounds[i]), int(bounds[i + 1] - bounds[i]))
             if spec.format == "csv":
                 pacsv.write_csv(part, staging / f"part-{i:05d}.csv")
             else:
                 pq.write_table(part, staging / f"part-{i:05d}.parquet")
+
+    _replace_folder(Path(out), fill)
+    return table.num_rows
+
+
+def write_partitioned_sample(out: str | os.PathLike, spec: SampleSpec, granularity: str) -> int:
+    """The sample log in the partitioned layout `dt=YYYY-MM-DD[/hour=HH]/part-00000.parquet`, by arrival (UTC),
+    replacing `out` as a whole. Use --rate/--rows (and --start) to span several days or hours."""
+    import datetime as dt
+
+    import pyarrow.compute as pc
+
+    if spec.format != "parquet":
+        raise ValueError("the partitioned layout is written as Parquet only")
+    table = generate(spec)
+    arrival = table.column("arrival_time")
+    ms = arrival.cast(pa.int64()) if pa.types.is_integer(arrival.type) else \
+        pc.cast(arrival, pa.timestamp("ms", tz="UTC")).cast(pa.int64())
+    unit = 86_400_000 if granularity == "day" else 3_600_000
+    bucket = pc.divide(ms, unit)  # integer division: arrival times are after the epoch
+
+    def fill(staging: Path) -> None:
+        for b in sorted(set(bucket.to_pylist())):
+            start = dt.datetime.fromtimestamp(b * unit / 1000, tz=dt.timezone.utc)
+            sub = f"dt={start:%Y-%m-%d}" + (f"/hour={start:%H}" if granularity == "hour" else "")
+            (staging / sub).mkdir(parents=True)
+            pq.write_table(table.filter(pc.equal(bucket, b)), staging / sub / "part-00000.parquet")
+
+    _replace_folder(Path(out), fill)
+    return table.num_rows
+
+
+def _replace_folder(out: Path, fill) -> None:
+    """Fill a staging folder next to `out`, then swap it in: `out` is whole before and after, never half written."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = out.with_name(f"{out.name}.staging-{uuid.uuid4().hex[:8]}")
+    staging.mkdir()
+    try:
+        fill(staging)
         if out.exists():
             old = out.with_name(f"{out.name}.previous-{uuid.uuid4().hex[:8]}")
             out.rename(old)
@@ -114,47 +149,3 @@ def write_sample(out: str | os.PathLike, spec: SampleSpec) -> int:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return table.num_rows
-
-
-def write_partitioned_sample(out: str, spec, granularity: str) -> int:
-    """The sample log in the partitioned layout `dt=YYYY-MM-DD[/hour=HH]/part-00000.parquet`, by arrival (UTC),
-    replacing `out` as a whole. Use --rate/--rows (and --start) to span several days or hours."""
-    import shutil
-    import uuid
-
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
-    if spec.format != "parquet":
-        raise ValueError("the partitioned layout is written as Parquet only")
-    table = generate(spec)
-    arrival = table.column("arrival_time")
-    ms = arrival.cast(pa.int64()) if pa.types.is_integer(arrival.type) else \
-        pc.cast(arrival, pa.timestamp("ms", tz="UTC")).cast(pa.int64())
-    unit = 86_400_000 if granularity == "day" else 3_600_000
-    bucket = pc.divide(ms, unit)  # integer division: arrival times are after the epoch
-    target = Path(out)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = target.with_name(f"{target.name}.staging-{uuid.uuid4().hex[:8]}")
-    staging.mkdir()
-    try:
-        import datetime as dt
-
-        for b in sorted(set(bucket.to_pylist())):
-            start = dt.datetime.fromtimestamp(b * unit / 1000, tz=dt.timezone.utc)
-            sub = f"dt={start:%Y-%m-%d}" + (f"/hour={start:%H}" if granularity == "hour" else "")
-            (staging / sub).mkdir(parents=True)
-            pq.write_table(table.filter(pc.equal(bucket, b)), staging / sub / "part-00000.parquet")
-        if target.exists():
-            old = target.with_name(f"{target.name}.previous-{uuid.uuid4().hex[:8]}")
-            target.rename(old)
-            staging.rename(target)
-            shutil.rmtree(old)
-        else:
-            staging.rename(target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return table.num_rows
