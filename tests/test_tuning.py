@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from event_replay.semantics.config import parse_config
 from event_replay.semantics.durations import NEG_INF, POS_INF
 from event_replay.tuning import GridError, parse_grid
-from event_replay.tuning.grid import format_ms, parse_list
+from event_replay.tuning.grid import grid_value, parse_list
 from strategies import cases
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +37,7 @@ def test_lists_parse_with_the_config_duration_parser():
     assert parse_list("2m,none,30s", "--idle-timeout", allow_none=True) == (None, 30000, 120000)
     assert parse_list(["1s", "500ms"], "--x", allow_none=False) == (500, 1000)
     assert parse_list(None, "--x", allow_none=False) is None and parse_list("", "--x", allow_none=False) is None
-    assert [format_ms(v) for v in (None, 0, 500, 1500, 30000, 120000, 3_600_000)] == \
+    assert [grid_value(v) for v in (None, 0, 500, 1500, 30000, 120000, 3_600_000)] == \
         ["none", "0ms", "500ms", "1500ms", "30s", "2m", "1h"]
 
 

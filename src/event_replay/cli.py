@@ -22,16 +22,6 @@ from .job import run_partition, run_replay
 from .semantics.config import JobConfig, load_config
 
 
-def _parse_conf(pairs: Sequence[str]) -> dict[str, str]:
-    conf = {}
-    for pair in pairs:
-        k, sep, v = pair.partition("=")
-        if not sep or not k:
-            raise argparse.ArgumentTypeError(f"--conf expects KEY=VALUE, got {pair!r}")
-        conf[k.strip()] = v.strip()
-    return conf
-
-
 def summary_line(summary, seconds: float) -> str:
     return (f"replay: rows read {summary.rows_read}, firings {summary.firings}, late rows {summary.late_rows}, "
             f"quarantined rows {summary.quarantined_rows}, skipped rows {summary.skipped_rows}, "
@@ -50,8 +40,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 2
     # Validate before anything starts a JVM: a bad config costs milliseconds, not a Spark start-up.
     cfg = load_config(args.config)
-    conf = _parse_conf(args.conf or [])
-    from .spark import build_session
+    from .spark import build_session, parse_conf
+
+    conf = parse_conf(args.conf or [])
 
     partitioned = args.partition or args.partitions
     if args.partition and args.partitions:

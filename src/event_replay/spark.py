@@ -3,8 +3,11 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Sequence
 
 from pyspark.sql import SparkSession
+
+from .semantics.config import ConfigError
 
 # Settings that make results independent of the machine: UTC, ANSI arithmetic, no adaptive coalescing
 # surprises in the number of output files.
@@ -43,3 +46,14 @@ def local_shuffle_partitions(spark: SparkSession, user_set: bool = False) -> Non
     if user_set or not sc.master.startswith("local") or sc.getConf().contains("spark.sql.shuffle.partitions"):
         return
     spark.conf.set("spark.sql.shuffle.partitions", str(max(4, 2 * sc.defaultParallelism)))
+
+
+def parse_conf(pairs: Sequence[str]) -> dict[str, str]:
+    """`--conf KEY=VALUE` arguments as a Spark conf dict; a malformed one is refused (exit 2) naming `--conf`."""
+    conf = {}
+    for pair in pairs:
+        k, sep, v = pair.partition("=")
+        if not sep or not k.strip():
+            raise ConfigError("--conf", f"expects KEY=VALUE, got {pair!r}")
+        conf[k.strip()] = v.strip()
+    return conf

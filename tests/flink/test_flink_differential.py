@@ -17,7 +17,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from event_replay.semantics.config import JobConfig, parse_config  # noqa: E402
-from event_replay.semantics.durations import format_ms  # noqa: E402
+from event_replay.semantics.durations import format_watermark  # noqa: E402
 from event_replay.semantics.model import LogRow, ReplayResult  # noqa: E402
 from event_replay.semantics.reference import Replayer, declared_splits_of, replay, replay_range_of  # noqa: E402
 from flink_harness import run_flink  # noqa: E402
@@ -67,7 +67,7 @@ def example_c():
 
 
 def fired(result: ReplayResult) -> list[tuple]:
-    return sorted((str(f.key), f.window_start, f.window_end, f.fire_index, format_ms(f.fire_watermark), f.fire_reason,
+    return sorted((str(f.key), f.window_start, f.window_end, f.fire_index, format_watermark(f.fire_watermark), f.fire_reason,
                    f.aggregates["cnt"]) for f in result.firings)
 
 
@@ -76,7 +76,7 @@ def late(result: ReplayResult) -> list[tuple]:
 
 
 def stream_changes(result: ReplayResult) -> list[tuple]:
-    return [(c.replay_time, format_ms(c.watermark), c.idle) for c in result.watermarks if c.scope == "stream"]
+    return [(c.replay_time, format_watermark(c.watermark), c.idle) for c in result.watermarks if c.scope == "stream"]
 
 
 # -- generated cases ----------------------------------------------------------------------------------
@@ -252,7 +252,7 @@ def _firing_key(f) -> tuple:
 def _show_firing(f) -> str:
     if f is None:
         return "(none)"
-    return (f"key={f.key!r} [{f.window_start},{f.window_end}) #{f.fire_index} wm={format_ms(f.fire_watermark)} "
+    return (f"key={f.key!r} [{f.window_start},{f.window_end}) #{f.fire_index} wm={format_watermark(f.fire_watermark)} "
             f"{f.fire_reason} {dict(f.aggregates)} rows={list(f.rows)}")
 
 
@@ -287,7 +287,7 @@ def diff(name: str, flink: ReplayResult, ref: ReplayResult) -> list[str]:
                      if flink.wm_before.get(k) != ref.wm_before.get(k))
         k = bad[0]
         problems.append(f"stream watermark before a row differs for {len(bad)} rows; first {k}: "
-                        f"flink {format_ms(flink.wm_before.get(k))}, reference {format_ms(ref.wm_before.get(k))}")
+                        f"flink {format_watermark(flink.wm_before.get(k))}, reference {format_watermark(ref.wm_before.get(k))}")
     if flink.stream_values != ref.stream_values:
         problems.append(f"stream watermark values differ: flink {flink.stream_values[:10]}..., "
                         f"reference {ref.stream_values[:10]}...")

@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def request(tmp_path, **changes):
     return {"config": "jobs/flink/demo.sql", "source_path": str(tmp_path / "log"), "output_path": str(tmp_path / "out"),
-            "start_date": "2024-01-01", "end_date": "2024-01-02", "end_of_input": "flush", **changes}
+            "start_date": "2024-01-01", "end_date": "2024-01-02", "end_of_input": "flush", "splits": "p0, p1,p2",
+            **changes}
 
 
 def test_validate_converts_a_flink_sql_job_and_keeps_the_yaml_in_the_run_folder(tmp_path):
@@ -32,6 +33,7 @@ def test_validate_converts_a_flink_sql_job_and_keeps_the_yaml_in_the_run_folder(
     effective = load_config(v["config_path"])  # what the Spark jobs read: the conversion, the override applied
     assert effective.watermark.idle_timeout_ms == 7000 and effective.watermark.max_out_of_orderness_ms == 501
     assert effective.source.path == str(tmp_path / "log") and effective.output.path == str(tmp_path / "out")
+    assert raw["source"]["splits"] == ["p0", "p1", "p2"] == list(effective.source.splits)  # the form's field
     assert v["config_file"] == str(ROOT / "jobs" / "flink" / "demo.sql")
     assert resolve_config_file("demo.sql", ROOT) == ROOT / "jobs" / "flink" / "demo.sql"
 
@@ -50,6 +52,9 @@ def test_flink_sql_job_refusals_name_the_form_field(tmp_path):
         validate_backfill(request(tmp_path, source_path=None), str(ROOT), "r")
     with pytest.raises(AirflowFailException, match=r"^Flink SQL job: output path: "):
         validate_backfill(request(tmp_path, output_path=" "), str(ROOT), "r")
+    # A partitioned history needs the splits, which a Flink SQL script does not name.
+    with pytest.raises(AirflowFailException, match=r"^Flink SQL job: splits: is required"):
+        validate_backfill(request(tmp_path, splits=" "), str(ROOT), "r")
     bad = tmp_path / "bad.sql"
     bad.write_text((ROOT / "jobs" / "flink" / "demo.sql").read_text().replace("TUMBLE(", "CUMULATE(")
                    .replace("INTERVAL '10' SECOND)", "INTERVAL '1' SECOND, INTERVAL '10' SECOND)"))

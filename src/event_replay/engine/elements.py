@@ -36,13 +36,8 @@ def _runs_as_window_function(frame: DataFrame, expr: str, spec) -> bool:
     text = expr.strip()
     if not re.match(r"^[A-Za-z_][A-Za-z0-9_.]*\s*\(", text) or re.search(r"\b(distinct|filter)\b", text, re.I):
         return False
-    depth = 0
-    for i, ch in enumerate(text):
-        depth += (ch == "(") - (ch == ")")
-        if depth == 0 and ch == ")":
-            if i != len(text) - 1:
-                return False
-            break
+    if not single_call(text):
+        return False
     try:
         frame.select(F.expr(text).over(spec)).schema
         return True
@@ -77,3 +72,13 @@ def firings_with_aggregates(elems: DataFrame, wid: list[str], order: list[str], 
                    .agg(*[F.expr(e).alias(n) for n, e in general.items()]))
         fired = (fired.join(grouped, [F.col(c).eqNullSafe(F.col(f[c])) for c in f], "left").drop(*f.values()))
     return fired
+
+
+def single_call(text: str) -> bool:
+    """Whether the parenthesis opened by the first call in `text` closes at its very end: one call, nothing after."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and ch == ")":
+            return i == len(text) - 1
+    return False

@@ -30,7 +30,7 @@ from pyspark.sql import functions as F
 
 from ..semantics.config import JobConfig, WindowConfig
 from ..semantics.model import FIRE_LATE_ROW
-from .elements import ORDER, PENDING, POS, WE, WS, cleanup, firings_with_aggregates
+from .elements import ORDER, PENDING, POS, WE, WS, cleanup, firings_with_aggregates, single_call
 
 # Slot aggregation is used up to this many late-accepted elements, and windows with at most this many late firings
 # (each copies its window's early rows once per late firing); beyond, the numbered path.
@@ -188,7 +188,7 @@ def _order_free(frame: DataFrame, expr: str) -> bool:
     """Whether `expr` is one count/min/max/sum call whose result cannot depend on the order rows are combined in:
     not over floating point (rounding of sums; -0.0 against 0.0 in min/max)."""
     text = expr.strip()
-    if not _ORDER_FREE.match(text) or not _single_call(text):
+    if not _ORDER_FREE.match(text) or not single_call(text):
         return False
     try:
         frame.select(F.expr(text).alias("__x")).schema  # analysis only: is it one valid aggregate at all
@@ -201,14 +201,3 @@ def _order_free(frame: DataFrame, expr: str) -> bool:
     except AnalysisException:
         return False
     return "float" not in arg_type and "double" not in arg_type
-
-
-def _single_call(text: str) -> bool:
-    depth = 0
-    for i, ch in enumerate(text):
-        depth += (ch == "(") - (ch == ")")
-        if depth == 0 and ch == ")":
-            return i == len(text) - 1
-    return False
-
-

@@ -13,9 +13,10 @@ cleanup time `c = m + allowed_lateness`, its rows split by `W = wm_before` into
 
 So every firing holds a prefix of its window's rows in one fixed order. Tumbling and sliding windows are
 fixed_windows.py (one aggregate over slots). Sessions merge, so they need one sequential pass per key
-(applyInPandas over buckets of keys, each key's rows sorted by replay order, O(n log n)); the pass emits window memberships in prefix form and
-elements.firings_with_aggregates evaluates the Spark SQL aggregates as running aggregates over them. This module
-dispatches, looks up the timer firings' watermarks and picks the rows a partition carries.
+(applyInPandas over buckets of keys, each key's rows sorted by replay order, O(n log n)); the pass emits window
+memberships in prefix form and elements.firings_with_aggregates evaluates the Spark SQL aggregates as running
+aggregates over them. This module dispatches, looks up the timer firings' watermarks and picks the rows a partition
+carries.
 """
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .settings import split_list
 
 def add_config_parser(sub) -> None:
     config = sub.add_parser("config", help="derive a job config from a Flink job's own settings")
@@ -26,6 +27,8 @@ def add_config_parser(sub) -> None:
     for p in (sql, conf):
         p.add_argument("--source-path", required=True, help="source.path of the config: the job's event log")
         p.add_argument("--output-path", required=True, help="output.path of the config")
+        p.add_argument("--splits", default=None, metavar="S1,S2,...",
+                       help="source.splits: the log's splits (needed to replay partition by partition)")
     sql.set_defaults(func=cmd_from_flink_sql)
     conf.set_defaults(func=cmd_from_flink_conf)
 
@@ -43,7 +46,8 @@ def cmd_from_flink_sql(args: argparse.Namespace) -> int:
     from .sql import config_from_flink_sql
 
     text, _ = config_from_flink_sql(args.file, table=args.table, query_window=args.query_window,
-                                    source_path=args.source_path, output_path=args.output_path)
+                                    source_path=args.source_path, output_path=args.output_path,
+                                    splits=split_list(args.splits))
     sys.stdout.write(text)
     return 0
 
@@ -53,6 +57,7 @@ def cmd_from_flink_conf(args: argparse.Namespace) -> int:
         return 2
     from .conf import config_from_flink_conf
 
-    text, _ = config_from_flink_conf(args.file, source_path=args.source_path, output_path=args.output_path)
+    text, _ = config_from_flink_conf(args.file, source_path=args.source_path, output_path=args.output_path,
+                                     splits=split_list(args.splits))
     sys.stdout.write(text)
     return 0

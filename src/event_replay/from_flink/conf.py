@@ -27,7 +27,8 @@ from typing import Any
 import yaml
 
 from ..semantics.config import JobConfig
-from .settings import Derived, FlinkSettingsError, flink_duration_ms, format_ms, render
+from ..semantics.durations import format_duration
+from .settings import SPLITS_COMMENT, Derived, FlinkSettingsError, flink_duration_ms, render
 
 STRATEGIES = {"forBoundedOutOfOrderness": "bounded_out_of_orderness", "forMonotonousTimestamps": "monotonous"}
 ASSIGNERS = {"TumblingEventTimeWindows": "tumbling", "SlidingEventTimeWindows": "sliding",
@@ -89,7 +90,8 @@ def _properties(text: str) -> dict[str, tuple[str, int]]:
     return out
 
 
-def config_from_flink_conf(path: str | Path, *, source_path: str, output_path: str) -> tuple[str, JobConfig]:
+def config_from_flink_conf(path: str | Path, *, source_path: str, output_path: str,
+                           splits: list[str] | None = None) -> tuple[str, JobConfig]:
     settings = read_settings(path)
     known = set(CALLS)
     for key, (_, line) in settings.items():
@@ -100,6 +102,8 @@ def config_from_flink_conf(path: str | Path, *, source_path: str, output_path: s
                        "DataStream job's settings")
     get = _getter(settings)
     d.set("source.path", source_path, "--source-path")
+    if splits:
+        d.set("source.splits", list(splits), SPLITS_COMMENT)
     d.set("source.columns.event_time", str(get("watermark.timestamp-column", "event_time")),
           _comment(settings, "watermark.timestamp-column"))
     d.set("source.columns.key", str(get("window.key-by", "key")), _comment(settings, "window.key-by"))
@@ -144,7 +148,8 @@ def _watermark(d: Derived, settings, get) -> None:
     if strategy == "bounded_out_of_orderness":
         if delay is None:
             raise FlinkSettingsError("key 'watermark.out-of-orderness'", "required with forBoundedOutOfOrderness")
-        d.set("watermark.max_out_of_orderness", format_ms(delay), _comment(settings, "watermark.out-of-orderness"))
+        d.set("watermark.max_out_of_orderness", format_duration(delay),
+              _comment(settings, "watermark.out-of-orderness"))
     elif delay is not None:
         raise FlinkSettingsError("key 'watermark.out-of-orderness'", "forMonotonousTimestamps takes no "
                                  "out-of-orderness", settings["watermark.out-of-orderness"][1])
@@ -153,10 +158,10 @@ def _watermark(d: Derived, settings, get) -> None:
         raise FlinkSettingsError("key 'pipeline.auto-watermark-interval'", "0 turns periodic watermarks off: not "
                                  "mapped", settings["pipeline.auto-watermark-interval"][1])
     d.set("watermark.emit", "periodic", "WatermarkStrategy generators emit at the auto-watermark interval")
-    d.set("watermark.interval", format_ms(interval), _comment(settings, "pipeline.auto-watermark-interval"))
+    d.set("watermark.interval", format_duration(interval), _comment(settings, "pipeline.auto-watermark-interval"))
     idle = _duration(settings, "watermark.idleness")
     if idle:
-        d.set("watermark.idle_timeout", format_ms(idle), _comment(settings, "watermark.idleness"))
+        d.set("watermark.idle_timeout", format_duration(idle), _comment(settings, "watermark.idleness"))
 
 
 def _window(d: Derived, settings, get) -> None:
@@ -180,12 +185,12 @@ def _window(d: Derived, settings, get) -> None:
         if key == "window.offset":
             offset = _signed_offset(settings)
             if offset is not None:
-                d.set(key, format_ms(offset % period), _comment(settings, key, assigner=name))
+                d.set(key, format_duration(offset % period), _comment(settings, key, assigner=name))
             continue
         ms = _duration(settings, key)
-        d.set(key, format_ms(ms), _comment(settings, key, assigner=name))
+        d.set(key, format_duration(ms), _comment(settings, key, assigner=name))
         period = ms if key in ("window.size", "window.slide") else period
-    d.set("window.allowed_lateness", format_ms(_duration(settings, "window.allowed-lateness", 0)),
+    d.set("window.allowed_lateness", format_duration(_duration(settings, "window.allowed-lateness", 0)),
           _comment(settings, "window.allowed-lateness"))
     d.set("window.time", "event", f"{name} is an event-time assigner")
 

@@ -56,14 +56,6 @@ def flink_duration_ms(value: Any, construct: str, line: int | None = None) -> in
                                         "'5000' for ms); sub-millisecond units have no replay equivalent", line)
 
 
-def format_ms(ms: int) -> str:
-    """A duration as the config writes it: the largest unit that divides it (`501ms`, `5s`, `10m`, `1h`)."""
-    for unit, size in (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000)):
-        if ms and ms % size == 0:
-            return f"{ms // size}{unit}"
-    return f"{ms}ms"
-
-
 @dataclass
 class Derived:
     """A job config's raw sections being derived, each key with the Flink construct it comes from."""
@@ -83,6 +75,19 @@ class Derived:
 
 
 SECTION_ORDER = ("source", "watermark", "window", "aggregations", "replay", "output")
+
+
+# A Flink job's settings never name its source's splits (Kafka partitions, files): the user gives them (--splits).
+SPLITS_COMMENT = "--splits: the source's splits (a Flink job's settings do not name them)"
+
+
+def split_list(value: str | list[str] | None) -> list[str] | None:
+    """`p0,p1,p2` (or a list) -> ["p0", "p1", "p2"]; None or blank -> None."""
+    if value is None:
+        return None
+    items = value.split(",") if isinstance(value, str) else [str(v) for v in value]
+    names = [s.strip() for s in items if s.strip()]
+    return names or None
 
 
 def render(derived: Derived) -> tuple[str, JobConfig]:

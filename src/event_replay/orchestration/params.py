@@ -123,7 +123,7 @@ def load_base_config(config_file: Path, params: Mapping[str, Any]) -> tuple[JobC
     output_path; the generated YAML text is returned too (None for a YAML config)."""
     if config_file.suffix.lower() != ".sql":
         return load_config(config_file), None
-    from ..from_flink.settings import FlinkSettingsError
+    from ..from_flink.settings import FlinkSettingsError, split_list
     from ..from_flink.sql import config_from_flink_sql
 
     paths = {}
@@ -132,8 +132,12 @@ def load_base_config(config_file: Path, params: Mapping[str, Any]) -> tuple[JobC
         if not isinstance(value, str) or not value.strip():
             raise ConfigError(f"params.{field}", "is required with a Flink SQL job (the .sql has no paths)")
         paths[field] = value.strip()
+    splits = split_list(params.get("splits"))
+    if splits is None:
+        raise ConfigError("params.splits", "is required with a Flink SQL job: the log's splits, e.g. p0,p1,p2 "
+                                           "(the .sql does not name them; a partitioned replay needs them)")
     try:
-        text, cfg = config_from_flink_sql(config_file, **paths)
+        text, cfg = config_from_flink_sql(config_file, splits=splits, **paths)
     except FlinkSettingsError as exc:
         raise ConfigError("params.config", f"{config_file.name}: {exc}") from None
     return cfg, text
@@ -213,7 +217,7 @@ def write_effective_config(cfg: JobConfig, path: str | Path) -> str:
 
 FIELD_TITLES = {"config": "Job config", "start_date": "First day", "end_date": "Last day",
                 "end_of_input": "End of input", "source_path": "Flink SQL job: source path",
-                "output_path": "Flink SQL job: output path",
+                "output_path": "Flink SQL job: output path", "splits": "Flink SQL job: splits",
                 **{f: f"Override {section}.{key}" for f, (section, key) in DURATION_OVERRIDES.items()}}
 
 
@@ -245,6 +249,9 @@ def airflow_params(project_dir: str | Path, *, nightly: bool = False) -> dict[st
     for field, what in (("source_path", "event log (source.path)"), ("output_path", "outputs (output.path)")):
         params[field] = Param(None, type=["null", "string"], title=f"Flink SQL job: {field.replace('_', ' ')}",
                               description=f"Only with a .sql job, and required then: the {what}.")
+    params["splits"] = Param(None, type=["null", "string"], title=FIELD_TITLES["splits"],
+                             description="Only with a .sql job, and required then: the event log's splits, "
+                                         "comma-separated (source.splits), e.g. p0,p1,p2,p3.")
     if not nightly:
         params["start_date"] = Param("2024-01-01", type="string", format="date", title=FIELD_TITLES["start_date"],
                                      description="First dt= partition replayed (arrival-time day, UTC).")

@@ -19,16 +19,6 @@ from ..semantics.config import load_config
 from .grid import GridError, parse_grid
 
 
-def _conf(pairs: Sequence[str]) -> dict[str, str]:
-    conf = {}
-    for pair in pairs:
-        k, sep, v = pair.partition("=")
-        if not sep or not k.strip():
-            raise GridError("--conf", f"expects KEY=VALUE, got {pair!r}")
-        conf[k.strip()] = v.strip()
-    return conf
-
-
 def cmd_tune(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
     if not Path(args.config).is_file():
@@ -36,8 +26,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
         return 2
     cfg = load_config(args.config)
     grid, variants = parse_grid(cfg, args.max_out_of_orderness, args.idle_timeout, args.allowed_lateness)
-    conf = _conf(args.conf or [])
-    from ..spark import build_session
+    from ..spark import build_session, parse_conf
+
+    conf = parse_conf(args.conf or [])
     from .runner import markdown_table, run_tuning
 
     print(f"replay tune: {len(variants)} variants of {args.config} -> {grid.name}", flush=True)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ..semantics.config import ConfigError, JobConfig
-from ..semantics.durations import parse_duration_ms
+from ..semantics.durations import format_duration, parse_duration_ms
 
 OPTION_OF_FIELD = {"max_out_of_orderness": "--max-out-of-orderness", "idle_timeout": "--idle-timeout",
                    "allowed_lateness": "--allowed-lateness"}
@@ -36,14 +36,9 @@ class GridError(ValueError):
         super().__init__(f"option {option}: {why}")  # the CLI's refusal line
 
 
-def format_ms(ms: int | None) -> str:
-    """The shortest exact spelling of a duration: 500ms, 5s, 2m, 1h, 1d; `none` for no idleness."""
-    if ms is None:
-        return NONE_WORD
-    for unit, size in (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000)):
-        if ms and ms % size == 0:
-            return f"{ms // size}{unit}"
-    return f"{ms}ms"
+def grid_value(ms: int | None) -> str:
+    """A grid value as written: the shortest exact duration (500ms, 5s, 2m, 1h, 1d); `none` for no idleness."""
+    return NONE_WORD if ms is None else format_duration(ms)
 
 
 def parse_list(text: str | Sequence[str] | None, option: str, *, allow_none: bool) -> tuple[int | None, ...] | None:
@@ -90,8 +85,8 @@ class Variant:
 
     @property
     def name(self) -> str:
-        return (f"delay {format_ms(self.max_out_of_orderness_ms)}, idle {format_ms(self.idle_timeout_ms)}, "
-                f"lateness {format_ms(self.allowed_lateness_ms)}")
+        return (f"delay {grid_value(self.max_out_of_orderness_ms)}, idle {grid_value(self.idle_timeout_ms)}, "
+                f"lateness {grid_value(self.allowed_lateness_ms)}")
 
     def config(self, base: JobConfig) -> JobConfig:
         """The base config with this variant's three settings, validated as a whole."""
@@ -116,7 +111,7 @@ class Grid:
     def name(self) -> str:
         """A stable folder name (no timestamp): the same grid always writes to the same folder."""
         def part(values: Iterable[int | None]) -> str:
-            return "-".join(format_ms(v) for v in values)
+            return "-".join(grid_value(v) for v in values)
         name = (f"delay_{part(self.delays_ms)}__idle_{part(self.idle_timeouts_ms)}"
                 f"__lateness_{part(self.lateness_ms)}")
         if len(name) > 120:  # keep paths short; the full grid is in tuning.json

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..semantics.config import JobConfig
-from .grid import Grid, Variant, format_ms
+from .grid import Grid, Variant, grid_value
 
 TUNING_FOLDER = "_tuning"
 PLOT_FILE = "late_share_vs_lag.png"
@@ -127,9 +127,9 @@ def plot(path: Path, rows: Sequence[dict[str, Any]]) -> None:
     for k, idle in enumerate(idles):
         pts = [r for r in rows if r["idle_timeout_ms"] == idle and r["wm_lag_mean_ms"] is not None]
         ax.scatter([r["wm_lag_mean_ms"] / 1000 for r in pts], [100 * r["late_share"] for r in pts],
-                   color=colours[k % len(colours)], label=f"idle timeout {format_ms(idle)}", zorder=3)
+                   color=colours[k % len(colours)], label=f"idle timeout {grid_value(idle)}", zorder=3)
         for j, r in enumerate(pts):  # alternate above/below so that neighbours' labels do not overprint
-            ax.annotate(f"{format_ms(r['max_out_of_orderness_ms'])}/{format_ms(r['allowed_lateness_ms'])}",
+            ax.annotate(f"{grid_value(r['max_out_of_orderness_ms'])}/{grid_value(r['allowed_lateness_ms'])}",
                         (r["wm_lag_mean_ms"] / 1000, 100 * r["late_share"]), textcoords="offset points",
                         xytext=(5, 5 if j % 2 == 0 else -12), fontsize=8)
     lags = [r["wm_lag_mean_ms"] for r in rows if r["wm_lag_mean_ms"] is not None]
