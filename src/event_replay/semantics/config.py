@@ -5,23 +5,29 @@ All durations and instants are held as integer milliseconds.
 """
 from __future__ import annotations
 
-import dataclasses
 import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping, get_args
 
 import yaml
 
 from .durations import parse_duration_ms, parse_instant_ms
 
-STRATEGIES = ("bounded_out_of_orderness", "sql", "monotonous")
-EMITS = ("periodic", "per_event")
-WINDOW_TYPES = ("tumbling", "sliding", "session")
-TIME_NOTIONS = ("event", "ingestion", "processing")
-END_OF_INPUT = ("flush", "hold")
-FORMATS = ("parquet", "csv")
+Strategy = Literal["bounded_out_of_orderness", "sql", "monotonous"]
+Emit = Literal["periodic", "per_event"]
+WindowType = Literal["tumbling", "sliding", "session"]
+TimeNotion = Literal["event", "ingestion", "processing"]
+EndOfInput = Literal["flush", "hold"]
+SourceFormat = Literal["parquet", "csv"]
+# The values each accepts, in the order error messages list them.
+STRATEGIES: tuple[str, ...] = get_args(Strategy)
+EMITS: tuple[str, ...] = get_args(Emit)
+WINDOW_TYPES: tuple[str, ...] = get_args(WindowType)
+TIME_NOTIONS: tuple[str, ...] = get_args(TimeNotion)
+END_OF_INPUT: tuple[str, ...] = get_args(EndOfInput)
+FORMATS: tuple[str, ...] = get_args(SourceFormat)
 COLUMN_ROLES = ("split", "offset", "arrival_time", "event_time", "key")
 DEFAULT_INTERVAL_MS = 200  # Flink's default autoWatermarkInterval
 
@@ -42,7 +48,7 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class SourceConfig:
     path: str
-    format: str = "parquet"
+    format: SourceFormat = "parquet"
     columns: Mapping[str, str] = field(default_factory=lambda: {r: r for r in COLUMN_ROLES})
     splits: tuple[str, ...] | None = None  # declared splits; None = those seen in the range
     side_inputs: tuple[str, ...] = ()  # inputs that never produce watermarks: count as +inf
@@ -50,9 +56,9 @@ class SourceConfig:
 
 @dataclass(frozen=True)
 class WatermarkConfig:
-    strategy: str = "bounded_out_of_orderness"
+    strategy: Strategy = "bounded_out_of_orderness"
     max_out_of_orderness_ms: int = 0
-    emit: str = "periodic"
+    emit: Emit = "periodic"
     interval_ms: int = DEFAULT_INTERVAL_MS  # 0 when emit == per_event
     idle_timeout_ms: int | None = None
     advance_after_silence_ms: int | None = None
@@ -75,20 +81,20 @@ class WatermarkConfig:
 
 @dataclass(frozen=True)
 class WindowConfig:
-    type: str = "tumbling"
+    type: WindowType = "tumbling"
     size_ms: int | None = None
     slide_ms: int | None = None
     offset_ms: int = 0
     gap_ms: int | None = None
     allowed_lateness_ms: int = 0
-    time: str = "event"  # event | ingestion | processing
+    time: TimeNotion = "event"
 
 
 @dataclass(frozen=True)
 class ReplayRangeConfig:
     start_ms: int | None = None
     end_ms: int | None = None
-    end_of_input: str = "flush"
+    end_of_input: EndOfInput = "flush"
 
 
 @dataclass(frozen=True)
@@ -412,7 +418,3 @@ def to_raw(cfg: JobConfig) -> dict[str, Any]:
     if r.end_ms is not None:
         raw["replay"]["end"] = r.end_ms
     return raw
-
-
-def replace(cfg: JobConfig, **changes: Any) -> JobConfig:
-    return dataclasses.replace(cfg, **changes)
