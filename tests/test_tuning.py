@@ -175,10 +175,11 @@ def expected_figures(out: Path, source: pd.DataFrame) -> dict:
 def test_each_variant_equals_a_separate_replay_run(spark, tmp_path):
     from event_replay.job import run_replay
     from event_replay.quality.prepare import late_events_batch, read_outputs, watermarks_batch
-    from event_replay.quality.why import _holders, _late_causes
+    from event_replay.quality.attribution import holders, late_causes
     from event_replay.sample import SampleSpec, write_sample
     from event_replay.tuning.figures import ranked
-    from event_replay.tuning.runner import PLOT_FILE, read_results, run_tuning
+    from event_replay.tuning.results import PLOT_FILE, read_results
+    from event_replay.tuning.runner import run_tuning
 
     src = tmp_path / "log"
     # 3 splits, the last falling silent: idleness matters; stragglers: late rows whatever the delay.
@@ -210,7 +211,7 @@ def test_each_variant_equals_a_separate_replay_run(spark, tmp_path):
         assert row["late_rows_by_split"] == ranked(exp["late_split_counts"])
         frames = read_outputs(spark, str(out))
         wm = watermarks_batch(frames["watermarks"])
-        causes = _late_causes(late_events_batch(frames["late_events"], run_cfg), _holders(wm), False).collect()
+        causes = late_causes(late_events_batch(frames["late_events"], run_cfg), holders(wm), False).collect()
         by_cause: dict = {}
         for r in causes:
             by_cause[r["cause"]] = by_cause.get(r["cause"], 0) + r["rows"]

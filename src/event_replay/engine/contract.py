@@ -25,8 +25,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyspark.sql import DataFrame
+from pyspark.sql import types as T
 
 from ..semantics.durations import NEG_INF, POS_INF  # noqa: F401  (re-exported for the stages)
+
+# The watermarks output and the stream values (see above); a split's carried state (state.py).
+WATERMARKS_SCHEMA = T.StructType([
+    T.StructField("replay_time", T.LongType(), False),
+    T.StructField("scope", T.StringType(), False),
+    T.StructField("split", T.StringType(), True),
+    T.StructField("watermark", T.LongType(), True),
+    T.StructField("idle", T.BooleanType(), False),
+])
+STREAM_VALUES_SCHEMA = T.StructType([T.StructField("watermark", T.LongType(), False)])
+SPLIT_STATE_SCHEMA = T.StructType([T.StructField("split", T.StringType(), False),
+                                  T.StructField("t", T.LongType(), True), T.StructField("m", T.LongType(), False)])
 
 
 @dataclass

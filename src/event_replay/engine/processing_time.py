@@ -19,7 +19,7 @@ from pyspark.sql import functions as F
 
 from ..semantics.config import JobConfig
 from .contract import EngineResult
-from .timeline import SPLIT_STATE_SCHEMA, WATERMARKS_SCHEMA
+from .contract import SPLIT_STATE_SCHEMA, WATERMARKS_SCHEMA
 
 CLOCK = "wm_before"
 

@@ -29,7 +29,7 @@ from ..semantics.config import JobConfig
 from .contract import Timeline
 from .split_changes import SplitGroups, split_changes
 from .stream import StreamTimeline, combine_splits
-from .timeline import WATERMARKS_SCHEMA
+from .contract import WATERMARKS_SCHEMA
 
 DRIVER_GROUPS_MAX = 4_000_000  # (split, tick) entries brought to the driver; above it, the Spark path
 

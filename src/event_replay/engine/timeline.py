@@ -31,18 +31,9 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..semantics.config import JobConfig
-from .contract import NEG_INF, POS_INF, Timeline
+from .contract import (NEG_INF, POS_INF, SPLIT_STATE_SCHEMA, STREAM_VALUES_SCHEMA, WATERMARKS_SCHEMA,
+                       Timeline)
 
-WATERMARKS_SCHEMA = T.StructType([
-    T.StructField("replay_time", T.LongType(), False),
-    T.StructField("scope", T.StringType(), False),
-    T.StructField("split", T.StringType(), True),
-    T.StructField("watermark", T.LongType(), True),
-    T.StructField("idle", T.BooleanType(), False),
-])
-STREAM_VALUES_SCHEMA = T.StructType([T.StructField("watermark", T.LongType(), False)])
-SPLIT_STATE_SCHEMA = T.StructType([T.StructField("split", T.StringType(), False),
-                                  T.StructField("t", T.LongType(), True), T.StructField("m", T.LongType(), False)])
 
 
 @dataclass

@@ -82,7 +82,7 @@ def validate_tuning(params: Mapping[str, Any], project_dir: str | Path, run_id: 
 
 def tuning_report(validated: Mapping[str, Any]) -> dict[str, Any]:
     """The table the job wrote (fails if it is missing), logged as Markdown."""
-    from ..tuning.runner import TUNING_FOLDER, read_results
+    from ..tuning.results import TUNING_FOLDER, read_results
 
     folder = Path(validated["output_path"], TUNING_FOLDER, validated["grid"])
     results = {r["folder"]: r for r in read_results(validated["output_path"])}

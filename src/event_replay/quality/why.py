@@ -27,6 +27,8 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from ..semantics.config import JobConfig
+from . import attribution
+from .attribution import ALL_IDLE
 from .prepare import late_events_batch, partition_columns, read_outputs, watermarks_batch, windows_batch
 from .why_page import render
 from .why_plot import MAX_LANES, figure_size_px, plot, utc
@@ -34,27 +36,11 @@ from .why_timelines import series_column, timelines
 
 REPORT_FOLDER = "why_report"
 HOLDERS_CSV = "window_holders.csv"
-ALL_IDLE = "all-idle jump"
 END_OF_INPUT = "end of input"
 SAMPLE_ROWS = 50
 COUNT_COLUMNS = ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows", "skipped_rows")
 
 __all__ = ["why_report", "figure_size_px", "REPORT_FOLDER"]
-
-
-def _holders(wm: DataFrame) -> DataFrame:
-    """Per stream value W: the first time the non-idle stream reached it and the split(s) publishing W then."""
-    stream = (wm.where((F.col("scope") == "stream") & ~F.col("idle") & F.col("watermark_ms").isNotNull())
-              .groupBy(F.col("watermark_ms").alias("W")).agg(F.min("replay_time_ms").alias("e_time")))
-    order = Window.partitionBy("split").orderBy("replay_time_ms", F.col("watermark_ms").asc_nulls_first())
-    splits = (wm.where(F.col("scope") == "split")
-              .withColumn("next_t", F.lead("replay_time_ms").over(order))
-              .where(~F.col("idle")))
-    cond = ((splits.watermark_ms == stream.W) & (splits.replay_time_ms <= stream.e_time)
-            & (splits.next_t.isNull() | (splits.next_t > stream.e_time)))
-    held = (stream.join(splits, cond, "left")
-            .groupBy("W", "e_time").agg(F.array_join(F.sort_array(F.collect_set("split")), "+").alias("holder")))
-    return held.withColumn("holder", F.when(F.col("holder") == "", F.lit(None)).otherwise(F.col("holder")))
 
 
 def _window_holders(windows: DataFrame, holders: DataFrame, cfg: JobConfig) -> DataFrame:
@@ -66,18 +52,9 @@ def _window_holders(windows: DataFrame, holders: DataFrame, cfg: JobConfig) -> D
     return j.select("key", "window_start", "window_end", "fire_reason", "fire_watermark_ms", who.alias("held_by"))
 
 
-def _late_causes(late: DataFrame, holders: DataFrame, per_event: bool) -> DataFrame:
-    j = late.join(holders, late.late_watermark_ms == holders.W, "left")
-    # A tick at the row's arrival comes after the row; with per-event emission a change at the same arrival
-    # time can come from an earlier row.
-    before = (F.col("e_time") <= F.col("arrival_ms")) if per_event else (F.col("e_time") < F.col("arrival_ms"))
-    cause = F.when(F.col("holder").isNotNull() & before, F.col("holder")).otherwise(F.lit(ALL_IDLE))
-    return j.groupBy("split", cause.alias("cause")).agg(F.count(F.lit(1)).alias("rows"))
-
-
 def _tuning_entries(output_path: str, report: Path) -> list[dict]:
     """The tuning results of these outputs (event_replay.tuning), their plots copied next to the report."""
-    from ..tuning.runner import PLOT_FILE, TUNING_FOLDER, read_results
+    from ..tuning.results import PLOT_FILE, TUNING_FOLDER, read_results
 
     entries = []
     for r in read_results(output_path):
@@ -153,7 +130,7 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
     bounds = wm.agg(F.min("replay_time_ms").alias("t0"), F.max("replay_time_ms").alias("t1")).first()
     t0, t1 = (bounds.t0 or 0), (bounds.t1 or 0)
     splits = sorted(r.split for r in wm.where(F.col("scope") == "split").select("split").distinct().collect())
-    holders = _holders(wm).cache()
+    holders = attribution.holders(wm).cache()
     tl = timelines(wm, holders, t0, t1, splits, pad_ms=2 * (cfg.watermark.idle_timeout_ms or 0))
     w_px, h_px = plot(report / "timelines.png", tl, cfg.watermark.lag_ms)
     idle_stats = _idle_stats(wm, t1)
@@ -164,7 +141,7 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
                          .collect()}
     sample = [{k: (str(v) if k in ("window_start", "window_end") else v) for k, v in r.asDict().items()}
               for r in per_window.orderBy("window_end", "window_start", "key").limit(SAMPLE_ROWS).collect()]
-    late_causes = [r.asDict() for r in _late_causes(late, holders, not cfg.watermark.periodic)
+    late_causes = [r.asDict() for r in attribution.late_causes(late, holders, not cfg.watermark.periodic)
                    .orderBy(F.col("rows").desc(), "split", "cause").collect()]
 
     partitions, counts = _partitions(out)

@@ -9,7 +9,7 @@ column of panels, padded so that the idleness which follows the traffic shows.
 Per span, every series (the stream and each split) is downsampled to SPAN_BUCKETS buckets (the highest watermark per
 bucket; the value carried into the span comes along so the step starts right), and two kinds of stretches are
 reduced to the buckets they cover: when a split (or the stream) was idle, and which split held the stream's
-watermark (the split whose published watermark equalled the stream value, see why._holders).
+watermark (the split whose published watermark equalled the stream value, see attribution.holders).
 """
 from __future__ import annotations
 
@@ -157,7 +157,7 @@ def _intervals(series: DataFrame, holders: DataFrame, t1: int) -> DataFrame:
 
 
 def timelines(wm: DataFrame, holders: DataFrame, t0: int, t1: int, splits: list[str], pad_ms: int) -> Timelines:
-    """`wm`: the watermarks batch (why.watermarks_batch), `holders`: why._holders of it."""
+    """`wm`: the watermarks batch (why.watermarks_batch), `holders`: attribution.holders of it."""
     spans = traffic_spans(wm, t0, t1, pad_ms)
     series = wm.withColumn("series", series_column(wm))
     points, carried = _points(series, spans)

@@ -98,13 +98,13 @@ def first_fire_delays(firings: DataFrame, values: DataFrame, end_ms: int) -> Dat
 
 def late_causes(late: DataFrame, watermarks: DataFrame, cfg: JobConfig) -> list[dict[str, Any]]:
     """why.py's cause analysis on the engine's frames: rows (split, cause, rows), largest first."""
-    from ..quality.why import _holders, _late_causes
+    from ..quality.attribution import holders, late_causes as causes
 
     wm = watermarks.select("scope", "split", "idle", F.col("watermark").alias("watermark_ms"),
                            F.col("replay_time").alias("replay_time_ms"))
     lt = late.select(F.col("split").cast("string").alias("split"), F.col("arrival_time").alias("arrival_ms"),
                      F.col("late_watermark").alias("late_watermark_ms"))
-    rows = _late_causes(lt, _holders(wm), not cfg.watermark.periodic).collect()  # a few rows per split
+    rows = causes(lt, holders(wm), not cfg.watermark.periodic).collect()  # a few rows per split
     return sorted(({"split": r["split"], "cause": r["cause"], "rows": int(r["rows"])} for r in rows),
                   key=lambda r: (-r["rows"], str(r["split"]), str(r["cause"])))
 

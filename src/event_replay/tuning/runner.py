@@ -21,10 +21,8 @@ from typing import Any, Callable, Sequence
 
 from ..semantics.config import JobConfig
 from .grid import Grid, Variant, grid_value
+from .results import JSON_FILE, PLOT_FILE, TUNING_FOLDER
 
-TUNING_FOLDER = "_tuning"
-PLOT_FILE = "late_share_vs_lag.png"
-JSON_FILE = "tuning.json"
 COLUMNS = ["variant", "max_out_of_orderness_ms", "idle_timeout_ms", "allowed_lateness_ms", "rows", "late_rows",
            "late_share", "windows_late_fired", "wm_lag_mean_ms", "wm_lag_p99_ms", "first_fire_delay_mean_ms",
            "first_fire_delay_windows", "firings", "windows", "late_rows_by_cause", "late_rows_by_split"]
@@ -190,17 +188,3 @@ grid <code>{html.escape(grid.name)}</code>. Each variant replays the same input;
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-
-
-def read_results(output_path: str | Path) -> list[dict[str, Any]]:
-    """Every tuning result under `<output_path>/_tuning/` (tuning.json), by name."""
-    root = Path(output_path, TUNING_FOLDER)
-    out = []
-    for f in sorted(root.glob(f"*/{JSON_FILE}")) if root.is_dir() else []:
-        if f.parent.name.startswith("."):
-            continue
-        try:
-            out.append({**json.loads(f.read_text()), "folder": f.parent.name})
-        except (OSError, ValueError):
-            continue
-    return out
