@@ -49,9 +49,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print("replay: --partition and --partitions exclude each other", file=sys.stderr)
         return 2
     if args.end_of_input and not partitioned:
-        import dataclasses
-
-        cfg = dataclasses.replace(cfg, replay=dataclasses.replace(cfg.replay, end_of_input=args.end_of_input))
+        cfg = cfg.with_end_of_input(args.end_of_input)
     if args.partition:
         from .engine.state import Partition, require_declared_splits
 

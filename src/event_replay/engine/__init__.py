@@ -62,8 +62,6 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     """Replay one partition's clean rows (cut to [partition.start_ms, partition.end_ms)) from the carried state of
     its predecessor (None: the partition starts a history). Returns (EngineResult, PartitionEnd): the partition's
     own outputs and what to write as its state (state.write_state)."""
-    import dataclasses
-
     from pyspark.sql import functions as F
 
     from .contract import NEG_INF, EngineResult
@@ -72,7 +70,7 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     from .fire_lookup import lookup_for
     from .windows import carried_rows, compute_windows_with_elements
 
-    cfg = dataclasses.replace(cfg, replay=dataclasses.replace(cfg.replay, end_of_input=end_of_input))
+    cfg = cfg.with_end_of_input(end_of_input)
     fixed_plans(spark)
     if cfg.window.time == "processing":  # windows on the replay clock, no timeline (processing_time.py)
         from .processing_time import replay_partition as processing_time_partition

@@ -220,9 +220,7 @@ def prepare(spark: SparkSession, output_path: str, cfg: JobConfig) -> Batches:
     out = read_outputs(spark, output_path)
     end = effective_end_of_input(spark, output_path, out["counts"], cfg)
     if end != cfg.replay.end_of_input:
-        import dataclasses
-
-        cfg = dataclasses.replace(cfg, replay=dataclasses.replace(cfg.replay, end_of_input=end))
+        cfg = cfg.with_end_of_input(end)
     return Batches(windows=windows_batch(out["windows"], cfg), watermarks=watermarks_batch(out["watermarks"]),
                    late_events=late_events_batch(out["late_events"], cfg),
                    accounting=accounting_batch(spark, out, cfg), partitions=partition_ids(out["counts"]))

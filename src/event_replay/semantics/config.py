@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Mapping, get_args
 
@@ -113,6 +113,10 @@ class JobConfig:
     aggregations: Mapping[str, str]
     replay: ReplayRangeConfig
     output: OutputConfig
+
+    def with_end_of_input(self, end_of_input: EndOfInput) -> "JobConfig":
+        """The same config ending its input with `end_of_input` (a partition's own, or the command line's)."""
+        return replace(self, replay=replace(self.replay, end_of_input=end_of_input))
 
     def with_overrides(self, **sections: Mapping[str, Any]) -> "JobConfig":
         """A new config with some raw keys replaced, validated as a whole: `watermark={'idle_timeout': '2m'}`."""
