@@ -17,7 +17,7 @@ from event_replay.orchestration.sample import generate_days, write_days
 from event_replay.orchestration.tasks import plan_partitions, validate_backfill
 from event_replay.semantics.config import ConfigError, load_config
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 D = dt.date.fromisoformat
 
 

@@ -12,7 +12,7 @@ from event_replay.orchestration.chunks import (DEFAULT_PARTITIONS_PER_JOB, chunk
 from event_replay.orchestration.plan import plan_range
 from event_replay.semantics.config import ConfigError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 D = dt.date.fromisoformat
 
 

@@ -19,7 +19,7 @@ from event_replay.tuning import GridError, parse_grid
 from event_replay.tuning.grid import grid_value, parse_list
 from strategies import cases
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cfg(source: str, out: str, **watermark):

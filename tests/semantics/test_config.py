@@ -246,7 +246,7 @@ def test_load_config_file(tmp_path):
 
 
 def test_demo_config_is_valid():
-    cfg = load_config(Path(__file__).resolve().parents[1] / "jobs" / "configs" / "demo.yaml")
+    cfg = load_config(Path(__file__).resolve().parents[2] / "jobs" / "configs" / "demo.yaml")
     assert cfg.output.path == "out/demo" and cfg.watermark.idle_timeout_ms == 5000
 
 
