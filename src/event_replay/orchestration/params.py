@@ -132,12 +132,8 @@ def load_base_config(config_file: Path, params: Mapping[str, Any]) -> tuple[JobC
         if not isinstance(value, str) or not value.strip():
             raise ConfigError(f"params.{field}", "is required with a Flink SQL job (the .sql has no paths)")
         paths[field] = value.strip()
-    splits = split_list(params.get("splits"))
-    if splits is None:
-        raise ConfigError("params.splits", "is required with a Flink SQL job: the log's splits, e.g. p0,p1,p2 "
-                                           "(the .sql does not name them; a partitioned replay needs them)")
     try:
-        text, cfg = config_from_flink_sql(config_file, splits=splits, **paths)
+        text, cfg = config_from_flink_sql(config_file, splits=split_list(params.get("splits")), **paths)
     except FlinkSettingsError as exc:
         raise ConfigError("params.config", f"{config_file.name}: {exc}") from None
     return cfg, text
@@ -184,7 +180,14 @@ def validate_request(params: Mapping[str, Any], project_dir: str | Path) -> tupl
     if is_partitioned(cfg) is False:
         raise ConfigError("params.config", f"{config_file.name} reads {cfg.source.path}, which has no dt=YYYY-MM-DD "
                                            f"folders: the backfill replays day partitions (e.g. {DEMO_CONFIG})")
-    require_declared_splits(cfg)  # the CLI refuses it too, but only after the DAG has planned and started Spark
+    try:  # the CLI refuses it too, but only after the DAG has planned and started Spark
+        require_declared_splits(cfg)
+    except ConfigError:
+        if generated is None:
+            raise
+        # A Flink SQL script never names its splits: the form's field is what to fill in.
+        raise ConfigError("params.splits", "is required with a Flink SQL job: the log's splits, e.g. p0,p1,p2 "
+                                           "(the .sql does not name them; a partitioned replay needs them)") from None
     eoi = params.get("end_of_input") or "flush"
     if eoi not in END_OF_INPUT:
         raise ConfigError("params.end_of_input", f"unknown value {eoi!r} (one of {', '.join(END_OF_INPUT)})")
