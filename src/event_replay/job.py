@@ -47,9 +47,9 @@ def source_partitions(spark, cfg: JobConfig, hourly: bool) -> list[str]:
     """The partition ids present under source.path (`dt=D` folders, or `dt=D/hour=HH`), ascending."""
     import re
 
-    jvm = spark.sparkContext._jvm
-    root = jvm.org.apache.hadoop.fs.Path(cfg.source.path)
-    fs = root.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    from .io.fs import hadoop_fs
+
+    fs, root = hadoop_fs(spark, cfg.source.path)
     if not fs.exists(root):
         return []
     out = []

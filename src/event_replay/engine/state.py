@@ -137,38 +137,13 @@ def state_dir(output_path: str, partition_id: str) -> str:
     return f"{output_path.rstrip('/')}/{STATE_DIR}/{partition_id}"
 
 
-def _fs(spark, path: str):
-    jvm = spark.sparkContext._jvm
-    p = jvm.org.apache.hadoop.fs.Path(path)
-    return p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()), p
-
-
-def _read_text(spark, path: str) -> str | None:
-    fs, p = _fs(spark, path)
-    if not fs.exists(p):
-        return None
-    stream = fs.open(p)
-    try:
-        jvm = spark.sparkContext._jvm
-        return jvm.org.apache.commons.io.IOUtils.toString(stream, "UTF-8")
-    finally:
-        stream.close()
-
-
-def _write_text(spark, path: str, text: str) -> None:
-    fs, p = _fs(spark, path)
-    out = fs.create(p, True)
-    try:
-        out.write(bytearray(text.encode("utf-8")))
-    finally:
-        out.close()
-
-
 def read_state(spark, cfg: JobConfig, partition: Partition, previous_id: str | None = None) -> CarriedState:
     """The state `partition` continues from (its predecessor's), validated; a clear StateError otherwise."""
     prev = previous_id or partition.previous().id
     folder = state_dir(cfg.output.path, prev)
-    text = _read_text(spark, f"{folder}/{MANIFEST}")
+    from ..io.fs import fs_for
+
+    text = fs_for(folder, spark).read_text(f"{folder}/{MANIFEST}")
     if text is None:
         raise StateError(f"partition {partition.id} continues from {prev}, but there is no carried state under "
                          f"{folder}: replay {prev} first (or start a new history with --first)")
@@ -204,7 +179,11 @@ def stage_state(spark, cfg: JobConfig, manifest: Manifest, splits, rows, staging
     splits.repartition(1).sortWithinPartitions("split").write.mode("errorifexists").parquet(f"{folder}/splits")
     rows.repartition(1).sortWithinPartitions("arrival_time", "split", "offset") \
         .write.mode("errorifexists").parquet(f"{folder}/rows")
-    _write_text(spark, f"{folder}/{MANIFEST}", json.dumps(asdict(manifest), indent=2, sort_keys=True) + "\n")
+    from ..io.fs import fs_for
+
+    # Durable (fsync/hsync) before the commit moves it into place.
+    fs_for(folder, spark).write_text(f"{folder}/{MANIFEST}",
+                                     json.dumps(asdict(manifest), indent=2, sort_keys=True) + "\n")
     return folder, state_dir(cfg.output.path, manifest.partition)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pyspark.sql import SparkSession
 
 from ..semantics.config import ConfigError, JobConfig
+from .fs import hadoop_fs
 
 class SchemaDriftError(ConfigError):
     """A source file whose column types differ from the others: refused before the replay, naming the file."""
@@ -13,19 +14,13 @@ class SchemaDriftError(ConfigError):
         super().__init__("source.path", why)
 
 
-def hadoop_path(spark: SparkSession, path: str):
-    jvm = spark.sparkContext._jvm
-    p = jvm.org.apache.hadoop.fs.Path(path)
-    return p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()), p
-
-
 def _hidden(name: str) -> bool:
     return name.startswith("_") or name.startswith(".")  # as Spark's file index: _SUCCESS, .crc, _staging...
 
 
 def data_files(spark: SparkSession, path: str) -> list[str]:
     """The data files under a file, folder or glob (recursively; hidden names skipped), sorted."""
-    fs, p = hadoop_path(spark, path)
+    fs, p = hadoop_fs(spark, path)
     matches = fs.globStatus(p)
     out = []
     for st in (matches or []):
@@ -102,7 +97,7 @@ def check_schema_drift(spark: SparkSession, files: list[str], fmt: str, referenc
 def _sibling_partitions(spark: SparkSession, root: str, subpath: str) -> list[str]:
     """The other partition folders of the source (same granularity as subpath), nearest first: earlier ones
     from the nearest back, then later ones."""
-    fs, rp = hadoop_path(spark, root)
+    fs, rp = hadoop_fs(spark, root)
     if not fs.exists(rp):
         return []
     days = sorted(st.getPath().getName() for st in fs.listStatus(rp)

@@ -85,11 +85,17 @@ class LocalFs:
         return True
 
 
+def hadoop_fs(spark, path: str):
+    """(the Hadoop FileSystem serving `path`, its Path): the one lookup through the JVM, for the callers that need
+    Hadoop's own API (globs, listings with status, renames of folders)."""
+    p = spark.sparkContext._jvm.org.apache.hadoop.fs.Path(path)
+    return p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()), p
+
+
 class HadoopFs:
     def __init__(self, spark, path: str):
         self._jvm = spark.sparkContext._jvm
-        p = self._jvm.org.apache.hadoop.fs.Path(path)
-        self._fs = p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+        self._fs = hadoop_fs(spark, path)[0]
 
     def _p(self, path: str):
         return self._jvm.org.apache.hadoop.fs.Path(path)

@@ -18,7 +18,7 @@ from pyspark.sql import types as T
 from ..semantics.config import JobConfig
 from .commit import commit, new_staging
 from .failpoints import failpoint
-from .fs import fs_for
+from .fs import fs_for, hadoop_fs
 from .quarantine import REASON_COLUMN, SOURCE_EVENT_TIME, orderable_columns
 from .source import SourceData
 
@@ -93,12 +93,6 @@ def watermarks_output(watermarks: DataFrame) -> tuple[DataFrame, list[Column]]:
     return out, order
 
 
-def _hadoop_fs(spark: SparkSession, path: str):
-    jvm = spark.sparkContext._jvm
-    p = jvm.org.apache.hadoop.fs.Path(path)
-    return p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()), p, jvm
-
-
 def _write(df: DataFrame, order: list, path: str, files: int = OUTPUT_FILES, spread_by: str | None = None) -> None:
     # A fixed number of partitions, each sorted: the same files whatever the cores, partitions or input file order.
     # Several files are filled by a hash of `spread_by` (Spark's murmur3: the same on any cluster), so file i holds
@@ -167,8 +161,8 @@ def stage_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firin
 
 def swap_in(spark: SparkSession, staging: str, target: str) -> None:
     """Replace target by staging with renames; the previous output is removed only once the new one is in place."""
-    fs, target_p, jvm = _hadoop_fs(spark, target)
-    Path = jvm.org.apache.hadoop.fs.Path
+    fs, target_p = hadoop_fs(spark, target)
+    Path = spark.sparkContext._jvm.org.apache.hadoop.fs.Path
     staging_p = Path(staging)
     parent = target_p.getParent()
     if parent is not None and not fs.exists(parent):

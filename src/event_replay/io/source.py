@@ -16,7 +16,8 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..semantics.config import COLUMN_ROLES, ConfigError, JobConfig
-from .files import check_schema_drift, csv_reader, data_files, hadoop_path, neighbour_file
+from .files import check_schema_drift, csv_reader, data_files, neighbour_file
+from .fs import hadoop_fs
 from .offsets import check_offsets
 from .quarantine import (ARRIVAL_TIME_AFTER_9999, ARRIVAL_TIME_BEFORE_1970, BAD_ARRIVAL_TIME, BAD_EVENT_TIME,
                          BAD_OFFSET, ENGINE_COLUMNS, EVENT_TIME_AFTER_9999, EVENT_TIME_BEFORE_1970, MAX_TIME_MS,
@@ -51,9 +52,8 @@ class SourceData:
 
 def read_raw(spark: SparkSession, cfg: JobConfig) -> DataFrame:
     src = cfg.source
-    jvm = spark.sparkContext._jvm
-    path = jvm.org.apache.hadoop.fs.Path(src.path)
-    matches = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).globStatus(path)
+    fs, path = hadoop_fs(spark, src.path)
+    matches = fs.globStatus(path)
     if matches is None or len(matches) == 0:
         raise ConfigError("source.path", f"{src.path}: no such file or directory")
     if src.format == "csv":
@@ -101,7 +101,7 @@ def read_partition_source(spark: SparkSession, cfg: JobConfig, subpath: str, sta
     partition's first file."""
     pcfg = partition_config(cfg, subpath, start_ms, end_ms)
     path = pcfg.source.path
-    fs, hp = hadoop_path(spark, path)
+    fs, hp = hadoop_fs(spark, path)
     exists = fs.exists(hp)
     if not exists and not allow_missing:
         raise MissingPartitionError(f"partition {subpath} has no folder in the source ({path}): it is missing, "
