@@ -1,10 +1,11 @@
-"""spark-submit entry: the same job as `replay run`, on the session spark-submit provides.
+"""spark-submit entry: the same job as `replay run` (or `replay quality`), on the session spark-submit provides.
 
     spark-submit jobs/replay_job.py --config jobs/configs/demo.yaml
     spark-submit jobs/replay_job.py --config FILE --partition 2024-01-01 --end-of-input hold|flush [--first]
                                     [--previous 2023-12-31]
     spark-submit jobs/replay_job.py --config FILE --partitions 2024-01-01..2024-01-31 --end-of-input hold|flush
                                     [--first | --previous 2023-12-31] [--allow-missing]
+    spark-submit jobs/replay_job.py quality --config FILE --out DIR [--run-name ID]
 
 Arguments (stable: the Airflow DAGs pass them through SparkSubmitOperator, see orchestration/plan.py):
     --config FILE         the job config (YAML); validated before the Spark session starts.
@@ -22,6 +23,9 @@ Arguments (stable: the Airflow DAGs pass them through SparkSubmitOperator, see o
     --previous ID         the partition whose state to continue from (default: the latest one before ID).
     --allow-missing       a partition with no folder in the source replays as empty instead of failing.
 
+`quality` as the first argument runs `replay quality` instead (the DAGs' data_quality task, quality/job.py): the GX
+suites and the why-report on the config's outputs, Data Docs, why-report and data_quality.json into DIR.
+
 Exit codes: 0 ok, 2 bad config, arguments or carried state, 1 any other failure.
 Runs from a checkout without installing the package (src/ is put on the path), so a cluster only needs
 this file, src/ (e.g. via --py-files) and the config.
@@ -38,10 +42,14 @@ if _SRC.is_dir() and str(_SRC) not in sys.path:
 from event_replay.cli import main as replay_main  # noqa: E402
 
 
+COMMANDS = ("quality",)  # the other `replay` commands this entry runs when named first; else `replay run`
+
+
 def main(argv: list[str] | None = None) -> int:
-    """`replay run` itself (same validation, lock, commit and exit codes); without --master the session takes
-    spark-submit's master (or REPLAY_SPARK_MASTER)."""
-    return replay_main(["run", *(sys.argv[1:] if argv is None else argv)])
+    """`replay run` itself (same validation, lock, commit and exit codes), or `replay quality` when named first;
+    without --master the session takes spark-submit's master (or REPLAY_SPARK_MASTER)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    return replay_main(argv if argv[:1] and argv[0] in COMMANDS else ["run", *argv])
 
 
 if __name__ == "__main__":

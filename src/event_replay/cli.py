@@ -3,6 +3,8 @@
     replay run --config FILE [--master URL] [--conf KEY=VALUE ...]
     replay run --config FILE --partition 2024-01-01[THH] [--first] [--end-of-input hold|flush] [--previous P]
     replay run --config FILE --partitions 2024-01-01..2024-12-31 [--first] [...]   (one Spark application)
+    replay validate --config FILE | replay why --config FILE
+    replay quality --config FILE --out DIR [--run-name ID]   (both, one Spark job, result in DIR/data_quality.json)
     replay tune --config FILE --max-out-of-orderness 1s,5s,30s --idle-timeout none,30s,2m [--allowed-lateness ...]
     replay sample --out DIR --rows N --splits K --seed S [...]
     replay config from-flink-sql FILE.sql --source-path P --output-path O   (or from-flink-conf FILE)
@@ -51,7 +53,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.end_of_input and not partitioned:
         cfg = cfg.with_end_of_input(args.end_of_input)
     if args.partition:
-        from .engine.state import Partition, require_declared_splits
+        from .engine.state import require_declared_splits
+        from .io.partitions import Partition
 
         Partition.parse(args.partition)  # a bad id fails before Spark starts
         require_declared_splits(cfg)
@@ -164,6 +167,12 @@ def cmd_why(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_quality(args: argparse.Namespace) -> int:
+    from .quality.job import main_quality  # GX is heavy: only imported by this command
+
+    return main_quality(args.config, args.out, run_name=args.run_name)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="replay", description="Replay event logs with Flink's event-time rules.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -183,6 +192,14 @@ def build_parser() -> argparse.ArgumentParser:
     why = sub.add_parser("why", help="write the why-report (watermark timelines, late rows by cause) of a job's outputs")
     why.add_argument("--config", required=True, help="job config (YAML) whose outputs to explain")
     why.set_defaults(func=cmd_why)
+
+    quality = sub.add_parser("quality", help="validate and why in one Spark job (the DAGs' data_quality task): Data "
+                                             "Docs, why-report and the outcome (data_quality.json) into one folder; "
+                                             "exit 0 once the outcome is written, whatever it says")
+    quality.add_argument("--config", required=True, help="job config (YAML) whose outputs to check")
+    quality.add_argument("--out", required=True, help="folder for _data_docs/, why_report/ and data_quality.json")
+    quality.add_argument("--run-name", default="cli", help="the run named in the Data Docs (the Airflow run id)")
+    quality.set_defaults(func=cmd_quality)
 
     from .tuning.cli import add_tune_parser  # argparse only: Spark is imported when the grid runs
 

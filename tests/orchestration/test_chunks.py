@@ -65,6 +65,12 @@ class _TI:
         return self.planned
 
 
+def _context(planned):
+    from airflow.sdk.execution_time.context import OutletEventAccessors
+
+    return {"ti": _TI(planned), "outlet_events": OutletEventAccessors()}
+
+
 @pytest.fixture
 def operator(monkeypatch, tmp_path):
     """The operator with spark-submit recorded: each job 'commits' its partitions' states, or fails on demand."""
@@ -94,7 +100,7 @@ def test_operator_submits_one_job_per_chunk_and_a_retry_resumes(operator, tmp_pa
     op, submitted, fail_on = operator
     planned = {"plan": _plan(7).to_dict(), "run_dir": str(tmp_path / "run"), "output_path": str(tmp_path / "out"),
                "config_path": "/c.yaml", "partitions_per_job": 3}
-    context = {"ti": _TI(planned)}
+    context = _context(planned)
     fail_on.add("2024-01-04..2024-01-06")
     with pytest.raises(RuntimeError, match="spark-submit failed"):
         op.execute(context)
@@ -112,5 +118,5 @@ def test_operator_default_is_one_job_for_a_month(operator, tmp_path):
     op, submitted, _ = operator
     planned = {"plan": _plan(7).to_dict(), "run_dir": str(tmp_path / "run"), "output_path": str(tmp_path / "out"),
                "config_path": "/c.yaml"}
-    op.execute({"ti": _TI(planned)})
+    op.execute(_context(planned))
     assert submitted == ["2024-01-01..2024-01-07"]

@@ -1,4 +1,8 @@
-"""The Airflow operator that replays the planned partitions: one spark-submit of jobs/replay_job.py per chunk of
+"""The Airflow operators that submit the run's Spark jobs: ReplaySparkSubmitOperator is the one way to spark-submit
+(the `replay_spark` connection and pool, the worker's Python, Spark conf from the environment); on it,
+ReplayPartitionsOperator replays the planned partitions and DataQualityOperator checks the outputs.
+
+The replay: one spark-submit of jobs/replay_job.py per chunk of
 `partitions_per_job` partitions (`replay run --partitions A..B`, one Spark application for the chunk; chunks.py).
 
 The partitions of a run carry state from one to the next, so they must run strictly in order and stop at the
@@ -19,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
-from airflow.sdk import BaseOperator
 from airflow.sdk.exceptions import AirflowSkipException
 
 from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
@@ -43,15 +46,37 @@ def spark_conf() -> dict[str, str]:
     return conf
 
 
-class ReplayPartitionsOperator(SparkSubmitOperator):
+def replay_job(project_dir: str | Path) -> str:
+    """The spark-submit application of every replay and data-quality job: jobs/replay_job.py."""
+    return str(Path(project_dir) / "jobs" / "replay_job.py")
+
+
+class ReplaySparkSubmitOperator(SparkSubmitOperator):
+    """spark-submit through the `replay_spark` connection and pool; `submit` runs one job with the given arguments
+    (a task may submit several), on the worker's Python and the conf of spark_conf()."""
+
+    def __init__(self, *, application: str, **kwargs: Any):
+        kwargs.setdefault("conn_id", CONN_ID)
+        kwargs.setdefault("pool", POOL)
+        super().__init__(application=application, **kwargs)
+
+    def submit(self, context: Any, args: list[str]) -> None:
+        if shutil.which("spark-submit") is None:
+            # pyspark installs spark-submit next to the worker's python; the worker's PATH may not have it.
+            os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+        self.conf = {**spark_conf(), **(self.conf or {})}  # the worker's python, not the DAG parser's
+        self.application_args = list(args)
+        self._hook = None  # a fresh hook (and spark-submit) per job
+        super().execute(context)
+
+
+class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
     operator_extra_links = RUN_LINKS
 
     def __init__(self, *, plan_task_id: str, project_dir: str, **kwargs: Any):
-        kwargs.setdefault("conn_id", CONN_ID)
-        kwargs.setdefault("pool", POOL)
         kwargs.setdefault("name", "event-replay")
         kwargs.setdefault("durable", False)  # one task submits several jobs: never reattach to a stale one
-        super().__init__(application=str(Path(project_dir) / "jobs" / "replay_job.py"), **kwargs)
+        super().__init__(application=replay_job(project_dir), **kwargs)
         self.plan_task_id = plan_task_id
 
     def execute(self, context: Any) -> None:
@@ -59,10 +84,6 @@ class ReplayPartitionsOperator(SparkSubmitOperator):
         plan = Plan.from_dict(p["plan"])
         if not plan.runs:
             raise AirflowSkipException("no partition to replay")
-        if shutil.which("spark-submit") is None:
-            # pyspark installs spark-submit next to the worker's python; the worker's PATH may not have it.
-            os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-        self.conf = {**spark_conf(), **(self.conf or {})}  # the worker's python, not the DAG parser's
         done_dir = Path(p["run_dir"]) / "done"
         chunks = chunk_runs(plan.runs, p.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB)
         n, i, replayed = len(plan.runs), 0, []
@@ -73,13 +94,11 @@ class ReplayPartitionsOperator(SparkSubmitOperator):
                 self.log.info("job %d of %d (%s) already replayed by this run (retry): skipped", k, len(chunks), span)
                 continue
             check_state(p["output_path"], chunk[0])
-            self.application_args = range_args(chunk, p["config_path"])
-            self._hook = None  # a fresh hook (and spark-submit) per chunk
             self.log.info("job %d of %d: partitions %d..%d of %d, %s (%s%s)", k, len(chunks), i - len(chunk) + 1, i,
                           n, span, chunk[-1].end_of_input,
                           ", first" if chunk[0].first else f", after {chunk[0].previous}")
             t0 = time.monotonic()
-            super().execute(context)  # the job logs each partition: i of n, rows, firings, seconds
+            self.submit(context, range_args(chunk, p["config_path"]))  # the job logs each partition: i of n, ...
             seconds = time.monotonic() - t0
             done_dir.mkdir(parents=True, exist_ok=True)
             for j, run in enumerate(chunk, i - len(chunk) + 1):
@@ -92,19 +111,33 @@ class ReplayPartitionsOperator(SparkSubmitOperator):
         self.log.info("replayed partitions:\n%s", progress_table(replayed))
 
 
-class DataQualityOperator(BaseOperator):
-    """The GX suites and the why-report on the run's outputs (tasks.data_quality), with the links to both."""
+class DataQualityOperator(ReplaySparkSubmitOperator):
+    """The GX suites and the why-report on the run's outputs as one Spark job where the data is (spark-submit of
+    `jobs/replay_job.py quality`, quality/job.py), with the links to both. The job writes its outcome as
+    `<run folder>/data_quality.json`; the task reads only that (tasks.data_quality_result): it fails on a failed
+    expectation unless dq_warn_only, and returns the status line and where both reports are."""
 
     operator_extra_links = RUN_LINKS
 
-    def __init__(self, *, plan_task_id: str, **kwargs: Any):
-        super().__init__(**kwargs)
+    def __init__(self, *, plan_task_id: str, project_dir: str, **kwargs: Any):
+        kwargs.setdefault("name", "event-replay-dq")
+        kwargs.setdefault("durable", False)  # a retry runs the check again (its result file is removed first)
+        super().__init__(application=replay_job(project_dir), **kwargs)
         self.plan_task_id = plan_task_id
 
     def execute(self, context: Any) -> dict[str, Any]:
-        from .tasks import data_quality
+        from .tasks import data_quality_result, quality_args
 
         if not context["params"]["run_data_quality"]:
             return {"status": "not run (run_data_quality off)"}
         p = context["ti"].xcom_pull(task_ids=self.plan_task_id)
-        return data_quality(p, warn_only=p["dq_warn_only"], run_id=context["run_id"])
+        if not p["plan"]["runs"]:
+            return {"status": "skipped (nothing replayed)"}
+        args, result_file = quality_args(p, context["run_id"])
+        result_file.unlink(missing_ok=True)  # a retry never reads the outcome of the attempt before
+        self.submit(context, args)
+        if not result_file.is_file():
+            raise RuntimeError(f"the data-quality job left no result in {result_file}")
+        result = json.loads(result_file.read_text())
+        self.log.info("data-quality job result (%s):\n%s", result_file, json.dumps(result, indent=2, sort_keys=True))
+        return data_quality_result(result, warn_only=p["dq_warn_only"])

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..semantics.config import ConfigError, load_config
+from ..semantics.config import ConfigError
 from .chunks import partitions_per_job
 from .params import run_dir, user_message, validate_request, write_effective_config
 from .plan import Plan, check_state, list_partitions, plan_range, predecessor
@@ -64,37 +64,28 @@ def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
     return {**v, "plan": plan.to_dict()}
 
 
-def data_quality(p: Mapping[str, Any], warn_only: bool, spark_master: str | None = None,
-                 run_id: str | None = None) -> dict[str, Any]:
-    """The GX suites on the outputs, then the why-report, in one Spark session; both reports go to the run's
-    folder (`<output>/_airflow/<run_id>/_data_docs/` and `why_report/`), so a later run never overwrites them.
-    Returns the status line and where both reports are; a failed expectation fails the task unless warn_only."""
-    if not p["plan"]["runs"]:
-        return {"status": "skipped (nothing replayed)"}
-    from ..quality import validate
-    from ..quality.validation import DOCS_FOLDER
-    from ..quality.why import REPORT_FOLDER, why_report
-    from ..spark import build_session
+def quality_args(p: Mapping[str, Any], run_id: str) -> tuple[list[str], Path]:
+    """The arguments of the data-quality job (`jobs/replay_job.py quality`: quality/job.py) and the result file it
+    writes. Both reports go to the run's folder (`_data_docs/` and `why_report/` in `<output>/_airflow/<run_id>/`),
+    so a later run never overwrites them."""
+    from ..quality.job import RESULT_FILE
 
-    cfg = load_config(p["config_path"])
     folder = Path(p["run_dir"]).resolve()
-    spark = build_session(master=spark_master or "local[2]", app_name="event-replay-dq")
-    try:
-        report = validate(cfg.output.path, cfg, docs_dir=str(folder / DOCS_FOLDER), spark=spark, run_name=run_id)
-        # also when an expectation failed: it explains
-        why = why_report(cfg.output.path, cfg, spark=spark, report_dir=folder / REPORT_FOLDER)
-        why = why if "://" in why else str(Path(why).resolve())
-    finally:
-        spark.stop()
-    log.info("%s\nwhy-report: %s", report.summary(), why)
-    result = {"data_docs": report.docs_index, "why_report": why}
-    if report.success:
-        return {**result, "status": f"passed ({len(report.results)} expectations)"}
-    message = f"FAILED {len(report.failed)}/{len(report.results)}: {', '.join(sorted(report.failed_names()))}"
+    return ["quality", "--config", p["config_path"], "--out", str(folder), "--run-name", run_id], folder / RESULT_FILE
+
+
+def data_quality_result(result: Mapping[str, Any], warn_only: bool) -> dict[str, Any]:
+    """What the data_quality task returns (for `report` and the links) from the job's data_quality.json: the status
+    line and where both reports are. A failed expectation fails the task unless warn_only."""
+    found = {"data_docs": result["data_docs"], "why_report": result["why_report"]}
+    if result["success"]:
+        return {**found, "status": f"passed ({result['expectations']} expectations)"}
+    message = (f"FAILED {result['failed']}/{result['expectations']}: "
+               f"{', '.join(result['failed_names'])}")
     if not warn_only:
-        raise RuntimeError(f"data quality {message} (Data Docs: {report.docs_index}; set dq_warn_only to only warn)")
+        raise RuntimeError(f"data quality {message} (Data Docs: {result['data_docs']}; set dq_warn_only to only warn)")
     log.warning("data quality %s (warn only)", message)
-    return {**result, "status": f"{message} (warn only)"}
+    return {**found, "status": f"{message} (warn only)"}
 
 
 def make_report(p: Mapping[str, Any], dq: Mapping[str, Any] | str | None, dag_id: str,

@@ -8,17 +8,12 @@ by its dotted path.
 from __future__ import annotations
 
 import logging
-import os
-import shutil
-import sys
 from pathlib import Path
 from typing import Any, Mapping
 
-from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
-
 from ..semantics.config import ConfigError
 from ..tuning.grid import GridError, parse_grid
-from .operators import CONN_ID, POOL, spark_conf
+from .operators import ReplaySparkSubmitOperator
 from .params import CONFIGS_DIR, load_with_overrides, resolve_config_file, run_dir, shipped_configs, \
     write_effective_config
 
@@ -94,22 +89,16 @@ def tuning_report(validated: Mapping[str, Any]) -> dict[str, Any]:
             "variants": len(results[validated["grid"]]["rows"])}
 
 
-class TuningSubmitOperator(SparkSubmitOperator):
+class TuningSubmitOperator(ReplaySparkSubmitOperator):
     """One spark-submit of event_replay/tuning/__main__.py (connection and pool `replay_spark`) with the arguments
     the validate task produced: every variant runs in this one Spark application."""
 
     def __init__(self, *, validate_task_id: str, **kwargs: Any):
-        kwargs.setdefault("conn_id", CONN_ID)
-        kwargs.setdefault("pool", POOL)
         kwargs.setdefault("name", "event-replay-tune")
         super().__init__(application=str(TUNE_MODULE), **kwargs)
         self.validate_task_id = validate_task_id
 
     def execute(self, context: Any) -> None:
         v = context["ti"].xcom_pull(task_ids=self.validate_task_id)
-        if shutil.which("spark-submit") is None:  # pyspark's spark-submit sits next to the worker's python
-            os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-        self.conf = {**spark_conf(), **(self.conf or {})}
-        self.application_args = list(v["job_args"])
         self.log.info("tuning %d variants: %s", len(v["variants"]), "; ".join(v["variants"]))
-        super().execute(context)
+        self.submit(context, v["job_args"])

@@ -1,5 +1,6 @@
 """The tail both backfill DAGs share, wired inside the caller's `with DAG(...)` block:
-plan -> replay_partitions (one spark-submit per partition, in order) -> data_quality -> report.
+plan -> replay_partitions (one spark-submit per chunk of partitions, in order; outlets: the output datasets'
+Assets, assets.py) -> data_quality (one spark-submit of the checks) -> report.
 Imported by DAG files only: it builds tasks, it does no work at parse time."""
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ def replay_check_report(planned: Any, project_dir: str, replay_task_id: str = "r
         return t.make_report(planned, dq, dag_run.dag_id, run_id)
 
     replay = ReplayPartitionsOperator(task_id=replay_task_id, plan_task_id="plan", project_dir=project_dir)
-    dq = DataQualityOperator(task_id="data_quality", plan_task_id="plan")
+    dq = DataQualityOperator(task_id="data_quality", plan_task_id="plan", project_dir=project_dir)
     planned >> replay >> dq
     planned >> dq
     report(planned, dq.output)

@@ -1,0 +1,72 @@
+"""`replay quality`: the data-quality step of a DAG run as one Spark job, where the outputs are.
+
+The GX suites (`replay validate`'s `validate`) and the why-report in one Spark session, both written into one folder
+(the Airflow run's: `_data_docs/`, `why_report/`), and the outcome as `data_quality.json` there:
+
+    {"success": true, "expectations": 12, "failed": 0, "failed_names": [], "data_docs": ".../_data_docs/index.html",
+     "why_report": ".../why_report/index.html", "output_path": "...", "summary": "validate ...: OK (...)"}
+
+The Airflow task (orchestration/operators.py DataQualityOperator) submits this job through the `replay_spark`
+connection and pool (jobs/replay_job.py quality ...) and reads only that file: the worker never loads the outputs.
+The exit code says whether the check ran (0, whatever the expectations say: the JSON does), not whether it passed
+(`replay validate` exits 1 on a failed expectation); 1 when the outputs are missing or it failed, 2 a bad config.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..semantics.config import JobConfig, load_config
+
+RESULT_FILE = "data_quality.json"
+
+
+def run_quality(cfg: JobConfig, folder: str | Path, run_name: str | None = None, spark=None) -> dict[str, Any]:
+    """The suites (Data Docs in `<folder>/_data_docs/`) and the why-report (`<folder>/why_report/`) on the outputs
+    of `cfg`, in one Spark session (the one given, else spark-submit's); returns the result `RESULT_FILE` holds."""
+    from .validation import DOCS_FOLDER, validate
+    from .why import REPORT_FOLDER, why_report
+
+    folder = Path(folder).resolve()
+    own = spark is None
+    if own:
+        from ..spark import build_session
+        spark = build_session(app_name="event-replay-dq")
+    try:
+        report = validate(cfg.output.path, cfg, docs_dir=str(folder / DOCS_FOLDER), spark=spark, run_name=run_name)
+        # also when an expectation failed: it explains
+        why = why_report(cfg.output.path, cfg, spark=spark, report_dir=folder / REPORT_FOLDER)
+    finally:
+        if own:
+            spark.stop()
+    return {"success": report.success, "expectations": len(report.results), "failed": len(report.failed),
+            "failed_names": sorted(report.failed_names()), "data_docs": report.docs_index,
+            "why_report": why if "://" in why else str(Path(why).resolve()), "output_path": cfg.output.path,
+            "summary": report.summary()}
+
+
+def write_result(result: dict[str, Any], folder: str | Path) -> Path:
+    """`<folder>/data_quality.json`, replaced whole (a reader never sees half of it)."""
+    target = Path(folder, RESULT_FILE)
+    tmp = target.with_name(f".{RESULT_FILE}.tmp")
+    tmp.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+    tmp.replace(target)
+    return target
+
+
+def main_quality(config_path: str, out_dir: str, run_name: str | None = None) -> int:
+    """For `replay quality --config FILE --out DIR [--run-name ID]`."""
+    from .prepare import OutputsMissing
+
+    cfg = load_config(config_path)  # a bad config is refused before Spark starts (exit 2)
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    try:
+        result = run_quality(cfg, out_dir, run_name=run_name)
+    except OutputsMissing as exc:
+        print(f"replay quality: {exc}", file=sys.stderr)
+        return 1
+    path = write_result(result, out_dir)
+    print(f"{result['summary']}\nwhy-report: {result['why_report']}\nreplay quality: result -> {path}", flush=True)
+    return 0
