@@ -25,6 +25,7 @@ from typing import Any
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 from airflow.sdk.exceptions import AirflowSkipException
 
+from .assets import OUTPUT_ASSETS, outlet_extras
 from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
 from .links import RUN_LINKS
 from .plan import Plan, check_state
@@ -71,11 +72,15 @@ class ReplaySparkSubmitOperator(SparkSubmitOperator):
 
 
 class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
+    """Outlets: the output datasets' Assets (assets.py); on success each gets an event whose extra has the output
+    path and the replayed partition range."""
+
     operator_extra_links = RUN_LINKS
 
     def __init__(self, *, plan_task_id: str, project_dir: str, **kwargs: Any):
         kwargs.setdefault("name", "event-replay")
         kwargs.setdefault("durable", False)  # one task submits several jobs: never reattach to a stale one
+        kwargs.setdefault("outlets", list(OUTPUT_ASSETS))
         super().__init__(application=replay_job(project_dir), **kwargs)
         self.plan_task_id = plan_task_id
 
@@ -109,6 +114,10 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
                 self.log.info("partition %d/%d: %s", j, n, progress_line(figures))
             self.log.info("job %d of %d: %d partitions in %.1f s", k, len(chunks), len(chunk), seconds)
         self.log.info("replayed partitions:\n%s", progress_table(replayed))
+        for asset, extra in outlet_extras(p).items():  # every planned partition is committed: say where, which
+            context["outlet_events"][asset].extra = extra
+        self.log.info("asset events: %s, partitions %s..%s (%d) of %s", ", ".join(a.name for a in OUTPUT_ASSETS),
+                      plan.runs[0].partition, plan.runs[-1].partition, n, p["output_path"])
 
 
 class DataQualityOperator(ReplaySparkSubmitOperator):
