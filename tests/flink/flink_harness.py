@@ -6,7 +6,9 @@ model types, so they compare directly with `event_replay.semantics.reference.rep
 
 The source's pacing is decided here, from the config alone: the rows of the replay range in replay order, and the
 periodic ticks interleaved (a tick at T after every row with arrival <= T). Everything else (generators, idleness,
-combining, windows, lateness, late side output) is Flink's own classes.
+combining, windows, lateness, late side output) is Flink's own classes. Processing time (`window.time: processing`):
+the rows in replay order, then one tick at the range end; the harness moves the window operator's processing-time
+clock to each row's arrival and to that end (harness/ClockOperator.java, ManualProcessingTimeService.java).
 """
 from __future__ import annotations
 
@@ -91,7 +93,7 @@ def write_case(path: Path, rows: Sequence[LogRow], cfg: JobConfig, declared: Seq
             "interval": _opt(wm.interval_ms), "idle": _opt(wm.idle_timeout_ms),
             "silence": _opt(wm.advance_after_silence_ms), "window": win.type, "size": _opt(win.size_ms),
             "slide": _opt(win.slide_ms), "offset": _opt(win.offset_ms), "gap": _opt(win.gap_ms),
-            "lateness": _opt(win.allowed_lateness_ms), "eoi": cfg.replay.end_of_input}
+            "lateness": _opt(win.allowed_lateness_ms), "eoi": cfg.replay.end_of_input, "time": win.time}
     lines = ["C\t" + "\t".join(f"{k}={v}" for k, v in conf.items())]
     lines += [f"S\t{_check_name(s)}\t{int(s in side)}" for s in splits]
     ordered = sorted((_effective(r, cfg) for r in in_range), key=LogRow.replay_order)
@@ -118,6 +120,8 @@ def write_case(path: Path, rows: Sequence[LogRow], cfg: JobConfig, declared: Seq
             lines.append(f"T\t{tick}")
             tick += interval
     lines += [row_line(r) for r in ordered[i:]]
+    if win.time == "processing":
+        lines.append(f"T\t{end}")  # the replay clock reaches the range end: the timers due before it fire
     path.write_text("\n".join(lines) + "\n")
     return splits, by_id
 

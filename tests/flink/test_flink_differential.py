@@ -214,6 +214,65 @@ def targeted_cases() -> list[tuple[str, list, JobConfig, Any]]:
     return out
 
 
+def processing_time_cases() -> list[tuple[str, list, JobConfig, Any]]:
+    """window.time processing (docs/semantics.md, "Time notions"): Flink's WindowOperator with processing-time
+    assigners and ProcessingTimeTrigger, its processing-time service driven by the replay clock (tests/flink/README.md).
+    The watermark section does not apply; the windows fire from their timers at e - 1, rows at T before timers at T."""
+    def pt(window: dict, **replay: Any) -> JobConfig:
+        return config(window={**window, "time": "processing"}, replay=dict(replay))
+    out = []
+    # The issue-16 repro: p0 a row every 250 ms for 5 s, p1 one row at the start and then silent; tumbling 1 s,
+    # range 7 s, hold: every window with rows fires (p1's silence holds nothing back).
+    rows = [LogRow("p0", i, 250 * i, 0, "a", {"value": i}) for i in range(20)]
+    rows.append(LogRow("p1", 0, 0, 0, "b", {"value": 100}))
+    out.append(("pt_issue16_repro", rows,
+                pt({"type": "tumbling", "size": "1s"}, start=0, end=7000, end_of_input="hold"), None))
+    # Tumbling with an offset: rows exactly at e - 1 and at e (ties across splits), a gap of several windows with
+    # no rows at all (the open windows fire with no later row), a window still open at the range end (flush).
+    edges = [310, 300, 1299, 1299, 1300, 1300, 1301, 2299, 2300, 7299, 7300, 9050, 9299]
+    rows = [LogRow(f"p{i % 3}", i, t, 0, f"k{i % 2}", {"value": i}) for i, t in enumerate(edges)]
+    for eoi in ("flush", "hold"):
+        out.append((f"pt_tumbling_edges_{eoi}", rows,
+                    pt({"type": "tumbling", "size": 1000, "offset": 300}, start=0, end=9299, end_of_input=eoi), None))
+    # Sliding: the slide does not divide the size, an offset; rows on window edges, a silent split and a gap.
+    times = [0, 299, 300, 1299, 1300, 2799, 2800, 3299, 3300, 3301, 4100, 9800, 9801, 12299]
+    rows = [LogRow("p0", i, t, 0, f"k{i % 3}", {"value": i}) for i, t in enumerate(times)]
+    rows += [LogRow("p1", 0, 500, 0, "k0", {"value": 50})]  # p1: one row, then silent
+    out.append(("pt_sliding_not_dividing", rows,
+                config(source={"splits": ["p0", "p1", "p2"]},  # p2 declared, never a row
+                       window={"type": "sliding", "size": 2500, "slide": 1000, "offset": 300, "time": "processing"},
+                       replay={"start": 0, "end": 12300, "end_of_input": "hold"}), None))
+    # Sessions on arrival time (gap 700): the next row at gap - 1 after the last (e - 1: joins), at gap (e: the
+    # session fired just before, a new one starts), at gap + 1; two keys; the last session is open at the end.
+    times = [1000, 1699, 2398, 3098, 3799, 3800, 5000, 5100, 5799, 6500, 8000]
+    rows = [LogRow("p0", i, t, 0, "s", {"value": i}) for i, t in enumerate(times)]
+    rows += [LogRow("p1", i, t, 0, "u", {"value": 10 + i}) for i, t in enumerate([1000, 1700, 2399, 2400, 4000])]
+    for eoi in ("flush", "hold"):
+        out.append((f"pt_session_edges_{eoi}", rows,
+                    pt({"type": "session", "gap": 700}, start=500, end=8200, end_of_input=eoi), None))
+    # Random logs (splits falling silent, bursts, long gaps) through every processing-time window shape, with and
+    # without an explicit range (a cut in the middle leaves windows open: hold carries them, flush fires them).
+    shapes = [{"type": "tumbling", "size": 1000}, {"type": "tumbling", "size": 2000, "offset": 700},
+              {"type": "sliding", "size": 2000, "slide": 750, "offset": 100}, {"type": "sliding", "size": 3000, "slide": 1000},
+              {"type": "session", "gap": 400}, {"type": "session", "gap": 1500}]
+    for n in range(12):
+        rng = random.Random(16_001 + n)
+        while True:  # a few rows at least
+            rows, splits = random_log(rng, max_rows=rng.choice([30, 120, 300]), max_splits=4, max_keys=3,
+                                      base=rng.randint(0, 10**6))
+            if len(rows) >= 8:
+                break
+        replay_cfg: dict[str, Any] = {"end_of_input": "hold" if n % 2 else "flush"}
+        if rows and n % 3:
+            first, last = min(r.arrival_time for r in rows), max(r.arrival_time for r in rows)
+            replay_cfg["start"] = first - rng.randint(0, 500)
+            replay_cfg["end"] = last + 1 + rng.randint(0, 5000) if n % 3 == 1 else (first + last) // 2
+        out.append((f"pt_random{n:02d}", rows,
+                    config(source={"splits": splits}, window={**shapes[n % len(shapes)], "time": "processing"},
+                           replay=replay_cfg), None))
+    return out
+
+
 def lead_random_cases(seeds: range) -> list[tuple[str, list, JobConfig, Any]]:
     """The shared generator's own config distribution (tests/strategies.py), for breadth beyond the matrix above."""
     cases = []
@@ -225,8 +284,9 @@ def lead_random_cases(seeds: range) -> list[tuple[str, list, JobConfig, Any]]:
 
 GENERATED = generated_cases(90) + lead_random_cases(range(40))
 TARGETED = targeted_cases()
+PROCESSING = processing_time_cases()
 EXAMPLES = {"A": example_a(), "B": example_b(), "C": example_c()}
-ALL = [(name, *case) for name, case in EXAMPLES.items()] + TARGETED + GENERATED
+ALL = [(name, *case) for name, case in EXAMPLES.items()] + TARGETED + GENERATED + PROCESSING
 
 
 @pytest.fixture(scope="module")
@@ -347,19 +407,48 @@ def test_example_c_through_flink(flink_results):
     assert r.stream_values == [999, 9999]
 
 
+def test_processing_time_issue16_repro_through_flink(flink_results):
+    """Flink's processing-time WindowOperator on the replay clock: every window with rows fires at e - 1, p1's
+    silence after its first row holds nothing back, and nothing else comes out (no watermarks, no late rows)."""
+    r = flink_results["pt_issue16_repro"]
+    assert fired(r) == sorted([("a", s, s + 1000, 0, str(s + 999), "watermark", 4) for s in range(0, 5000, 1000)]
+                              + [("b", 0, 1000, 0, "999", "watermark", 1)])
+    assert not r.late_rows and not r.watermarks and not r.wm_before
+
+
+def test_processing_time_edges_through_flink(flink_results):
+    """A row at e - 1 is in [s, e), a row at e in the next window (the timer at e - 1 is due only once the clock
+    has passed it); windows fire across a gap with no later row; flush fires the window open at the range end."""
+    hold = sorted([("k0", 300, 1300, 0, "1299", "watermark", 2), ("k1", 300, 1300, 0, "1299", "watermark", 2),
+                   ("k0", 1300, 2300, 0, "2299", "watermark", 2), ("k1", 1300, 2300, 0, "2299", "watermark", 2),
+                   ("k0", 2300, 3300, 0, "3299", "watermark", 1), ("k1", 6300, 7300, 0, "7299", "watermark", 1),
+                   ("k0", 7300, 8300, 0, "8299", "watermark", 1)])
+    assert fired(flink_results["pt_tumbling_edges_hold"]) == hold
+    assert fired(flink_results["pt_tumbling_edges_flush"]) == sorted(
+        hold + [("k1", 8300, 9300, 0, "null", "end_of_input", 1)])
+    # sessions, gap 700: a row at e - 1 joins (and moves the timer), a row at e starts a new session
+    hold = sorted([("s", 1000, 3098, 0, "3097", "watermark", 3), ("s", 3098, 3798, 0, "3797", "watermark", 1),
+                   ("s", 3799, 4500, 0, "4499", "watermark", 2), ("s", 5000, 6499, 0, "6498", "watermark", 3),
+                   ("s", 6500, 7200, 0, "7199", "watermark", 1), ("u", 1000, 1700, 0, "1699", "watermark", 1),
+                   ("u", 1700, 3100, 0, "3099", "watermark", 3), ("u", 4000, 4700, 0, "4699", "watermark", 1)])
+    assert fired(flink_results["pt_session_edges_hold"]) == hold
+    assert fired(flink_results["pt_session_edges_flush"]) == sorted(
+        hold + [("s", 8000, 8700, 0, "null", "end_of_input", 1)])
+
+
 @pytest.mark.parametrize("name", list(EXAMPLES))
 def test_reference_equals_flink_on_examples(flink_results, name):
     problems = diff(name, flink_results[name], reference(name))
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("name", [n for n, *_ in TARGETED + GENERATED])
+@pytest.mark.parametrize("name", [n for n, *_ in TARGETED + GENERATED + PROCESSING])
 def test_reference_equals_flink(flink_results, name):
     problems = diff(name, flink_results[name], reference(name))
     assert not problems, "\n".join(problems)
 
 
-PARTITIONED = [n for n, _, cfg, _ in TARGETED + GENERATED
+PARTITIONED = [n for n, _, cfg, _ in TARGETED + GENERATED + PROCESSING
                if cfg.replay.start_ms is not None and cfg.replay.end_ms is not None
                and cfg.replay.end_ms - cfg.replay.start_ms > 2]
 

@@ -30,7 +30,8 @@ H = 3_600_000  # an hour: the partition replays below cut the log at hour bounda
 
 def _cut_cases() -> list[tuple[str, list, JobConfig, None]]:
     """Shapes that need `replay run` itself: a slide that does not divide the size, sessions and silence advance
-    across a partition cut (replayed hour by hour), a timeline of more than a million ticks."""
+    across a partition cut (replayed hour by hour), processing-time sessions across a cut, a timeline of more than a
+    million ticks."""
     out = []
     rows = [LogRow(f"p{i % 3}", i, 5000 + 173 * i, 5000 + 173 * i - (i * 7919) % 2500, f"k{i % 4}", {"value": i})
             for i in range(200)]
@@ -53,6 +54,13 @@ def _cut_cases() -> list[tuple[str, list, JobConfig, None]]:
                 config(source={"splits": ["p0", "p1"]},
                        watermark={"max_out_of_orderness": 200, "interval": 200, "advance_after_silence": 1000},
                        window={"type": "tumbling", "size": 2000}, replay={"start": 0, "end": 2 * H}), None))
+    # Processing time: sessions on arrival time open across the hour boundary, some rows exactly at a session's
+    # e - 1 (they join it) or at e (a new session): `hold` carries the open sessions and their timers across the cut.
+    arrivals = sorted({H - 15_000 + 1300 * i + (i % 4) * 700 for i in range(24)} | {H - 1, H, H + 2999})
+    rows = [LogRow(f"p{i % 2}", i, t, 0, f"k{i % 2}", {"value": i}) for i, t in enumerate(arrivals)]
+    out.append(("pt_session_across_cut", rows,
+                config(source={"splits": ["p0", "p1"]}, window={"type": "session", "gap": 3000, "time": "processing"},
+                       replay={"start": 0, "end": 2 * H, "end_of_input": "flush"}), None))
     # 1.2 million ticks (interval 1 ms) over 20 minutes: the lookups take their large-timeline paths.
     rows = [LogRow(f"p{i % 2}", i, 1000 + 6000 * i, 1000 + 6000 * i - (i % 5) * 3000, f"k{i % 3}", {"value": i})
             for i in range(200)]
@@ -63,9 +71,9 @@ def _cut_cases() -> list[tuple[str, list, JobConfig, None]]:
 
 
 CUT_CASES = _cut_cases()
-PARTITIONED = {"session_across_cut", "silence_advance_across_cut"}
+PARTITIONED = {"session_across_cut", "silence_advance_across_cut", "pt_session_across_cut"}
 CASES = {name: (rows, cfg, declared) for name, rows, cfg, declared in ALL + CUT_CASES}
-SAMPLE = ["A", "B", "sliding_not_dividing", "session_across_cut"]
+SAMPLE = ["A", "B", "sliding_not_dividing", "session_across_cut", "pt_issue16_repro", "pt_session_across_cut"]
 
 
 def _replayable(name: str) -> bool:

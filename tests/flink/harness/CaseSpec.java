@@ -15,7 +15,8 @@ import java.util.Map;
  *   C  key=value ...            the config (durations in ms; absent optional = "-")
  *   S  name  side(0|1)          the declared splits, in split order (sorted names)
  *   R  split offset arrival event value keyjson     a row, in replay order
- *   T  t                        a periodic tick, already interleaved in replay order
+ *   T  t                        a periodic tick, already interleaved in replay order (processing time: one, the
+ *                               range end, after the last row)
  */
 public class CaseSpec implements Serializable {
     public String id;
@@ -25,6 +26,7 @@ public class CaseSpec implements Serializable {
     public long interval;
     public long idleTimeout = -1; // -1 = none
     public long silence = -1; // -1 = none
+    public String time = "event"; // event | ingestion | processing (window.time)
     public String window; // tumbling | sliding | session
     public long size, slide, offset, gap, lateness;
     public boolean flush;
@@ -59,6 +61,7 @@ public class CaseSpec implements Serializable {
                     c.gap = num(kv, "gap");
                     c.lateness = num(kv, "lateness");
                     c.flush = "flush".equals(kv.get("eoi"));
+                    if (kv.containsKey("time")) c.time = kv.get("time");
                     break;
                 }
                 case "S":

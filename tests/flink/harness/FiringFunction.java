@@ -10,7 +10,7 @@ import org.apache.flink.util.Collector;
 /**
  * One F line per firing: key, start, end, fire_index, fire_watermark, reason, count, sum(value), rows.
  *   F keyjson start end index watermark reason count sum split:offset,...
- * (the raw watermark: the driver maps an end_of_input firing's to null)
+ * (the raw watermark, or for processing time the timer's time: the driver maps an end_of_input firing's to null)
  */
 public class FiringFunction extends ProcessWindowFunction<Ev, String, String, TimeWindow> {
     private final String caseId;
@@ -27,7 +27,9 @@ public class FiringFunction extends ProcessWindowFunction<Ev, String, String, Ti
         if (reason == null) throw new IllegalStateException("window fired without the trigger saying why");
         TimeWindow w = ctx.window();
         int index = o.fireCount.merge(key + "\u0000" + w.getStart() + "\u0000" + w.getEnd(), 1, Integer::sum) - 1;
-        long wm = ctx.currentWatermark();
+        // event time: the window operator's watermark; processing time: the timer's time (e - 1)
+        long wm = o.fireTime != null ? o.fireTime : ctx.currentWatermark();
+        o.fireTime = null;
         long count = 0, sum = 0;
         List<String> rows = new ArrayList<>();
         for (Ev e : elements) {

@@ -17,21 +17,30 @@ import java.util.stream.Stream;
 
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamUtils;
+import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.datastream.WindowedStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.streaming.api.operators.AbstractUdfStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.windowing.assigners.EventTimeSessionWindows;
+import org.apache.flink.streaming.api.windowing.assigners.ProcessingTimeSessionWindows;
+import org.apache.flink.streaming.api.windowing.assigners.SlidingProcessingTimeWindows;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingProcessingTimeWindows;
 import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
+import org.apache.flink.streaming.runtime.operators.windowing.WindowOperatorBuilder;
 import org.apache.flink.util.OutputTag;
 
 /**
@@ -104,6 +113,7 @@ public class HarnessMain {
     }
 
     static JobGraph buildJob(CaseSpec spec) {
+        if ("processing".equals(spec.time)) return buildProcessingTimeJob(spec);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
         env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
@@ -126,6 +136,51 @@ public class HarnessMain {
         fired.sinkTo(new DiscardingSink<>());
         fired.getSideOutput(lateTag).process(new LateFunction(spec.id)).sinkTo(new DiscardingSink<>());
         return env.getStreamGraph().getJobGraph();
+    }
+
+    /**
+     * window.time processing: source (rows in replay order, then a tick at the range end) → keyBy(key) →
+     * ClockOperator → Flink's WindowOperator (WindowOperatorBuilder: processing-time assigner, ProcessingTimeTrigger
+     * wrapped only to record, no lateness) with a ManualProcessingTimeService instead of the task's
+     * SystemProcessingTimeService. The ClockOperator is chained to the window operator (one task thread): it moves
+     * the manual clock to each row's arrival before handing the row on, so the assigner sees processing time =
+     * arrival, and timers due strictly before it fire first. No watermarks: the source emits none.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static JobGraph buildProcessingTimeJob(CaseSpec spec) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
+        env.getConfig().setAutoWatermarkInterval(0L);
+
+        TypeInformation<Ev> evType = TypeInformation.of(Ev.class);
+        DataStream<Ev> source = env.fromData(spec.events, evType).name("log " + spec.id);
+        DataStream<Ev> clocked = source.keyBy(new KeyOf()).transform("replay-clock", evType, new ClockOperator(spec));
+        KeyedStream<Ev, String> keyed = DataStreamUtils.reinterpretAsKeyedStream(clocked, new KeyOf(), Types.STRING);
+
+        WindowOperatorBuilder<Ev, String, TimeWindow> builder = new WindowOperatorBuilder<>(
+                (WindowAssigner) processingTimeAssigner(spec), new ProcessingRecordingTrigger(spec.id), env.getConfig(),
+                evType, new KeyOf(), Types.STRING);
+        OneInputStreamOperator<Ev, String> window = builder.process(new FiringFunction(spec.id));
+        ManualTimeOperatorFactory<Ev, String> factory =
+                new ManualTimeOperatorFactory<>((AbstractUdfStreamOperator<String, ?>) window, spec.id);
+        keyed.transform("window " + builder.generateOperatorName(), Types.STRING, factory).sinkTo(new DiscardingSink<>());
+        return env.getStreamGraph().getJobGraph();
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static WindowAssigner<Object, TimeWindow> processingTimeAssigner(CaseSpec spec) {
+        switch (spec.window) {
+            case "tumbling":
+                return (WindowAssigner) TumblingProcessingTimeWindows.of(Duration.ofMillis(spec.size), Duration.ofMillis(spec.offset));
+            case "sliding":
+                return (WindowAssigner) SlidingProcessingTimeWindows.of(
+                        Duration.ofMillis(spec.size), Duration.ofMillis(spec.slide), Duration.ofMillis(spec.offset));
+            case "session":
+                return (WindowAssigner) ProcessingTimeSessionWindows.withGap(Duration.ofMillis(spec.gap));
+            default:
+                throw new IllegalArgumentException("window " + spec.window);
+        }
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})

@@ -22,6 +22,12 @@ final class Outputs {
      * Read by the trigger in the window's task thread, after that watermark went through the network stack.
      */
     volatile boolean streamReachedMax;
+    /** Processing-time cases: the timer a firing came from (the window function reports it as fire_watermark). */
+    Long fireTime;
+    /** Processing-time cases: the window operator's manual processing-time service (ManualTimeOperatorFactory). */
+    volatile ManualProcessingTimeService processingTime;
+    /** Processing-time cases: set by ClockOperator before its end-of-input "fire all" (end_of_input flush). */
+    boolean flushing;
     /** Earlier firings per (key, start, end): per-window state is not allowed for merging windows. */
     final Map<String, Integer> fireCount = new HashMap<>();
 
