@@ -44,6 +44,17 @@ def test_backfill_dag_replays_every_planned_partition_in_order(tmp_path):
     assert report["why_report"] == str(run_folder / "why_report" / "index.html")
     assert (run_folder / "why_report" / "summary.json").is_file() and (run_folder / "_data_docs" / "index.html").is_file()
     assert not (output / "why_report").exists() and not (output / "_data_docs").exists()
+    # Data quality ran as a Spark job (spark-submit ... replay_job.py quality) and left its outcome for the task.
+    dq = json.loads((run_folder / "data_quality.json").read_text())
+    assert dq["success"] and dq["expectations"] > 0 and dq["failed_names"] == [], dq
+    # The replay task's outlets: one asset event per output dataset, with the output path and the range replayed.
+    events = _asset_events(tmp_path / "airflow" / "airflow.db")
+    assert sorted(events) == sorted(f"event_replay.{ds}" for ds in DATASETS)
+    for name, (task_id, extra) in events.items():
+        ds = name.split(".", 1)[1]
+        assert task_id == "replay_partitions"
+        assert extra["output_path"] == str(output) and extra["path"] == f"{output}/{ds}"
+        assert extra["partitions"] == {"first": DAYS[0], "last": DAYS[-1], "count": len(DAYS)}
     # Every row read is accounted for exactly once per partition (counts, from the written outputs).
     assert report["totals"]["windows"] > 0
     effective = (reports[0].parent / "job.yaml").read_text()
@@ -51,6 +62,18 @@ def test_backfill_dag_replays_every_planned_partition_in_order(tmp_path):
     # The partitions ran in order: each one's done marker was written after the previous one's.
     done = [(reports[0].parent / "done" / d).stat().st_mtime_ns for d in DAYS]
     assert done == sorted(done)
+
+
+def _asset_events(db: Path) -> dict[str, tuple[str, dict]]:
+    """The asset events of the metadata DB: asset name -> (the task that emitted it, its extra)."""
+    import sqlite3
+
+    with sqlite3.connect(db) as con:
+        rows = con.execute("SELECT a.name, e.source_task_id, e.extra FROM asset_event e "
+                           "JOIN asset a ON a.id = e.asset_id").fetchall()
+    events = {name: (task_id, json.loads(extra) if isinstance(extra, str) else extra) for name, task_id, extra in rows}
+    assert len(events) == len(rows), rows  # one event per asset
+    return events
 
 
 def test_missing_partition_fails_the_run_before_any_spark_job(tmp_path):
@@ -66,3 +89,4 @@ def test_missing_partition_fails_the_run_before_any_spark_job(tmp_path):
     assert proc.returncode != 0
     assert "missing partitions" in proc.stdout + proc.stderr and f"dt={DAYS[1]}" in proc.stdout + proc.stderr
     assert not (output / "windows").exists()  # nothing was replayed
+    assert _asset_events(tmp_path / "airflow" / "airflow.db") == {}  # a failed run updates no asset
