@@ -47,6 +47,8 @@ def test_backfill_dag_structure(dagbag):
     replay = dag.get_task("replay_partitions")
     assert replay.pool == "replay_spark" and replay._conn_id == "replay_spark"
     assert replay.application == str(ROOT / "jobs" / "replay_job.py")
+    dq = dag.get_task("data_quality")  # a Spark job too (`replay_job.py quality`), through the same connection and pool
+    assert dq.pool == "replay_spark" and dq._conn_id == "replay_spark" and dq.application == replay.application
     assert dag.get_task("validate").downstream_task_ids == {"plan"}
     assert dag.get_task("plan").downstream_task_ids == {"replay_partitions", "data_quality", "report"}
     assert replay.downstream_task_ids == {"data_quality"}
