@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from event_replay.job import run_partition
-from event_replay.engine.state import Partition
+from event_replay.io.partitions import Partition
 from event_replay.io.source import MissingPartitionError
 from event_replay.range_replay import PROGRESS, RangeRequest, parse_range, partition_ids, run_range
 from event_replay.semantics.config import ConfigError, parse_config

@@ -44,27 +44,11 @@ def recover_output(spark, output: str) -> None:
 
 
 def source_partitions(spark, cfg: JobConfig, hourly: bool) -> list[str]:
-    """The partition ids present under source.path (`dt=D` folders, or `dt=D/hour=HH`), ascending."""
-    import re
+    """The partition ids with a folder under source.path (io/partitions.py), ascending."""
+    from .io.fs import fs_for
+    from .io.partitions import partitions_present
 
-    from .io.fs import hadoop_fs
-
-    fs, root = hadoop_fs(spark, cfg.source.path)
-    if not fs.exists(root):
-        return []
-    out = []
-    for st in fs.listStatus(root):
-        m = re.match(r"^dt=(\d{4}-\d{2}-\d{2})$", st.getPath().getName())
-        if not (m and st.isDirectory()):
-            continue
-        if not hourly:
-            out.append(m.group(1))
-            continue
-        for hst in fs.listStatus(st.getPath()):
-            h = re.match(r"^hour=(\d{2})$", hst.getPath().getName())
-            if h and hst.isDirectory():
-                out.append(f"{m.group(1)}T{h.group(1)}")
-    return sorted(out)
+    return partitions_present(fs_for(cfg.source.path, spark), cfg.source.path, hourly)
 
 
 def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False, end_of_input: str = "hold",
@@ -75,9 +59,10 @@ def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False,
     before this one. A partition with no folder in the source fails unless `allow_missing` (then it replays as
     empty: time passes, the state carries on)."""
     from . import engine
-    from .engine.state import Partition, StateError, read_state, require_declared_splits, stage_state
+    from .engine.state import StateError, read_state, require_declared_splits, stage_state
     from .io import read_partition_source, write_outputs
     from .io.fs import fs_for
+    from .io.partitions import STATE_DIR, Partition
     from .io.lock import output_lock
 
     require_declared_splits(cfg)
@@ -92,7 +77,7 @@ def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False,
                 earlier = [p for p in source_partitions(spark, cfg, part.hourly) if p < part.id]
                 # A partition replayed without a source folder (--allow-missing) has a state but no folder: it
                 # is the predecessor too, so that the history is not silently cut around it.
-                states = fs_for(output, spark).list_names(f"{output}/_state")
+                states = fs_for(output, spark).list_names(f"{output}/{STATE_DIR}")
                 earlier = sorted(set(earlier) | {s for s in states if s < part.id and len(s) == len(part.id)})
                 if not earlier:
                     raise StateError(f"partition {part.id} has no predecessor under {cfg.source.path}: "

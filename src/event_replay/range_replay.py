@@ -21,7 +21,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
-from .engine.state import Partition, fingerprint
+from .engine.state import fingerprint
+from .io.partitions import Partition
 from .io.output import WriteSummary
 from .io.source import MissingPartitionError
 from .semantics.config import ConfigError, JobConfig

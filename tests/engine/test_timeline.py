@@ -180,7 +180,7 @@ def test_matches_reference(spark, case):
 @given(case=cases())
 def test_spark_path_matches_reference(spark, case):
     """Periodic timelines too large for the driver go through the Spark path: forced here (bound 0)."""
-    from event_replay.engine import tick_timeline
+    from event_replay.engine.timeline import driver as tick_timeline
 
     saved, tick_timeline.DRIVER_GROUPS_MAX = tick_timeline.DRIVER_GROUPS_MAX, 0
     try:

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from event_replay.engine.windows import _session_pass, compute_windows
+from event_replay.engine.windows import compute_windows
+from event_replay.engine.windows.session_pass import session_pass
 from event_replay.semantics.config import parse_config, to_raw
 from event_replay.semantics.durations import NEG_INF
 from event_replay.semantics.model import LogRow
@@ -211,7 +212,7 @@ def test_same_as_reference(spark, case, wtype, extra):
 def _session_pass_firings(rows: list[LogRow], wm_before, cfg):
     pdf = pd.DataFrame([(r.key, r.split, r.offset, r.arrival_time, r.event_time, wm_before[(r.split, r.offset)])
                         for r in rows], columns=["key", "split", "offset", "arrival_time", "event_time", "wm_before"])
-    run = _session_pass(cfg.window.gap_ms, cfg.window.allowed_lateness_ms)
+    run = session_pass(cfg.window.gap_ms, cfg.window.allowed_lateness_ms)
     if pdf.empty:
         return [], []
     out = pd.concat([run(g) for _, g in pdf.groupby("key")]).rename(columns=lambda c: c.lstrip("_"))
@@ -259,7 +260,7 @@ def test_slot_aggregate_and_numbered_paths_agree(spark, monkeypatch):
     slot j) when the aggregates are order-free; through numbered elements and running aggregates when they are not,
     or when late firings are many. Each way must give the reference's firings on the same rows, with windows
     that have early and late-accepted rows, and windows whose only rows are late-accepted."""
-    from event_replay.engine import fixed_windows
+    from event_replay.engine.windows import fixed as fixed_windows
 
     # (event time, key) in arrival order; per-event watermark = max - 5001. After 16000 (watermark 10999) the
     # [0, 10s) windows are fired and accept rows until 12999: k gets two late firings, m only late-accepted rows.

@@ -8,7 +8,8 @@ if TYPE_CHECKING:
 
     from ..semantics.config import JobConfig
     from .contract import EngineResult
-    from .state import CarriedState, Partition
+    from ..io.partitions import Partition
+    from .state import CarriedState
 
 
 def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: Sequence[str],
@@ -21,7 +22,7 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
 
     # The timeline's rows feed the windows and the late rows (_kept says when they are materialised). The outputs
     # themselves are left lazy: each is written once. The caller frees what was cached when done (release()).
-    from .fire_lookup import lookup_for
+    from .windows.fire_lookup import lookup_for
 
     fixed_plans(spark)
     if cfg.window.time == "processing":  # windows on the replay clock, no timeline (processing_time.py)
@@ -67,7 +68,7 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     from .contract import NEG_INF, EngineResult
     from .state import FORMAT_VERSION, Manifest, fingerprint, last_offsets_after
     from .timeline import TimelineCarry, compute_timeline_carried
-    from .fire_lookup import lookup_for
+    from .windows.fire_lookup import lookup_for
     from .windows import carried_rows, compute_windows_with_elements
 
     cfg = cfg.with_end_of_input(end_of_input)

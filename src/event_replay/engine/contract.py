@@ -13,7 +13,7 @@ Stage 1, the timeline (`timeline.compute_timeline`) -> `Timeline`:
     stream_values  one column `watermark long`: every value the stream watermark moved to during
                 the range, ascending and distinct (it never goes back), excluding the flush's +inf.
     known_stream_values, event_time_range  the same values as a numpy array and the rows' event-time
-                range, when the timeline was computed on the driver (periodic emission, tick_timeline.py).
+                range, when the timeline was computed on the driver (periodic emission, timeline/driver.py).
 Stage 2, the windows (`windows.compute_windows`) -> (firings, late_rows):
     firings     key, window_start long, window_end long, fire_index int, fire_watermark long
                 (null for end_of_input), fire_reason string, one column per configured aggregate.
@@ -47,7 +47,7 @@ class Timeline:
     rows: DataFrame
     watermarks: DataFrame
     stream_values: DataFrame
-    # When the timeline was computed on the driver (tick_timeline.py): the stream values as a sorted array, and
+    # When the timeline was computed on the driver (timeline/driver.py): the stream values as a sorted array, and
     # the rows' event-time range [lo, hi] (None when unknown or without rows).
     known_stream_values: Any = None
     event_time_range: tuple[int, int] | None = None

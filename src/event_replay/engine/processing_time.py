@@ -5,7 +5,7 @@ On the replay clock a processing-time window [s, e) fires at replay time e - 1, 
 purged. That is an event-time replay of the arrival times (event_time = arrival_time, set on read) in which the
 stream "watermark" just before a row is its arrival time - 1 (every timer before the row has fired; the windows
 it fired are gone, so a session cannot grow across its own firing) and the stream reaches exactly the timer times
-of the range: the max timestamps e - 1 < end of the windows that exist. So the windows stage (windows.py) runs
+of the range: the max timestamps e - 1 < end of the windows that exist. So the windows stage (windows/) runs
 unchanged on rows with `wm_before = arrival_time - 1` and those timer times as the stream values: no row is late
 (its windows end after it), every window fires once at e - 1, or at the flush, or is held. No watermarks are output.
 

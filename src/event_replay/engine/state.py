@@ -1,10 +1,10 @@
 """Carried state between partitions (docs/semantics.md "Partitions"; SEMANTICS §6 `hold`): what partition P leaves
 for its successor.
 
-A partition is a UTC day `YYYY-MM-DD` (source folder `dt=YYYY-MM-DD`) or hour `YYYY-MM-DDTHH`
-(`dt=YYYY-MM-DD/hour=HH`); it covers the arrival times [start, end).
+Partitions (days or hours by arrival time) are io/partitions.py; the files are written and read by
+io/state_files.py. This module is the model: what the state holds, and when it can be continued.
 
-The state is small by construction (see timeline.py and windows.py for why it is enough):
+The state is small by construction (see the timeline/ and windows/ packages for why it is enough):
     manifest.json  format version, config fingerprint, partition, predecessor, emission, the history's first
                    tick (idleness of splits without rows), the stream watermark and idle flag at the end,
                    the declared splits, whether the partition flushed, and each split's last offset (the largest
@@ -18,65 +18,20 @@ Staged with the partition's outputs and committed with them (io/commit.py) into 
 """
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import json
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..io import state_files
+from ..io.partitions import Partition, state_dir
 from ..semantics.config import ConfigError, JobConfig, to_raw
 
 FORMAT_VERSION = 2  # 2: last_offsets
-STATE_DIR = "_state"
-MANIFEST = "manifest.json"
-
-_PARTITION = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:T(\d{2}))?$")
-SPLIT_STATE_DDL = "split string, t long, m long"
 
 
 class StateError(RuntimeError):
     """The carried state cannot be used: missing, or written by another config/format/predecessor."""
-
-
-@dataclass(frozen=True)
-class Partition:
-    """A day or hour partition of the source, by arrival time (UTC)."""
-
-    id: str  # YYYY-MM-DD or YYYY-MM-DDTHH
-    start_ms: int
-    end_ms: int
-
-    @staticmethod
-    def parse(text: str) -> "Partition":
-        m = _PARTITION.match(text.strip())
-        if not m:
-            raise ConfigError("--partition", f"{text!r}: expected YYYY-MM-DD or YYYY-MM-DDTHH")
-        try:
-            day = dt.datetime.fromisoformat(m.group(1)).replace(tzinfo=dt.timezone.utc)
-            if m.group(2) is None:
-                start, length = day, dt.timedelta(days=1)
-            else:
-                start, length = day.replace(hour=int(m.group(2))), dt.timedelta(hours=1)
-        except ValueError as exc:
-            raise ConfigError("--partition", f"{text!r}: {exc}") from None
-        s = int(start.timestamp() * 1000)
-        return Partition(text.strip(), s, s + int(length.total_seconds() * 1000))
-
-    @property
-    def hourly(self) -> bool:
-        return "T" in self.id
-
-    @property
-    def subpath(self) -> str:
-        """The folder under the source (and under each output dataset) holding this partition."""
-        day = self.id[:10]
-        return f"dt={day}/hour={self.id[11:13]}" if self.hourly else f"dt={day}"
-
-    def previous(self) -> "Partition":
-        length = self.end_ms - self.start_ms
-        start = dt.datetime.fromtimestamp((self.start_ms - length) / 1000, tz=dt.timezone.utc)
-        return Partition.parse(start.strftime("%Y-%m-%dT%H" if self.hourly else "%Y-%m-%d"))
 
 
 def require_declared_splits(cfg: JobConfig) -> None:
@@ -133,24 +88,18 @@ class CarriedState:
     rows: Any  # DataFrame: input columns + wm_before
 
 
-def state_dir(output_path: str, partition_id: str) -> str:
-    return f"{output_path.rstrip('/')}/{STATE_DIR}/{partition_id}"
-
-
 def read_state(spark, cfg: JobConfig, partition: Partition, previous_id: str | None = None) -> CarriedState:
     """The state `partition` continues from (its predecessor's), validated; a clear StateError otherwise."""
     prev = previous_id or partition.previous().id
     folder = state_dir(cfg.output.path, prev)
-    from ..io.fs import fs_for
-
-    text = fs_for(folder, spark).read_text(f"{folder}/{MANIFEST}")
+    text = state_files.read_manifest_text(spark, folder)
     if text is None:
         raise StateError(f"partition {partition.id} continues from {prev}, but there is no carried state under "
                          f"{folder}: replay {prev} first (or start a new history with --first)")
     try:
         m = Manifest(**json.loads(text))
     except (TypeError, ValueError) as exc:
-        raise StateError(f"carried state {folder}/{MANIFEST} is unreadable: {exc}") from None
+        raise StateError(f"carried state {folder}/{state_files.MANIFEST} is unreadable: {exc}") from None
     if m.format_version != FORMAT_VERSION:
         raise StateError(f"carried state {folder} has format version {m.format_version}, this job writes "
                          f"{FORMAT_VERSION}: replay the history again from its first partition")
@@ -166,42 +115,20 @@ def read_state(spark, cfg: JobConfig, partition: Partition, previous_id: str | N
     emit = cfg.watermark.emit
     if m.emit != emit:
         raise StateError(f"carried state {folder} was written for emit={m.emit}, the config says {emit}")
-    splits = spark.read.schema(SPLIT_STATE_DDL).parquet(f"{folder}/splits")
-    rows = spark.read.parquet(f"{folder}/rows")
+    splits, rows = state_files.read_frames(spark, folder)
     return CarriedState(manifest=m, splits=splits, rows=rows)
 
 
 def stage_state(spark, cfg: JobConfig, manifest: Manifest, splits, rows, staging: str) -> tuple[str, str]:
     """Write a partition's state under `staging`; return the move (staged folder, `_state/<partition>`) that
     commits it together with the partition's outputs (io/commit.py)."""
-    folder = f"{staging.rstrip('/')}/{STATE_DIR}/{manifest.partition}"
-    # One sorted file each: the state is small, and a rerun writes the same bytes.
-    splits.repartition(1).sortWithinPartitions("split").write.mode("errorifexists").parquet(f"{folder}/splits")
-    rows.repartition(1).sortWithinPartitions("arrival_time", "split", "offset") \
-        .write.mode("errorifexists").parquet(f"{folder}/rows")
-    from ..io.fs import fs_for
-
-    # Durable (fsync/hsync) before the commit moves it into place.
-    fs_for(folder, spark).write_text(f"{folder}/{MANIFEST}",
-                                     json.dumps(asdict(manifest), indent=2, sort_keys=True) + "\n")
+    text = json.dumps(asdict(manifest), indent=2, sort_keys=True) + "\n"
+    folder = state_files.stage_files(spark, staging, manifest.partition, text, splits, rows)
     return folder, state_dir(cfg.output.path, manifest.partition)
 
 
 def write_state(spark, cfg: JobConfig, manifest: Manifest, splits, rows) -> str:
     """Write a partition's state on its own, all or nothing; a rerun replaces it. (`replay run --partition`
     stages it with the outputs and commits both at once.)"""
-    from ..io.commit import commit, new_staging
-    from ..io.fs import fs_for
-
-    output = cfg.output.path.rstrip("/")
-    fs = fs_for(output, spark)
-    fs.mkdirs(output)
-    staging = new_staging(output)
-    try:
-        move = stage_state(spark, cfg, manifest, splits, rows, staging)
-    except BaseException:
-        if fs.exists(staging):
-            fs.delete(staging)
-        raise
-    commit(fs, output, staging, [move])
-    return move[1]
+    return state_files.write_alone(spark, cfg.output.path,
+                                   lambda staging: stage_state(spark, cfg, manifest, splits, rows, staging))

@@ -97,18 +97,11 @@ def check_schema_drift(spark: SparkSession, files: list[str], fmt: str, referenc
 def _sibling_partitions(spark: SparkSession, root: str, subpath: str) -> list[str]:
     """The other partition folders of the source (same granularity as subpath), nearest first: earlier ones
     from the nearest back, then later ones."""
-    fs, rp = hadoop_fs(spark, root)
-    if not fs.exists(rp):
-        return []
-    days = sorted(st.getPath().getName() for st in fs.listStatus(rp)
-                  if st.isDirectory() and st.getPath().getName().startswith("dt="))
-    names = days
-    if "/" in subpath:  # hourly: dt=D/hour=HH
-        names = []
-        for d in days:
-            day_p = spark.sparkContext._jvm.org.apache.hadoop.fs.Path(f"{root}/{d}")
-            names += sorted(f"{d}/{st.getPath().getName()}" for st in fs.listStatus(day_p)
-                            if st.isDirectory() and st.getPath().getName().startswith("hour="))
+    from .fs import fs_for
+    from .partitions import Partition, partitions_present
+
+    ids = partitions_present(fs_for(root, spark), root, hourly="/" in subpath)
+    names = [Partition.parse(i).subpath for i in ids]
     before = [n for n in names if n < subpath][::-1]
     after = [n for n in names if n > subpath]
     return before + after

@@ -15,6 +15,7 @@ class Fs(Protocol):
     def delete(self, path: str) -> None: ...
     def mkdirs(self, path: str) -> None: ...
     def list_names(self, path: str) -> list[str]: ...
+    def list_dirs(self, path: str) -> list[str]: ...
     def read_text(self, path: str) -> str | None: ...
     def write_text(self, path: str, text: str) -> None: ...
     def create_exclusive(self, path: str, text: str) -> bool: ...
@@ -59,6 +60,13 @@ class LocalFs:
     def list_names(self, path: str) -> list[str]:
         p = local_path(path)
         return sorted(os.listdir(p)) if os.path.isdir(p) else []
+
+    def list_dirs(self, path: str) -> list[str]:
+        p = local_path(path)
+        if not os.path.isdir(p):
+            return []
+        with os.scandir(p) as entries:
+            return sorted(e.name for e in entries if e.is_dir())
 
     def read_text(self, path: str) -> str | None:
         try:
@@ -121,6 +129,13 @@ class HadoopFs:
         if not self._fs.exists(p):
             return []
         return sorted(st.getPath().getName() for st in self._fs.listStatus(p))
+
+    def list_dirs(self, path: str) -> list[str]:
+        """The sub-folders' names, from one listing (no call per child: object stores charge per call)."""
+        p = self._p(path)
+        if not self._fs.exists(p):
+            return []
+        return sorted(st.getPath().getName() for st in self._fs.listStatus(p) if st.isDirectory())
 
     def read_text(self, path: str) -> str | None:
         p = self._p(path)

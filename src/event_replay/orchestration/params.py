@@ -27,7 +27,6 @@ DURATION_OVERRIDES = {
 }
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-_DT_DIR = re.compile(r"^dt=\d{4}-\d{2}-\d{2}$")
 
 
 def shipped_configs(project_dir: str | Path) -> list[str]:
@@ -48,10 +47,12 @@ DEMO_CONFIG = f"{CONFIGS_DIR}/demo_partitioned.yaml"  # what `make demo` replays
 def is_partitioned(cfg: JobConfig) -> bool | None:
     """Whether the config's source is laid out in `dt=YYYY-MM-DD` folders, as the backfill DAGs replay it;
     None when that cannot be seen (a remote source, or one not written yet)."""
-    source = Path(cfg.source.path)
-    if _URI.match(cfg.source.path) or not source.is_dir():
+    from ..io.fs import LocalFs
+    from ..io.partitions import partitions_present
+
+    if _URI.match(cfg.source.path) or not Path(cfg.source.path).is_dir():
         return None
-    return any(c.is_dir() and _DT_DIR.match(c.name) for c in source.iterdir())
+    return bool(partitions_present(LocalFs(), cfg.source.path, hourly=False))
 
 
 def backfill_configs(project_dir: str | Path) -> list[str]:

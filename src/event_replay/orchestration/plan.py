@@ -8,13 +8,12 @@ must not run (it would silently start from scratch and differ from a replay of t
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-PARTITION_DIR = re.compile(r"^dt=(\d{4}-\d{2}-\d{2})$")
-STATE_DIR = "_state"
+from ..io.fs import LocalFs
+from ..io.partitions import partitions_present, state_dir
 
 
 class PlanError(ValueError):
@@ -23,18 +22,9 @@ class PlanError(ValueError):
 
 def list_partitions(source_path: str | Path) -> list[dt.date]:
     """The days that have a `dt=YYYY-MM-DD` folder under the source (local filesystem), ascending."""
-    root = Path(source_path)
-    if not root.is_dir():
+    if not Path(source_path).is_dir():
         raise PlanError(f"source.path {source_path} is not a directory of dt=YYYY-MM-DD partitions")
-    days = []
-    for child in root.iterdir():
-        m = PARTITION_DIR.match(child.name)
-        if m and child.is_dir():
-            try:
-                days.append(dt.date.fromisoformat(m.group(1)))
-            except ValueError:
-                continue  # dt=2024-02-30: not a day, not a partition
-    return sorted(days)
+    return [dt.date.fromisoformat(d) for d in partitions_present(LocalFs(), str(source_path), hourly=False)]
 
 
 def days_between(start: dt.date, end: dt.date) -> list[dt.date]:
@@ -42,7 +32,7 @@ def days_between(start: dt.date, end: dt.date) -> list[dt.date]:
 
 
 def state_path(output_path: str | Path, partition: str) -> Path:
-    return Path(output_path) / STATE_DIR / partition
+    return Path(state_dir(str(output_path), partition))
 
 
 def state_exists(output_path: str | Path, partition: str) -> bool:

@@ -165,7 +165,8 @@ def effective_end_of_input(spark: SparkSession, output_path: str, counts: DataFr
     if not last:
         return "hold"
     pid = _partition_id(last[0], parts)
-    from ..engine.state import MANIFEST, state_dir
+    from ..io.partitions import state_dir
+    from ..io.state_files import MANIFEST
 
     path = f"{state_dir(output_path, pid)}/{MANIFEST}"
     try:

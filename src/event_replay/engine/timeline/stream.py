@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .contract import NEG_INF, POS_INF
+from ..contract import NEG_INF, POS_INF
 from .split_changes import SplitChanges
 
 

@@ -12,7 +12,7 @@ as it stood after tick t - interval, so a table tick -> `stream_watermark` (one 
 the rows by broadcast, with no shuffle.
 
 Above `DRIVER_GROUPS_MAX` entries the aggregate is not collected and the caller uses the Spark path
-(`timeline.py`), which computes the same closed forms as DataFrames.
+(`periodic_spark.py`), which computes the same closed forms as DataFrames.
 """
 from __future__ import annotations
 
@@ -25,11 +25,11 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from ..semantics.config import JobConfig
-from .contract import Timeline
+from ...semantics.config import JobConfig
+from ..contract import Timeline
 from .split_changes import SplitGroups, split_changes
 from .stream import StreamTimeline, combine_splits
-from .contract import WATERMARKS_SCHEMA
+from ..contract import WATERMARKS_SCHEMA
 
 DRIVER_GROUPS_MAX = 4_000_000  # (split, tick) entries brought to the driver; above it, the Spark path
 

@@ -5,7 +5,7 @@ Every row carries `wm_before`, the stream watermark just before it, which never 
 its rows split by `W = wm_before` into
 
     early          W < m       held by the window's first firing, its event-time timer at m (looked up later:
-                               fire_lookup.py or windows._with_fire_watermarks), and they all come first;
+                               fire_lookup.py), and they all come first;
     late-accepted  m <= W < c  the j-th such row (in replay order) fires at once (`late_row`, fire watermark W)
                                with the early rows and late-accepted rows 1..j;
     dropped        c <= W      not added; a row dropped from all its windows is a late row.
@@ -28,9 +28,9 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from ..semantics.config import JobConfig, WindowConfig
-from ..semantics.model import FIRE_LATE_ROW
-from .elements import ORDER, PENDING, POS, WE, WS, cleanup, firings_with_aggregates, single_call
+from ...semantics.config import JobConfig, WindowConfig
+from ...semantics.model import FIRE_LATE_ROW
+from ..elements import ORDER, PENDING, POS, WE, WS, cleanup, firings_with_aggregates, single_call
 
 # Slot aggregation is used up to this many late-accepted elements, and windows with at most this many late firings
 # (each copies its window's early rows once per late firing); beyond, the numbered path.

@@ -15,7 +15,7 @@ closed form from the group and the number of ticks until the next one:
     before its first row     a split idle from origin + D*I (the history's first tick counts as "no rows since").
 
 The changes are the events where the (value, idle) pair differs from the one before, starting from (-inf, not
-idle). It is the same arithmetic as the Spark path (`timeline._split_changes`), one split at a time.
+idle). It is the same arithmetic as the Spark path (`periodic_changes.py`), one split at a time.
 """
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..semantics.config import WatermarkConfig
-from .contract import NEG_INF
+from ...semantics.config import WatermarkConfig
+from ..contract import NEG_INF
 
 
 @dataclass

@@ -1,0 +1,100 @@
+"""Stage 2 of the Spark engine: windows, firings and late rows (SEMANTICS §5–6), see contract.py.
+
+Everything here reads `wm_before`, the stream watermark just before each row. Since the stream watermark never
+goes back, `wm_before` is non-decreasing in replay order (arrival_time, split, offset), which turns the per-row
+walk of the reference model into set operations. For one (key, window) with max timestamp `m = end - 1` and
+cleanup time `c = m + allowed_lateness`, its rows split by `W = wm_before` into
+
+    early           W < m        the window's first firing is its event-time timer at m: a `watermark` firing at
+                                 the first stream value >= m (an as-of lookup), else `end_of_input` (flush) or
+                                 nothing (hold); it holds exactly the early rows, which come first in replay order;
+    late-accepted   m <= W < c   each fires at once (`late_row`, fire_watermark = W) with everything so far;
+    dropped         c <= W       not added; a row dropped from all its windows is a late row (late_watermark = W).
+
+So every firing holds a prefix of its window's rows in one fixed order. Tumbling and sliding windows are
+`fixed.py` (one aggregate over slots). Sessions merge, so they need one sequential pass per key
+(`session_pass.py`, run by `sessions.py` over buckets of keys, O(n log n)); the pass emits window memberships in
+prefix form and elements.firings_with_aggregates evaluates the Spark SQL aggregates as running aggregates over
+them. The timer firings' watermarks are looked up in `fire_lookup.py`. This module dispatches and picks the rows a
+partition carries.
+"""
+from __future__ import annotations
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from ...semantics.config import JobConfig
+from ..elements import PENDING, POS, WE, WS, cleanup, firings_with_aggregates
+from .fire_lookup import with_fire_watermarks
+from .fixed import FixedRows, fixed_firings, fixed_queries, last_start
+from .session_pass import WID_OFFSET, WID_SPLIT
+from .sessions import session_elements
+
+
+def compute_windows(rows: DataFrame, stream_values: DataFrame, cfg: JobConfig, *, new_from_ms: int | None = None,
+                    carried_wm: int | None = None, fire_lookup: DataFrame | None = None,
+                    partitions: int | None = None) -> tuple[DataFrame, DataFrame]:
+    """(firings, late_rows) of SEMANTICS §5–6 for rows carrying `wm_before`; see the module doc.
+
+    Partition replay (state carried, see state.py): `rows` are the carried rows (arrival < new_from_ms, with
+    their original wm_before) plus the partition's rows, `stream_values` only the values the stream reached in
+    the partition and `carried_wm` the stream watermark the partition started from. Only the firings caused in
+    the partition are emitted: a late firing at one of its rows, or a timer firing whose max timestamp the
+    stream had not reached (`end - 1 > carried_wm`: it found its value in the partition, or flushes, or holds);
+    late rows only from the partition's rows. Fire indexes come out right because every row of a window that
+    is still open is carried.
+
+    `rows` is read a few times (plans are not shared between branches): a caller whose rows come out of an
+    expensive plan should persist them first."""
+    firings, late, _ = compute_windows_with_elements(rows, stream_values, cfg, new_from_ms=new_from_ms,
+                                                     carried_wm=carried_wm, fire_lookup=fire_lookup,
+                                                     partitions=partitions)
+    return firings, late
+
+
+def compute_windows_with_elements(rows: DataFrame, stream_values: DataFrame, cfg: JobConfig, *,
+                                  new_from_ms: int | None = None, carried_wm: int | None = None,
+                                  fire_lookup: DataFrame | None = None, partitions: int | None = None):
+    """compute_windows, plus the elements (window bounds per row: split, offset, __we) for the carried state.
+
+    `fire_lookup` (tumbling/sliding only): (__q, __v) for every window's max timestamp, from fire_lookup.py.
+    `partitions`: the tumbling/sliding firings come out hash-partitioned by key into that many partitions (the
+    windows output's files), so that writing them needs no second shuffle."""
+    input_cols = [c for c in rows.columns if c != "wm_before"]
+    queries = None
+    if cfg.window.type == "session":
+        elems, late = session_elements(rows, cfg, input_cols)
+        firings = firings_with_aggregates(elems, [WID_SPLIT, WID_OFFSET], [POS], cfg.aggregations)
+    else:
+        fixed = FixedRows(rows, cfg, input_cols)
+        elems, late = fixed.accepted, fixed.late_rows
+        firings = fixed_firings(fixed, input_cols, cfg.aggregations, partitions)
+        queries = fire_lookup if fire_lookup is not None else fixed_queries(rows, cfg)
+    if new_from_ms is not None:
+        late = late.where(F.col("arrival_time") >= F.lit(new_from_ms))
+        caused_here = F.col("arrival_time") >= F.lit(new_from_ms)
+        if carried_wm is not None:
+            caused_here = F.when(F.col("fire_reason") == PENDING, F.col(WE) - F.lit(1) > F.lit(carried_wm)) \
+                .otherwise(caused_here)
+        firings = firings.where(caused_here)
+    firings = with_fire_watermarks(firings, stream_values, cfg, queries, known=fire_lookup is not None)
+    out = firings.select(
+        "key", F.col(WS).alias("window_start"), F.col(WE).alias("window_end"),
+        F.col("fire_index").cast("int").alias("fire_index"), F.col("fire_watermark").cast("long").alias("fire_watermark"),
+        "fire_reason", *cfg.aggregations.keys())
+    return out, late, elems.select("split", "offset", WE)
+
+
+def carried_rows(rows: DataFrame, elems: DataFrame, cfg: JobConfig, stream_wm: int) -> DataFrame:
+    """The rows to carry past a partition whose stream watermark ended at `stream_wm`: every row of a window
+    not purged yet (cleanup time > stream_wm), with its wm_before. Rows of purged windows may come along
+    (harmless: the next partition drops such windows before its first row); no row of an open window is lost."""
+    lateness = cfg.window.allowed_lateness_ms
+    if cfg.window.type != "session":
+        w = cfg.window
+        last_end = last_start(w) + F.lit(w.size_ms)
+        # The row's latest window has the largest cleanup time: the row is held somewhere iff that one is open.
+        return rows.where(cleanup(last_end - F.lit(1), lateness) > F.lit(stream_wm))
+    open_members = (elems.where(cleanup(F.col(WE) - F.lit(1), lateness) > F.lit(stream_wm))
+                    .select("split", "offset").distinct())
+    return rows.join(open_members, ["split", "offset"], "left_semi")
