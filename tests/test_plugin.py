@@ -83,9 +83,29 @@ def runs_root(tmp_path_factory) -> Path:
     (run3 / "done").mkdir(parents=True)
     (run3 / "done" / "2024-01-01").touch()
     (run3 / "job.yaml").write_text("output: {path: x}\n")
+    # A run under way: 3 partitions planned, 2 a job; job 1 (2024-01-01..02) committed 2024-01-01 and is on 02.
+    from event_replay.orchestration.report import write_chunk_record, write_plan_record
+
+    live_out = root / "live"
+    _parquet(live_out / "counts" / "dt=2024-01-01", {"rows_read": [40], "rows_in_windows": [40], "late_rows": [0],
+                                                      "quarantined_rows": [0], "skipped_rows": [0]})
+    live = live_out / "_airflow" / "manual__live"
+    (live / "job.yaml").parent.mkdir(parents=True)
+    (live / "job.yaml").write_text("output: {path: x}\n")
+    write_plan_record(live, ["2024-01-01", "2024-01-02", "2024-01-03"], partitions_per_job=2)
+    write_chunk_record(live, 1, 2, ["2024-01-01", "2024-01-02"])
+    _range_json(live_out, "2024-01-01", "2024-01-02", committed="2024-01-01")
     (root / "secret.txt").write_text("not for the web")
     (cli / "job.yaml").write_text("output: {path: x}\n")
     return root
+
+
+def _range_json(out: Path, first: str, last: str, committed: str | None) -> None:
+    """`<output>/_range.json` as the range job (range_replay._save_progress) leaves it after a commit."""
+    (out / "_range.json").write_text(json.dumps({"request": {"first_id": first, "last_id": last, "first": True,
+                                                             "previous": None, "end_of_input": "hold",
+                                                             "allow_missing": False, "fingerprint": "f",
+                                                             "source": "log"}, "committed": committed}))
 
 
 TUNING_ROWS = [{"variant": "delay 1s, idle none, lateness 0ms", "max_out_of_orderness_ms": 1000,
@@ -202,20 +222,21 @@ def _rows(page: str) -> list[str]:
 def _cells(row: str) -> list[str]:
     """The text of each cell (run, state, start, duration, partitions, output, rows, firings, late rows,
     quarantined, DQ, why-report, Data Docs, what-if tuning)."""
-    return [re.sub(r"<[^>]+>", " ", c.split("</td>")[0].split(">", 1)[1]).strip() for c in row.split("<td")[1:]]
+    return [" ".join(re.sub(r"<[^>]+>", " ", c.split("</td>")[0].split(">", 1)[1]).split())
+            for c in row.split("<td")[1:]]
 
 
 def test_runs_table_with_a_bearer_token(client, token):
     r = client.get("/replay-runs/", headers={"Authorization": f"Bearer {token}"})
     assert r.status_code == 200, r.text
     rows = _rows(r.text)
-    assert len(rows) == 4
+    assert len(rows) == 5
     cli = next(x for x in rows if "<code>adhoc/demo</code>" in x)
     c = _cells(cli)
     assert c[0] == "CLI" and c[1] == "done" and c[6:10] == ["300", "10", "2", "0"], c
     assert c[10] == "fail" and c[11] == "why-report" and c[12] == "Data Docs"
     n = _cells(next(x for x in rows if ">manual__1<" in x or "manual__1" in _cells(x)[0]))
-    assert n[0].startswith("manual__1") and n[4] == "2024-01-01, 2024-01-02" and n[5] == "nightly", n
+    assert n[0] == "manual__1 event_time_backfill" and n[4] == "2024-01-01, 2024-01-02 2/2 done" and n[5] == "nightly", n
     assert n[6:10] == ["150", "5", "2", "2"], n
     assert n[10] == "pass" and n[11] == n[12] == "&ndash;", n
 
@@ -230,6 +251,8 @@ def test_each_airflow_run_keeps_its_own_reports(client, token):
     assert "href='/replay-runs/files/nightly/_airflow/manual__2/_data_docs/index.html'" in second
     failed = _cells(next(x for x in rows if "manual__3" in x))
     assert failed[4] == "2024-01-01" and failed[10] == "not run" and failed[11] == "&ndash;", failed
+    live = _cells(next(x for x in rows if "manual__live" in x))
+    assert live[4] == "2024-01-01, 2024-01-02, 2024-01-03 1/3 done replaying 2024-01-02", live
     why = client.get("/replay-runs/why/nightly/_airflow/manual__2", headers=auth)
     assert why.status_code == 200 and "id='runs-link' href='/replay-runs/'" in why.text
     assert "src='/replay-runs/files/nightly/_airflow/manual__2/why_report/timelines.png'" in why.text
@@ -345,3 +368,76 @@ def test_safe_path_unit(runs_root, tmp_path):
         assert safe_path(runs_root, "adhoc/demo/why_report/escape.txt") is None
     finally:
         link.unlink()
+
+
+def _progress_run(tmp_path: Path, planned: list[str], per_job: int = 2) -> tuple[Path, Path]:
+    from event_replay.orchestration.report import write_plan_record
+
+    out = tmp_path / "out"
+    run = out / "_airflow" / "r"
+    write_plan_record(run, planned, partitions_per_job=per_job)
+    return out, run
+
+
+def test_progress_from_the_run_records(tmp_path):
+    """Partitions done / planned and the one replaying, from what the plan task, the replay operator and the range
+    job leave on disk, at each step of a run of 5 partitions in chunks of 2."""
+    import os
+    import time
+
+    from event_replay.orchestration.report import clear_chunk_record, write_chunk_record
+    from replay_runs.runs import progress
+
+    days = [f"2024-01-0{i}" for i in range(1, 6)]
+    out, run = _progress_run(tmp_path, days)
+    p = progress(out, run)
+    assert (p.planned, p.done, p.current) == (days, [], None)  # planned, nothing replaying yet
+    write_chunk_record(run, 1, 3, days[:2])
+    p = progress(out, run)
+    assert (p.done, p.current) == ([], "2024-01-01")  # job 1 started, nothing committed
+    _range_json(out, days[0], days[1], committed=days[0])
+    p = progress(out, run)
+    assert (p.done, p.current) == (days[:1], "2024-01-02")  # the range job committed its first partition
+    (run / "done").mkdir()
+    for d in days[:2]:  # job 1 finished: the operator's markers; job 2 starts, the old _range.json is not its own
+        (run / "done" / d).touch()
+    write_chunk_record(run, 2, 3, days[2:4])
+    p = progress(out, run)
+    assert (p.done, p.current) == (days[:2], "2024-01-03")
+    # a _range.json of this chunk written before the chunk started (an earlier attempt) is not trusted
+    _range_json(out, days[2], days[3], committed=days[2])
+    old = time.time() - 60
+    os.utime(out / "_range.json", (old, old))
+    assert progress(out, run).done == days[:2]
+    _range_json(out, days[2], days[3], committed=days[3])
+    p = progress(out, run)
+    assert (p.done, p.current) == (days[:4], "2024-01-05")  # committed up to the chunk's end, markers not yet
+    for d in days[2:]:
+        (run / "done" / d).touch()
+    clear_chunk_record(run)
+    p = progress(out, run)
+    assert (p.done, p.current) == (days, None)  # replayed; data quality and the report to go
+    (run / "report.json").write_text(json.dumps({"partitions": [{"partition": d} for d in days], "complete": True}))
+    assert progress(out, run).done == days
+
+
+def test_progress_cell_by_state():
+    """The runs page's partitions cell: done / planned, a bar, and the partition replaying (running) or where the
+    run stopped (failed)."""
+    from replay_runs.app import _partitions
+    from replay_runs.runs import RunRow
+
+    def row(state, done, current):
+        return RunRow(output="o", run_id="r", job="j", partitions=[], rows_read=None, firings=None, late_rows=None,
+                      quarantined=None, dq="not run", state=state, planned=[f"2024-01-{d:02d}" for d in range(1, 32)],
+                      done=done, current=current)
+
+    def text(cell):
+        return re.sub(r"<[^>]+>", " ", cell).split()
+
+    running = _partitions(row("running", 12, "2024-01-13"))
+    assert text(running) == ["2024-01-01", "to", "2024-01-31", "(31)", "12/31", "done", "replaying", "2024-01-13"]
+    assert "width:38%" in running
+    assert text(_partitions(row("failed", 12, "2024-01-13")))[-4:] == ["done", "stopped", "in", "2024-01-13"]
+    assert "checking data quality" in " ".join(text(_partitions(row("running", 31, None))))
+    assert text(_partitions(row("success", 31, None)))[-2:] == ["31/31", "done"]

@@ -8,7 +8,11 @@ run record (`_airflow/<run_id>/report.json`, written by event_replay.orchestrati
 - DQ: the run record's `dq` string if there is one, else the outcome of the Data Docs GX built in `_data_docs/`
   (event_replay.quality.validate), else "not run";
 - artifacts: `_data_docs/index.html` and `why_report/` (event_replay.quality.why_report) when present, and the
-  what-if tuning results `_tuning/<grid>/tuning.json` (event_replay.tuning, `replay tune`).
+  what-if tuning results `_tuning/<grid>/tuning.json` (event_replay.tuning, `replay tune`);
+- progress of an Airflow run (progress()): the partitions it plans (`plan.json`, written by the plan task), those it
+  has replayed (`done/<partition>` markers, one per partition of each finished chunk job), the chunk whose Spark job
+  runs now (`replaying.json`) and, inside that chunk, the last partition the job has committed (the range job's
+  `<output>/_range.json`): partitions done / planned and the one replaying now, with no Spark and no data read.
 """
 from __future__ import annotations
 
@@ -26,6 +30,8 @@ WHY_FOLDER = "why_report"
 TUNING_FOLDER = "_tuning"
 SERVED_FOLDERS = (DOCS_FOLDER, WHY_FOLDER, TUNING_FOLDER)  # the only folders the app serves files from
 MAX_DEPTH = 4  # output folders are searched this deep under the root: enough for out/<job>/<variant>
+# The run's progress records (event_replay.orchestration.report PLAN_FILE, CHUNK_FILE; range_replay.PROGRESS)
+PLAN_FILE, CHUNK_FILE, RANGE_FILE, DONE_FOLDER = "plan.json", "replaying.json", "_range.json", "done"
 ROOT_VARIABLE, ROOT_ENV = "replay_runs_root", "REPLAY_RUNS_ROOT"
 DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "out"  # <project>/plugins/replay_runs/runs.py -> <project>/out
 
@@ -62,6 +68,14 @@ class RunRow:
     start: datetime | None = None
     end: datetime | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    planned: list[str] = field(default_factory=list)  # the partitions the run replays, in order (its plan)
+    done: int | None = None  # how many of them are replayed and committed (None: no progress record)
+    current: str | None = None  # the partition its replay job is on (or stopped in), None when no job is on
+
+    @property
+    def progress(self) -> str | None:
+        """"2/3" (partitions done / planned), None without a plan."""
+        return f"{self.done or 0}/{len(self.planned)}" if self.planned else None
 
     @property
     def anchor(self) -> str:
@@ -168,14 +182,60 @@ def _mtime(path: Path) -> datetime | None:
         return None
 
 
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+@dataclass(frozen=True)
+class Progress:
+    planned: list[str]
+    done: list[str]
+    current: str | None  # the first planned partition not done while a chunk job is on (or was, if it failed)
+
+
+def progress(out: Path, run: Path, report: dict[str, Any] | None = None) -> Progress:
+    """Partitions done / planned of an Airflow run folder and the one its replay is on, from its records:
+    - planned: `plan.json` (the plan task), else the report's partitions;
+    - done: the `done/` markers, every planned one once the report says the run is complete, and, while a chunk
+      job runs (`replaying.json`), the partitions of the chunk up to the one the job's `<output>/_range.json` says
+      it committed (only a `_range.json` of that very chunk, written since the chunk started);
+    - current: the first planned partition not done, when a chunk job is on (or stopped there)."""
+    report = report if report is not None else _read_json(run / "report.json")
+    planned = [str(p) for p in _read_json(run / PLAN_FILE).get("partitions") or []] or \
+        [p["partition"] for p in report.get("partitions", [])]
+    marked = {p.name for p in (run / DONE_FOLDER).glob("[!.]*")} if (run / DONE_FOLDER).is_dir() else set()
+    if not planned:  # a run folder from before plan.json: what it replayed, with no plan to count against
+        return Progress(planned=[], done=sorted(marked), current=None)
+    done = set(marked) if not report.get("complete") else set(planned)
+    chunk = _read_json(run / CHUNK_FILE)
+    if chunk and not report.get("complete"):
+        rng = _read_json(out / RANGE_FILE)
+        request, committed = rng.get("request") or {}, rng.get("committed")
+        if (committed and request.get("first_id") == chunk.get("first") and request.get("last_id") == chunk.get("last")
+                and _newer_or_same(out / RANGE_FILE, run / CHUNK_FILE)):
+            done |= {p for p in chunk.get("partitions") or [] if p <= committed}
+    todo = [p for p in planned if p not in done]
+    current = todo[0] if chunk and todo and not report.get("complete") else None
+    return Progress(planned=planned, done=[p for p in planned if p in done], current=current)
+
+
+def _newer_or_same(a: Path, b: Path) -> bool:
+    try:
+        return a.stat().st_mtime >= b.stat().st_mtime - 1  # 1 s: filesystems with coarse timestamps
+    except OSError:
+        return False
+
+
 def _airflow_row(out: Path, rel: str, run: Path, has_tuning: bool) -> RunRow:
     """One Airflow run folder: its report.json when the run got that far, else what its tasks left (the effective
     config of validate, the done markers of the replay): a failed run is listed too."""
-    try:
-        report = json.loads((run / "report.json").read_text())
-    except (OSError, ValueError):
-        report = {}
-    parts = [p["partition"] for p in report.get("partitions", [])] or sorted(p.name for p in (run / "done").glob("*"))
+    report = _read_json(run / "report.json")
+    prog = progress(out, run, report)
+    parts = [p["partition"] for p in report.get("partitions", [])] or prog.done
     counts = _counts(out / "counts", parts) if parts else {}
     totals = report.get("totals", {})
     docs, why = run / DOCS_FOLDER, run / WHY_FOLDER
@@ -189,7 +249,8 @@ def _airflow_row(out: Path, rel: str, run: Path, has_tuning: bool) -> RunRow:
                   reports=f"{rel}/{AIRFLOW_FOLDER}/{run.name}", has_docs=(docs / "index.html").is_file(),
                   has_why=(why / "summary.json").is_file(), has_tuning=has_tuning, dag_id=report.get("dag_id"),
                   state="success" if report.get("complete") else None, start=_mtime(run / "job.yaml"),
-                  end=_mtime(run / "report.json"), extra={"complete": report.get("complete")})
+                  end=_mtime(run / "report.json"), extra={"complete": report.get("complete")},
+                  planned=prog.planned, done=len(prog.done) if prog.planned else None, current=prog.current)
 
 
 def _cli_row(out: Path, rel: str, docs_dq: tuple[str, str], has_tuning: bool) -> RunRow:

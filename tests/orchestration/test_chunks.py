@@ -3,6 +3,7 @@ them: arguments, order, retries. The Spark job itself is recorded, not run (test
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
 import pytest
@@ -107,11 +108,15 @@ def test_operator_submits_one_job_per_chunk_and_a_retry_resumes(operator, tmp_pa
     assert submitted == ["2024-01-01..2024-01-03", "2024-01-04..2024-01-06"]
     assert sorted(p.name for p in (tmp_path / "run" / "done").iterdir()) == ["2024-01-01", "2024-01-02",
                                                                              "2024-01-03"]
+    # The Replay runs page's record of the job that was on (job 2 of 3) stays: the run stopped in that chunk.
+    chunk = json.loads((tmp_path / "run" / "replaying.json").read_text())
+    assert (chunk["job"], chunk["jobs"], chunk["partitions"]) == (2, 3, ["2024-01-04", "2024-01-05", "2024-01-06"])
     # The retry skips the first job and resubmits the failed chunk whole (the job continues after its last commit).
     submitted.clear()
     op.execute(context)
     assert submitted == ["2024-01-04..2024-01-06", "2024-01-07..2024-01-07"]
     assert len(list((tmp_path / "run" / "done").iterdir())) == 7
+    assert not (tmp_path / "run" / "replaying.json").exists()  # every chunk replayed: none is on
 
 
 def test_operator_default_is_one_job_for_a_month(operator, tmp_path):

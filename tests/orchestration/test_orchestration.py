@@ -3,6 +3,7 @@ the partitioned sample and the report. No Airflow, no Spark."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -143,6 +144,9 @@ def test_validate_and_plan_tasks(project):
     p = plan_partitions(v)
     assert [r["partition"] for r in p["plan"]["runs"]] == ["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"]
     assert p["plan"]["missing"] == ["2024-01-03"]
+    # The plan as the Replay runs page counts it (partitions done / planned), in the run's folder.
+    record = json.loads((Path(v["run_dir"]) / "plan.json").read_text())
+    assert record["partitions"] == ["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"]
     # Continuing from state: the partition before the range must have left its state.
     v2 = validate_backfill(params(start_date="2024-01-02", continue_from_state=True), str(root), "r2")
     with pytest.raises(pl.PlanError, match="2024-01-01"):

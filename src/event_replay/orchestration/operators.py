@@ -29,7 +29,7 @@ from .assets import OUTPUT_ASSETS, outlet_extras
 from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
 from .links import RUN_LINKS
 from .plan import Plan, check_state
-from .report import partition_figures, progress_line, progress_table
+from .report import clear_chunk_record, partition_figures, progress_line, progress_table, write_chunk_record
 
 CONN_ID = "replay_spark"
 POOL = "replay_spark"
@@ -102,6 +102,7 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
             self.log.info("job %d of %d: partitions %d..%d of %d, %s (%s%s)", k, len(chunks), i - len(chunk) + 1, i,
                           n, span, chunk[-1].end_of_input,
                           ", first" if chunk[0].first else f", after {chunk[0].previous}")
+            write_chunk_record(p["run_dir"], k, len(chunks), [run.partition for run in chunk])  # the runs page
             t0 = time.monotonic()
             self.submit(context, range_args(chunk, p["config_path"]))  # the job logs each partition: i of n, ...
             seconds = time.monotonic() - t0
@@ -113,6 +114,7 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
                 replayed.append(figures)
                 self.log.info("partition %d/%d: %s", j, n, progress_line(figures))
             self.log.info("job %d of %d: %d partitions in %.1f s", k, len(chunks), len(chunk), seconds)
+        clear_chunk_record(p["run_dir"])
         self.log.info("replayed partitions:\n%s", progress_table(replayed))
         for asset, extra in outlet_extras(p).items():  # every planned partition is committed: say where, which
             context["outlet_events"][asset].extra = extra

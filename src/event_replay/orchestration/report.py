@@ -87,3 +87,45 @@ def progress_table(figures: Sequence[dict[str, Any]]) -> str:
     widths = [max(len(r[i]) for r in cells) for i in range(len(PROGRESS_COLUMNS))]
     return "\n".join("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
                      for r in cells)
+
+
+# The run's progress on disk, for the "Replay runs" page (plugins/replay_runs/runs.py reads these names; the plugin
+# imports no project code): what the run plans, the chunk being replayed now; the done/<partition> markers
+# (operators.py) say what the run has replayed, the range job's `<output>/_range.json` (range_replay.py) which
+# partition of the chunk it has committed.
+PLAN_FILE = "plan.json"
+CHUNK_FILE = "replaying.json"
+
+
+def write_plan_record(run_dir: str | Path, partitions: Sequence[str], missing: Sequence[str] = (),
+                      partitions_per_job: int | None = None) -> Path:
+    """`<run folder>/plan.json`: the partitions the run will replay, in order (written by the plan task)."""
+    folder = Path(run_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / PLAN_FILE
+    tmp = path.with_name(PLAN_FILE + ".tmp")
+    tmp.write_text(json.dumps({"partitions": list(partitions), "missing": list(missing),
+                               "partitions_per_job": partitions_per_job}, indent=1) + "\n")
+    tmp.replace(path)  # a reader never sees half a file
+    return path
+
+
+def write_chunk_record(run_dir: str | Path, job: int, jobs: int, partitions: Sequence[str]) -> Path:
+    """`<run folder>/replaying.json`: the chunk whose Spark job runs now (job k of n, its partitions)."""
+    import datetime as dt
+
+    folder = Path(run_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / CHUNK_FILE
+    tmp = path.with_name(CHUNK_FILE + ".tmp")
+    tmp.write_text(json.dumps({"job": job, "jobs": jobs, "first": partitions[0], "last": partitions[-1],
+                               "partitions": list(partitions),
+                               "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")},
+                              indent=1) + "\n")
+    tmp.replace(path)
+    return path
+
+
+def clear_chunk_record(run_dir: str | Path) -> None:
+    """Every chunk is replayed: nothing is running any more."""
+    (Path(run_dir) / CHUNK_FILE).unlink(missing_ok=True)

@@ -11,7 +11,7 @@ from ..semantics.config import ConfigError
 from .chunks import partitions_per_job
 from .params import run_dir, user_message, validate_request, write_effective_config
 from .plan import Plan, check_state, list_partitions, plan_range, predecessor
-from .report import build_report, write_report
+from .report import CHUNK_FILE, build_report, write_plan_record, write_report
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +34,7 @@ def validate_backfill(params: Mapping[str, Any], project_dir: str, run_id: str) 
         generated = str(folder / "flink_job.yaml")
         Path(generated).write_text(req.generated_config)
     shutil.rmtree(folder / "done", ignore_errors=True)  # a new pass of the run replays everything again
+    (folder / CHUNK_FILE).unlink(missing_ok=True)  # nor is a chunk of an earlier pass replaying any more
     log.info("request valid: %s, %s..%s, effective config %s", req.config_file, req.start, req.end, config_path)
     return {"config_path": config_path, "config_file": req.config_file, "source_path": cfg.source.path,
             "output_path": cfg.output.path, "start": req.start.isoformat(), "end": req.end.isoformat(),
@@ -61,6 +62,8 @@ def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
                                    for r in plan.runs))
     if plan.missing:
         log.warning("days without a partition, replayed as empty: %s", ", ".join(plan.missing))
+    if v.get("run_dir"):  # for the Replay runs page: partitions done / planned while the run goes on
+        write_plan_record(v["run_dir"], plan.partitions, plan.missing, v.get("partitions_per_job"))
     return {**v, "plan": plan.to_dict()}
 
 
