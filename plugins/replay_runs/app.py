@@ -18,7 +18,7 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 
 from airflow.api_fastapi.core_api.security import requires_authenticated
 
-from event_replay.quality.why_page import STYLE, duration, render
+from event_replay.quality.why_page import STYLE, THEME_SCRIPT, duration, render
 
 from .dagruns import fetch_dag_runs, merge
 from .runs import DOCS_FOLDER, TUNING_FOLDER, WHY_FOLDER, RunRow, list_runs, runs_root, safe_path, \
@@ -26,14 +26,19 @@ from .runs import DOCS_FOLDER, TUNING_FOLDER, WHY_FOLDER, RunRow, list_runs, run
 
 URL_PREFIX = "/replay-runs"
 
-_STYLE = STYLE + """.state{font-weight:600}.state-success,.pass{color:#1a7f37;font-weight:600}
-.state-failed,.fail{color:#cf222e;font-weight:600}.state-running,.state-queued{color:#9a6700}.not-run{color:#777}
-tr:target td{background:rgba(255,200,0,.25)}"""
+_STYLE = STYLE + """.state{font-weight:600}.state-success,.pass{color:var(--ok);font-weight:600}
+.state-failed,.fail{color:var(--bad);font-weight:600}.state-running,.state-queued{color:var(--warn)}
+.not-run{color:var(--muted)}tr:target td{background:var(--mark)}td.parts{min-width:13em}
+.progress{display:flex;align-items:center;gap:.5em;margin-top:3px;white-space:nowrap}
+.bar{display:inline-block;width:6em;height:6px;border-radius:3px;background:var(--line);overflow:hidden}
+.bar>span{display:block;height:100%;background:var(--accent)}.state-failed~td .bar>span{background:var(--bad)}
+.now{color:var(--warn);font-weight:600}.stopped{color:var(--bad);font-weight:600}"""
 
 
 def _page(title: str, body: str) -> HTMLResponse:
     return HTMLResponse(f"""<!doctype html><html><head><meta charset="utf-8"><meta name="color-scheme"
-content="light dark"><title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>{body}</body></html>""")
+content="light dark"><title>{html.escape(title)}</title><style>{_STYLE}</style>{THEME_SCRIPT}</head>
+<body>{body}</body></html>""")
 
 
 def _fmt(v: Any) -> str:
@@ -67,17 +72,40 @@ def _when(t: datetime | None) -> str:
 
 
 def _took(r: RunRow) -> str:
+    if r.start is not None and r.end is None and r.state in ("running", "queued"):
+        start = r.start if r.start.tzinfo else r.start.replace(tzinfo=timezone.utc)
+        return duration(int((datetime.now(timezone.utc) - start).total_seconds() * 1000)) + " so far"
     if r.start is None or r.end is None:
         return "&ndash;"
     return duration(int((r.end - r.start).total_seconds() * 1000))
 
 
+def _span(parts: list[str]) -> str:
+    return html.escape(", ".join(parts) if len(parts) <= 3 else f"{parts[0]} to {parts[-1]} ({len(parts)})")
+
+
 def _partitions(r: RunRow) -> str:
+    """The partitions of the run and, for an Airflow run with a plan, its progress: done / planned, a bar, and the
+    partition its replay is on now (running) or stopped in (failed)."""
+    if r.planned:
+        n, done = len(r.planned), r.done or 0
+        if r.current and r.state in ("running", "queued", None):
+            now = f" <span class='now'>replaying {html.escape(r.current)}</span>"
+        elif r.current and r.state == "failed":
+            now = f" <span class='stopped'>stopped in {html.escape(r.current)}</span>"
+        elif r.state == "running" and done == n:
+            now = " <span class='now'>checking data quality</span>"
+        else:
+            now = ""
+        pct = 100 * done // n
+        return (f"{_span(r.planned)}<div class='progress' title='partitions replayed / planned'>"
+                f"<span class='bar'><span style='width:{pct}%'></span></span>"
+                f"<span class='done'>{done}/{n} done</span>{now}</div>")
     parts = r.partitions
     if not parts:
         requested = [p for p in r.extra.get("requested") or [] if p]
         return f"requested {html.escape(' to '.join(requested))}" if requested else "&ndash;"
-    return html.escape(", ".join(parts) if len(parts) <= 3 else f"{parts[0]} to {parts[-1]} ({len(parts)})")
+    return _span(parts)
 
 
 def _run_cell(request: Request, r: RunRow) -> str:
@@ -103,7 +131,7 @@ def _runs_table(request: Request, runs: Iterable[RunRow]) -> str:
         lines.append(
             f"<tr class='run' id='{html.escape(r.anchor)}'><td>{_run_cell(request, r)}</td>"
             f"<td class='state state-{html.escape(state)}'>{html.escape(state)}</td><td>{_when(r.start)}</td>"
-            f"<td>{_took(r)}</td><td>{_partitions(r)}</td><td><code>{_fmt(r.output)}</code></td>"
+            f"<td>{_took(r)}</td><td class='parts'>{_partitions(r)}</td><td><code>{_fmt(r.output)}</code></td>"
             + "".join(num("&ndash;" if v is None else f"{v:,}") for v in (r.rows_read, r.firings, r.late_rows,
                                                                            r.quarantined))
             + f"<td class='dq {r.dq.replace(' ', '-')}' title='{html.escape(r.dq_detail, quote=True)}'>"
