@@ -3,6 +3,7 @@ served with them (relative links, right at any depth)."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import great_expectations
@@ -43,3 +44,35 @@ def test_localize_copies_assets_and_rewrites_pages(tmp_path):
     assert 'href="../../../static/vendor/bootstrap/dist/css/bootstrap.min.css"' in deep
     assert not localize(tmp_path / "other", tmp_path / "absent")  # no build step: pages untouched
     assert len(URLS) >= 10
+
+
+def test_no_asset_left_on_a_cdn_or_s3(tmp_path):
+    """A site as GX lays it out (its static/ folder: default stylesheet with the dark theme's logo on S3, images),
+    with a page carrying the logo and the CDN links: after localize, every stylesheet url() and every src/href of a
+    CSS, JS or image is a file of the site, and the dark theme's logo exists there (a lightened copy of GX's)."""
+    static = Path(great_expectations.__file__).parent / "render" / "view" / "static"
+    docs = tmp_path / "docs"
+    shutil.copytree(static, docs / "static")
+    assert "amazonaws.com/full_logo_dark.png" in (docs / "static" / "styles" / "data_docs_default_styles.css").read_text()
+    links = "".join(f'<script src="{u}"></script>' for u in ("https://code.jquery.com/jquery-3.7.1.min.js",
+                                                            "https://cdn.jsdelivr.net/npm/vega@5"))
+    logo = "https://great-expectations-web-assets.s3.us-east-2.amazonaws.com/logo-long.png?d=1"
+    (docs / "index.html").write_text(f'<img src="{logo}">{links}')
+    assets = tmp_path / "assets"
+    (assets / "jquery" / "dist").mkdir(parents=True)
+    assert localize(docs, assets)
+    remote = re.compile(r"""(?:url\(\s*['"]?|(?:src|href)=["'])(https?://[^'")\s]+)""")
+    for f in [*docs.rglob("*.html"), *docs.rglob("*.css")]:
+        found = [u for u in remote.findall(f.read_text()) if re.search(r"\.(css|js|png|svg|jpg|gif|woff2?)\b|/npm/", u)]
+        assert not found, (f, found)
+    css = (docs / "static" / "styles" / "data_docs_default_styles.css").read_text()
+    assert "url('../images/logo-long-dark.png')" in css
+    from PIL import Image
+
+    with Image.open(docs / "static" / "images" / "logo-long-dark.png") as dark, \
+            Image.open(docs / "static" / "images" / "logo-long.png") as light:
+        assert dark.size == light.size
+        text = (dark.width * 3 // 4, 0, dark.width, dark.height)  # the right of the logo: text only
+        pixels = dark.convert("RGBA").crop(text).load()
+        opaque = [pixels[x, y] for x in range(text[2] - text[0]) for y in range(text[3]) if pixels[x, y][3] > 200]
+        assert opaque and max(p[0] for p in opaque) > 200  # light text

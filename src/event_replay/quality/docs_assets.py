@@ -64,6 +64,10 @@ URLS = [
     (r"https://cdn\.jsdelivr\.net/npm/vega-embed@6", "vega-embed/build/vega-embed.min.js"),
 ]
 LOGO = re.compile(r"https://great-expectations-web-assets\.s3\.us-east-2\.amazonaws\.com/logo-long\.png[^\"']*")
+# The dark theme's logo, a background image in GX's default stylesheet (static/styles/): made from GX's own logo-long.png
+# (its text lightened; the portrait keeps its white disc) into static/images/, where the stylesheet's url() points.
+DARK_LOGO = re.compile(r"https://great-expectations-web-assets\.s3\.us-east-2\.amazonaws\.com/full_logo_dark\.png")
+DARK_LOGO_FILE = "logo-long-dark.png"
 
 
 def _name(spec: str) -> str:
@@ -114,7 +118,35 @@ def localize(docs_dir: str | Path, assets: Path | None = None) -> bool:
     for page in docs.rglob("*.html"):
         depth = len(page.relative_to(docs).parts) - 1
         page.write_text(rewrite(page.read_text(), "../" * depth + VENDOR + "/"))
+    styles = [f for f in (docs / "static" / "styles").glob("*.css")] if (docs / "static" / "styles").is_dir() else []
+    for css in styles:  # static/styles/x.css -> ../images/
+        text = css.read_text()
+        if DARK_LOGO.search(text):
+            css.write_text(DARK_LOGO.sub("../images/" + DARK_LOGO_FILE, text))
+    dark_logo(docs / "static" / "images")
     return True
+
+
+def dark_logo(images: Path) -> Path | None:
+    """GX's logo for a dark page: `logo-long.png` with its dark text made light (the portrait on its left, a white
+    disc, stays as it is). None when the site has no logo to start from."""
+    source = images / "logo-long.png"
+    if not source.is_file():
+        return None
+    from PIL import Image
+
+    with Image.open(source) as im:
+        logo = im.convert("RGBA")
+    px = logo.load()
+    disc = logo.height + 2  # the portrait is a disc as wide as the logo is high; the text starts after it
+    for y in range(logo.height):
+        for x in range(disc, logo.width):
+            r, g, b, a = px[x, y]
+            if a:
+                px[x, y] = (255 - r, 255 - g, 255 - b, a)  # black text -> white, anti-aliasing kept
+    target = images / DARK_LOGO_FILE
+    logo.save(target)
+    return target
 
 
 if __name__ == "__main__":  # the build step: python -m event_replay.quality.docs_assets [DEST]
