@@ -27,6 +27,11 @@ PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
                     "1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082")
 
 
+# GX's top bar (render/view/templates/top_navbar.j2), where the page gets its way back to the runs.
+DOCS_INDEX = ('<html><body><nav class="navbar navbar-expand-md sticky-top border-bottom" style="height: 70px">'
+              '<div class="mr-auto">{}</div></nav></body></html>')
+
+
 def _parquet(folder: Path, columns: dict[str, list]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.table(columns), folder / "part-00000.parquet")
@@ -58,7 +63,7 @@ def runs_root(tmp_path_factory) -> Path:
     _parquet(cli / "late_events", {"key": ["a"] * 2})
     _parquet(cli / "quarantine", {"reason": pa.array([], pa.string())})
     (cli / "_data_docs" / "validations" / "s").mkdir(parents=True)
-    (cli / "_data_docs" / "index.html").write_text("<html>docs index</html>")
+    (cli / "_data_docs" / "index.html").write_text(DOCS_INDEX.format("docs index"))
     (cli / "_data_docs" / "validations" / "s" / "r.html").write_text("<td>Status</td><td>Failed</td>")
     why = cli / "why_report"
     why.mkdir()
@@ -78,7 +83,7 @@ def runs_root(tmp_path_factory) -> Path:
     (run2 / "why_report" / "timelines.png").write_bytes(PNG)
     (run2 / "why_report" / "summary.json").write_text((why / "summary.json").read_text())
     (run2 / "_data_docs").mkdir()
-    (run2 / "_data_docs" / "index.html").write_text("<html>run 2 docs</html>")
+    (run2 / "_data_docs" / "index.html").write_text(DOCS_INDEX.format("run 2 docs"))
     run3 = out / "_airflow" / "manual__3"
     (run3 / "done").mkdir(parents=True)
     (run3 / "done" / "2024-01-01").touch()
@@ -312,6 +317,12 @@ def test_why_report_page(client, token):
     assert png.status_code == 200 and png.headers["content-type"] == "image/png" and png.content == PNG
     docs = client.get("/replay-runs/files/adhoc/demo/_data_docs/index.html", headers=auth)
     assert docs.status_code == 200 and "docs index" in docs.text
+    # The Data Docs lead back: to the run's row on the runs page and to its why-report.
+    assert "id='runs-link' class='btn btn-sm btn-outline-secondary mr-2' href='/replay-runs/#run-adhoc_demo'" in docs.text
+    assert "id='why-link' class='btn btn-sm btn-outline-secondary' href='/replay-runs/why/adhoc/demo'" in docs.text
+    assert "id='run-adhoc_demo'" in client.get("/replay-runs/", headers=auth).text
+    run2 = client.get("/replay-runs/files/nightly/_airflow/manual__2/_data_docs/index.html", headers=auth).text
+    assert "run 2 docs" in run2 and "href='/replay-runs/#run-manual__2'" in run2
     assert client.get("/replay-runs/why/nightly", headers=auth).status_code == 404
 
 

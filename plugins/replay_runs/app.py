@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import mimetypes
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
@@ -21,7 +22,7 @@ from airflow.api_fastapi.core_api.security import requires_authenticated
 from event_replay.quality.why_page import STYLE, THEME_SCRIPT, duration, render
 
 from .dagruns import fetch_dag_runs, merge
-from .runs import DOCS_FOLDER, TUNING_FOLDER, WHY_FOLDER, RunRow, list_runs, runs_root, safe_path, \
+from .runs import AIRFLOW_FOLDER, DOCS_FOLDER, TUNING_FOLDER, WHY_FOLDER, RunRow, list_runs, runs_root, safe_path, \
     safe_run_id, tuning_results, why_summary
 
 URL_PREFIX = "/replay-runs"
@@ -170,6 +171,25 @@ def _tuning_section(request: Request, output: str) -> str:
             "settings (<code>replay tune</code>, DAG <code>watermark_tuning</code>).</p>" + "".join(parts))
 
 
+_DOCS_NAVBAR = re.compile(r"<nav class=\"navbar[^>]*>")
+
+
+def _docs_page(request: Request, page: str, reports: str) -> str:
+    """A Data Docs page (GX's static HTML) with the way back: its top bar links to the run's row on the runs page
+    and to its why-report. Added as the page is served, so a site opened from disk stays GX's own."""
+    parts = reports.split("/")
+    run = parts[-1] if len(parts) >= 2 and parts[-2] == AIRFLOW_FOLDER else reports
+    why = _href(request, "why", reports) if (runs_root() / reports / WHY_FOLDER / "summary.json").is_file() else None
+    links = (f"<a id='runs-link' class='btn btn-sm btn-outline-secondary mr-2' href='{_href(request)}#run-"
+             f"{html.escape(safe_run_id(run))}'>&larr; Replay runs</a>"
+             + (f"<a id='why-link' class='btn btn-sm btn-outline-secondary' href='{why}'>Why-report</a>" if why else ""))
+    bar = f"<div class='order-last ml-auto d-flex align-items-center' id='replay-runs-nav'>{links}</div>"
+    m = _DOCS_NAVBAR.search(page)
+    if m:
+        return page[:m.end()] + bar + page[m.end():]
+    return page.replace("<body>", f"<body><nav style='padding:.5em 1em'>{links}</nav>", 1)
+
+
 def create_app() -> FastAPI:
     app = FastAPI(title="Replay runs", dependencies=[Depends(requires_authenticated())], docs_url=None,
                   redoc_url=None, openapi_url=None)
@@ -244,6 +264,10 @@ def create_app() -> FastAPI:
             target = target / "index.html"
         if target is None or not target.is_file():
             raise HTTPException(404, "not found")
+        if target.suffix == ".html" and f"/{DOCS_FOLDER}/" in f"/{relative}":
+            return HTMLResponse(_docs_page(request, target.read_text(errors="replace"),
+                                           relative.split(f"/{DOCS_FOLDER}/", 1)[0]
+                                           if not relative.startswith(f"{DOCS_FOLDER}/") else "."))
         media = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
         return FileResponse(Path(target), media_type=media)
 
