@@ -57,7 +57,10 @@ def test_no_asset_left_on_a_cdn_or_s3(tmp_path):
     links = "".join(f'<script src="{u}"></script>' for u in ("https://code.jquery.com/jquery-3.7.1.min.js",
                                                             "https://cdn.jsdelivr.net/npm/vega@5"))
     logo = "https://great-expectations-web-assets.s3.us-east-2.amazonaws.com/logo-long.png?d=1"
-    (docs / "index.html").write_text(f'<img src="{logo}">{links}')
+    inline = f"<style>{(docs / 'static' / 'styles' / 'data_docs_default_styles.css').read_text()}</style>"
+    (docs / "index.html").write_text(f'{inline}<img src="{logo}">{links}')  # GX inlines its stylesheet
+    (docs / "validations" / "s").mkdir(parents=True)
+    (docs / "validations" / "s" / "r.html").write_text(inline)
     assets = tmp_path / "assets"
     (assets / "jquery" / "dist").mkdir(parents=True)
     assert localize(docs, assets)
@@ -67,6 +70,8 @@ def test_no_asset_left_on_a_cdn_or_s3(tmp_path):
         assert not found, (f, found)
     css = (docs / "static" / "styles" / "data_docs_default_styles.css").read_text()
     assert "url('../images/logo-long-dark.png')" in css
+    assert "url('static/images/logo-long-dark.png')" in (docs / "index.html").read_text()
+    assert "url('../../static/images/logo-long-dark.png')" in (docs / "validations" / "s" / "r.html").read_text()
     from PIL import Image
 
     with Image.open(docs / "static" / "images" / "logo-long-dark.png") as dark, \

@@ -64,8 +64,8 @@ URLS = [
     (r"https://cdn\.jsdelivr\.net/npm/vega-embed@6", "vega-embed/build/vega-embed.min.js"),
 ]
 LOGO = re.compile(r"https://great-expectations-web-assets\.s3\.us-east-2\.amazonaws\.com/logo-long\.png[^\"']*")
-# The dark theme's logo, a background image in GX's default stylesheet (static/styles/): made from GX's own logo-long.png
-# (its text lightened; the portrait keeps its white disc) into static/images/, where the stylesheet's url() points.
+# The dark theme's logo, a background image in GX's default stylesheet (static/styles/, and inlined into every page):
+# made from GX's own logo-long.png (its text lightened; the portrait keeps its white disc) into static/images/.
 DARK_LOGO = re.compile(r"https://great-expectations-web-assets\.s3\.us-east-2\.amazonaws\.com/full_logo_dark\.png")
 DARK_LOGO_FILE = "logo-long-dark.png"
 
@@ -104,7 +104,9 @@ def rewrite(page: str, to_vendor: str) -> str:
     """A page's CDN links as links to the vendored copies; `to_vendor` is the page's relative path to vendor/."""
     for pattern, local in URLS:
         page = re.sub(pattern, lambda m, local=local: to_vendor + m.expand(local), page)
-    return LOGO.sub(to_vendor.removesuffix("vendor/") + "images/logo-long.png", page)
+    static = to_vendor.removesuffix("vendor/")
+    page = DARK_LOGO.sub(static + "images/" + DARK_LOGO_FILE, page)  # GX inlines its stylesheet into every page
+    return LOGO.sub(static + "images/logo-long.png", page)
 
 
 def localize(docs_dir: str | Path, assets: Path | None = None) -> bool:
