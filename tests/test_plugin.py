@@ -225,8 +225,8 @@ def _rows(page: str) -> list[str]:
 
 
 def _cells(row: str) -> list[str]:
-    """The text of each cell (run, state, start, duration, partitions, output, rows, firings, late rows,
-    quarantined, DQ, why-report, Data Docs, what-if tuning)."""
+    """The text of each cell (run with DAG and output, state, start, duration, partitions, rows, firings, late rows,
+    quarantined, DQ, reports)."""
     return [" ".join(re.sub(r"<[^>]+>", " ", c.split("</td>")[0].split(">", 1)[1]).split())
             for c in row.split("<td")[1:]]
 
@@ -238,12 +238,12 @@ def test_runs_table_with_a_bearer_token(client, token):
     assert len(rows) == 5
     cli = next(x for x in rows if "<code>adhoc/demo</code>" in x)
     c = _cells(cli)
-    assert c[0] == "CLI" and c[1] == "done" and c[6:10] == ["300", "10", "2", "0"], c
-    assert c[10] == "fail" and c[11] == "why-report" and c[12] == "Data Docs"
+    assert c[0] == "CLI output adhoc/demo" and c[1] == "done" and c[5:9] == ["300", "10", "2", "0"], c
+    assert c[9] == "fail" and c[10] == "why-report Data Docs tuning", c
     n = _cells(next(x for x in rows if ">manual__1<" in x or "manual__1" in _cells(x)[0]))
-    assert n[0] == "manual__1 event_time_backfill" and n[4] == "2024-01-01, 2024-01-02 2/2 done" and n[5] == "nightly", n
-    assert n[6:10] == ["150", "5", "2", "2"], n
-    assert n[10] == "pass" and n[11] == n[12] == "&ndash;", n
+    assert n[0] == "manual__1 event_time_backfill, output nightly" and n[4] == "2024-01-01, 2024-01-02 2/2 done", n
+    assert n[5:9] == ["150", "5", "2", "2"], n
+    assert n[9] == "pass" and n[10] == "&ndash;", n
 
 
 def test_each_airflow_run_keeps_its_own_reports(client, token):
@@ -255,9 +255,9 @@ def test_each_airflow_run_keeps_its_own_reports(client, token):
     assert "href='/replay-runs/why/nightly/_airflow/manual__2'" in second
     assert "href='/replay-runs/files/nightly/_airflow/manual__2/_data_docs/index.html'" in second
     failed = _cells(next(x for x in rows if "manual__3" in x))
-    assert failed[4] == "2024-01-01" and failed[10] == "not run" and failed[11] == "&ndash;", failed
+    assert failed[4] == "2024-01-01" and failed[9] == "not run" and failed[10] == "&ndash;", failed
     live = _cells(next(x for x in rows if "manual__live" in x))
-    assert live[4] == "2024-01-01, 2024-01-02, 2024-01-03 1/3 done replaying 2024-01-02", live
+    assert live[4] == "2024-01-01 to 2024-01-03 (3) 1/3 done replaying 2024-01-02", live
     why = client.get("/replay-runs/why/nightly/_airflow/manual__2", headers=auth)
     assert why.status_code == 200 and "id='runs-link' href='/replay-runs/'" in why.text
     assert "src='/replay-runs/files/nightly/_airflow/manual__2/why_report/timelines.png'" in why.text

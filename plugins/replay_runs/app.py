@@ -33,7 +33,8 @@ _STYLE = STYLE + """.state{font-weight:600}.state-success,.pass{color:var(--ok);
 .progress{display:flex;align-items:center;gap:.5em;margin-top:3px;white-space:nowrap}
 .bar{display:inline-block;width:6em;height:6px;border-radius:3px;background:var(--line);overflow:hidden}
 .bar>span{display:block;height:100%;background:var(--accent)}.state-failed~td .bar>span{background:var(--bad)}
-.now{color:var(--warn);font-weight:600}.stopped{color:var(--bad);font-weight:600}"""
+.now{color:var(--warn);font-weight:600}.stopped{color:var(--bad);font-weight:600}td.nw{white-space:nowrap}
+td.dq.pending{color:var(--muted)}#runs td{vertical-align:top}"""
 
 
 def _page(title: str, body: str) -> HTMLResponse:
@@ -69,7 +70,7 @@ def _nav(request: Request, row: RunRow | None = None) -> str:
 
 
 def _when(t: datetime | None) -> str:
-    return "&ndash;" if t is None else t.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return "&ndash;" if t is None else t.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _took(r: RunRow) -> str:
@@ -82,7 +83,7 @@ def _took(r: RunRow) -> str:
 
 
 def _span(parts: list[str]) -> str:
-    return html.escape(", ".join(parts) if len(parts) <= 3 else f"{parts[0]} to {parts[-1]} ({len(parts)})")
+    return html.escape(", ".join(parts) if len(parts) <= 2 else f"{parts[0]} to {parts[-1]} ({len(parts)})")
 
 
 def _partitions(r: RunRow) -> str:
@@ -91,17 +92,17 @@ def _partitions(r: RunRow) -> str:
     if r.planned:
         n, done = len(r.planned), r.done or 0
         if r.current and r.state in ("running", "queued", None):
-            now = f" <span class='now'>replaying {html.escape(r.current)}</span>"
+            now = f"<div class='now'>replaying {html.escape(r.current)}</div>"
         elif r.current and r.state == "failed":
-            now = f" <span class='stopped'>stopped in {html.escape(r.current)}</span>"
+            now = f"<div class='stopped'>stopped in {html.escape(r.current)}</div>"
         elif r.state == "running" and done == n:
-            now = " <span class='now'>checking data quality</span>"
+            now = "<div class='now'>checking data quality</div>"
         else:
             now = ""
         pct = 100 * done // n
         return (f"{_span(r.planned)}<div class='progress' title='partitions replayed / planned'>"
                 f"<span class='bar'><span style='width:{pct}%'></span></span>"
-                f"<span class='done'>{done}/{n} done</span>{now}</div>")
+                f"<span class='done'>{done}/{n} done</span></div>{now}")
     parts = r.partitions
     if not parts:
         requested = [p for p in r.extra.get("requested") or [] if p]
@@ -110,33 +111,37 @@ def _partitions(r: RunRow) -> str:
 
 
 def _run_cell(request: Request, r: RunRow) -> str:
+    """The run id (linked to its Airflow run), then what ran and where it wrote: DAG (or CLI) and output folder."""
+    output = f"output <code>{_fmt(r.output)}</code>" if r.output else "no output yet"
     if not r.run_id:
-        return "CLI"
+        return f"CLI<br><span class='muted'>{output}</span>"
     if not r.dag_id:
-        return html.escape(r.run_id)
+        return f"{html.escape(r.run_id)}<br><span class='muted'>{output}</span>"
     return (f"<a class='airflow-run' target='_top' href='{_airflow_href(request, 'dags', r.dag_id, 'runs', r.run_id)}'>"
-            f"{html.escape(r.run_id)}</a><br><span class='muted'>{html.escape(r.dag_id)}</span>")
+            f"{html.escape(r.run_id)}</a><br><span class='muted'>{html.escape(r.dag_id)}, {output}</span>")
 
 
 def _runs_table(request: Request, runs: Iterable[RunRow]) -> str:
-    head = ("run", "state", "start", "duration", "partitions", "output", "rows", "firings", "late rows", "quarantined",
-            "DQ", "why-report", "Data Docs", "what-if tuning")
+    head = ("run", "state", "start (UTC)", "duration", "partitions", "rows", "firings", "late rows", "quarantined",
+            "DQ", "reports")
     lines = [f"<table id='runs'><thead><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr></thead><tbody>"]
     for r in runs:
-        docs = f"<a href='{_href(request, 'files', r.reports or '', DOCS_FOLDER, 'index.html')}'>Data Docs</a>" \
-            if r.has_docs else "&ndash;"
-        why = f"<a href='{_href(request, 'why', r.reports or '')}'>why-report</a>" if r.has_why else "&ndash;"
-        tune = f"<a href='{_href(request, 'tuning', r.output or '')}'>tuning</a>" if r.has_tuning else "&ndash;"
+        links = ([f"<a href='{_href(request, 'why', r.reports or '')}'>why-report</a>"] if r.has_why else []) + \
+            ([f"<a href='{_href(request, 'files', r.reports or '', DOCS_FOLDER, 'index.html')}'>Data Docs</a>"]
+             if r.has_docs else []) + \
+            ([f"<a href='{_href(request, 'tuning', r.output or '')}'>tuning</a>"] if r.has_tuning else [])
         state = r.state or "unknown"
+        dq = "pending" if r.dq == "not run" and state in ("running", "queued") else r.dq
         num = "<td class='n'>{}</td>".format
         lines.append(
-            f"<tr class='run' id='{html.escape(r.anchor)}'><td>{_run_cell(request, r)}</td>"
-            f"<td class='state state-{html.escape(state)}'>{html.escape(state)}</td><td>{_when(r.start)}</td>"
-            f"<td>{_took(r)}</td><td class='parts'>{_partitions(r)}</td><td><code>{_fmt(r.output)}</code></td>"
+            f"<tr class='run' id='{html.escape(r.anchor)}'><td class='nw'>{_run_cell(request, r)}</td>"
+            f"<td class='state state-{html.escape(state)}'>{html.escape(state)}</td>"
+            f"<td class='nw'>{_when(r.start)}</td><td class='nw'>{_took(r)}</td>"
+            f"<td class='parts nw'>{_partitions(r)}</td>"
             + "".join(num("&ndash;" if v is None else f"{v:,}") for v in (r.rows_read, r.firings, r.late_rows,
                                                                            r.quarantined))
-            + f"<td class='dq {r.dq.replace(' ', '-')}' title='{html.escape(r.dq_detail, quote=True)}'>"
-            f"{html.escape(r.dq)}</td><td>{why}</td><td>{docs}</td><td>{tune}</td></tr>")
+            + f"<td class='dq {dq.replace(' ', '-')} nw' title='{html.escape(r.dq_detail, quote=True)}'>"
+            f"{html.escape(dq)}</td><td class='reports nw'>{'<br>'.join(links) or '&ndash;'}</td></tr>")
     lines.append("</tbody></table>")
     return "\n".join(lines)
 
