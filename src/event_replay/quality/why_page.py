@@ -108,6 +108,9 @@ def _timelines(s: dict[str, Any], base: str) -> str:
                     "idle"))
 
 
+SAMPLE_SHOWN = 10  # windows of the holders' sample on the page: a glance, the CSV has them all
+
+
 def _holders(s: dict[str, Any], base: str) -> str:
     held = [{"held by": k, "windows": v} for k, v in sorted((s.get("windows_by_holder") or {}).items(),
                                                             key=lambda kv: (-kv[1], kv[0]))]
@@ -121,8 +124,9 @@ def _holders(s: dict[str, Any], base: str) -> str:
             "watermark equalled the stream watermark that first fired the window; <em>all-idle jump</em> when every "
             f"split was idle then, <em>end of input</em> for the flush at the end.{link}</p>"
             + table(held, [("held by", "held by"), ("windows", "windows")], "holders-table")
-            + (f"<p class='muted'>The first {len(sample)} windows by end:</p>" + table(sample, cols, "holders-sample")
-               if sample else ""))
+            + (f"<p class='muted'>The first {len(sample[:SAMPLE_SHOWN])} of {_fmt(s.get('windows'))} windows by end"
+               f"{' (every one in the CSV above)' if csv else ''}:</p>"
+               + table(sample[:SAMPLE_SHOWN], cols, "holders-sample") if sample else ""))
 
 
 def _late(s: dict[str, Any]) -> str:
@@ -166,8 +170,8 @@ def render(s: dict[str, Any], nav: str = "", base: str = "") -> str:
 <p class='muted'>Firings by reason: {', '.join(f'{k} {_fmt(v)}' for k, v in sorted((s.get('firings_by_reason') or {}).items())) or 'none'};
 windows {_fmt(s.get('windows'))}; splits {_fmt(len(s.get('splits') or []))}.</p>
 {_timelines(s, base)}
-{_holders(s, base)}
 {_late(s)}
+{_holders(s, base)}
 {_tuning(s, base)}
 <p class='muted'>Machine-readable: <a href='{base}summary.json'>summary.json</a>.</p></body></html>
 """

@@ -104,11 +104,19 @@ def _step(ax, steps, **kw) -> None:
 
 
 def _date_axis(axis) -> None:
+    """Ticks as UTC clock times, HH:MM:SS (tenths when the span is a few seconds): the panel's title has the date.
+    (matplotlib's concise format writes bare seconds such as "05" next to "06:00", which nobody reads as a time.)"""
     import matplotlib.dates as mdates
+    from matplotlib.ticker import FuncFormatter
 
-    locator = mdates.AutoDateLocator(tz=UTC, minticks=3, maxticks=6)
-    axis.set_major_locator(locator)
-    axis.set_major_formatter(mdates.ConciseDateFormatter(locator, tz=UTC, show_offset=False))
+    axis.set_major_locator(mdates.AutoDateLocator(tz=UTC, minticks=3, maxticks=5))
+
+    def clock(x: float, pos=None) -> str:
+        lo, hi = axis.get_view_interval()
+        t = mdates.num2date(x, tz=UTC)
+        return t.strftime("%H:%M:%S.%f")[:10] if (hi - lo) * 86400 < 10 else t.strftime("%H:%M:%S")
+
+    axis.set_major_formatter(FuncFormatter(clock))
 
 
 def _watermark_panel(ax, tl: Timelines, span: int, lag_ms: int) -> None:
