@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence
 
 from event_replay.semantics.config import JobConfig
+from event_replay.semantics.reference import declared_splits_of as declared_splits
+from event_replay.semantics.reference import replay_range_of as replay_range
 from event_replay.semantics.model import (FIRE_END_OF_INPUT, Firing, LateRow, LogRow, ReplayResult,
                                           WatermarkChange)
 
@@ -47,30 +49,6 @@ def ensure_built() -> str:
 
 # -- cases --------------------------------------------------------------------------------------------
 
-def declared_splits(rows: Sequence[LogRow], cfg: JobConfig, declared: Sequence[str] | None) -> list[str]:
-    """Split order: sorted names of the declared splits, the splits seen and the side inputs."""
-    names = set(declared if declared is not None else (cfg.source.splits or ()))
-    return sorted(names | {r.split for r in rows} | set(cfg.source.side_inputs))
-
-
-def replay_range(rows: Sequence[LogRow], cfg: JobConfig) -> tuple[int, int, list[LogRow]]:
-    """[start, end) and the rows in it. Without an explicit bound: first / last arrival, every row included."""
-    start, end = cfg.replay.start_ms, cfg.replay.end_ms
-    rows = [r for r in rows if (start is None or r.arrival_time >= start) and (end is None or r.arrival_time < end)]
-    if start is None:
-        start = min((r.arrival_time for r in rows), default=0)
-    if end is None:
-        end = max((r.arrival_time for r in rows), default=start)
-    return start, end, rows
-
-
-def _effective(row: LogRow, cfg: JobConfig) -> LogRow:
-    # Ingestion and processing time take the event time from the arrival time (SEMANTICS, preamble).
-    if cfg.window.time == "event":
-        return row
-    return LogRow(row.split, row.offset, row.arrival_time, row.arrival_time, row.key, row.payload)
-
-
 def _check_name(name: str) -> str:
     if any(c in name for c in "\t\n\r"):
         raise ValueError(f"split name {name!r}: tabs and newlines cannot go into a case file")
@@ -96,7 +74,7 @@ def write_case(path: Path, rows: Sequence[LogRow], cfg: JobConfig, declared: Seq
             "lateness": _opt(win.allowed_lateness_ms), "eoi": cfg.replay.end_of_input, "time": win.time}
     lines = ["C\t" + "\t".join(f"{k}={v}" for k, v in conf.items())]
     lines += [f"S\t{_check_name(s)}\t{int(s in side)}" for s in splits]
-    ordered = sorted((_effective(r, cfg) for r in in_range), key=LogRow.replay_order)
+    ordered = sorted((r.timed_by(cfg.window.time) for r in in_range), key=LogRow.replay_order)
     by_id: dict[tuple[str, int], LogRow] = {}
 
     def row_line(r: LogRow) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from ..semantics.config import JobConfig, parse_config
+from ..semantics.durations import parse_duration_ms
 
 
 class FlinkSettingsError(ValueError):
@@ -37,7 +38,6 @@ _FLINK_UNITS_MS = {
     **dict.fromkeys(("ms", "milli", "millis", "millisecond", "milliseconds", ""), 1),
 }
 _FLINK_DURATION = re.compile(r"^\s*(\d+)\s*([a-zA-Z]*)\s*$")
-_ISO = re.compile(r"^\s*PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d{1,3})?)S)?\s*$", re.IGNORECASE)
 
 
 def flink_duration_ms(value: Any, construct: str, line: int | None = None) -> int:
@@ -48,10 +48,11 @@ def flink_duration_ms(value: Any, construct: str, line: int | None = None) -> in
     m = _FLINK_DURATION.match(text)
     if m and m.group(2).lower() in _FLINK_UNITS_MS:
         return int(m.group(1)) * _FLINK_UNITS_MS[m.group(2).lower()]
-    iso = _ISO.match(text)
-    if iso and any(iso.groups()):
-        h, mi, s = iso.groups()
-        return int(h or 0) * 3_600_000 + int(mi or 0) * 60_000 + round(float(s or 0) * 1000)
+    if text.strip().upper().startswith("P"):  # ISO-8601, as java.time.Duration.parse: the config's own parser
+        try:
+            return parse_duration_ms(text.strip())
+        except ValueError:
+            pass
     raise FlinkSettingsError(construct, f"{value!r} is not a Flink duration (e.g. '5 s', '200ms', '1 min', "
                                         "'5000' for ms); sub-millisecond units have no replay equivalent", line)
 

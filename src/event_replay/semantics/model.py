@@ -21,6 +21,13 @@ class LogRow:
     def replay_order(self) -> tuple[int, str, int]:
         return (self.arrival_time, self.split, self.offset)
 
+    def timed_by(self, time: str) -> "LogRow":
+        """The row as the windows see it under `window.time`: ingestion and processing time take the event time
+        from the arrival time (docs/semantics.md, "Time notions")."""
+        if time == "event":
+            return self
+        return LogRow(self.split, self.offset, self.arrival_time, self.arrival_time, self.key, self.payload)
+
 
 @dataclass(frozen=True)
 class Firing:

@@ -32,7 +32,7 @@ class ProcessingTimeReplayer:
         due in the range (e - 1 < end) fires by its end."""
         for row in sorted(rows, key=LogRow.replay_order):
             self._fire_due(before=row.arrival_time)  # timers at T fire after the rows at T
-            self._add(LogRow(row.split, row.offset, row.arrival_time, row.arrival_time, row.key, row.payload))
+            self._add(row.timed_by("processing"))
         self._fire_due(before=end)
 
     def finish(self, end_of_input: str | None = None) -> ReplayResult:

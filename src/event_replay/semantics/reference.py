@@ -134,8 +134,7 @@ class Replayer:
     # -- windows ------------------------------------------------------------------------------------
 
     def _on_row(self, row: LogRow) -> None:
-        if self.win_cfg.time != "event":
-            row = LogRow(row.split, row.offset, row.arrival_time, row.arrival_time, row.key, row.payload)
+        row = row.timed_by(self.win_cfg.time)
         self.generators[row.split].on_event(row.event_time)
         wm = self.mux.combined  # the stream's watermark as it stood just before the row
         self.result.wm_before[(row.split, row.offset)] = wm

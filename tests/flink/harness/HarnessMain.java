@@ -128,7 +128,7 @@ public class HarnessMain {
         OutputTag<Ev> lateTag = new OutputTag<>("late", evType);
         WindowedStream<Ev, String, TimeWindow> windowed = stamped
                 .keyBy(new KeyOf())
-                .window(assigner(spec))
+                .window(assigner(spec, false))
                 .allowedLateness(Duration.ofMillis(spec.lateness))
                 .sideOutputLateData(lateTag)
                 .trigger(new RecordingTrigger(spec.id));
@@ -159,7 +159,7 @@ public class HarnessMain {
         KeyedStream<Ev, String> keyed = DataStreamUtils.reinterpretAsKeyedStream(clocked, new KeyOf(), Types.STRING);
 
         WindowOperatorBuilder<Ev, String, TimeWindow> builder = new WindowOperatorBuilder<>(
-                (WindowAssigner) processingTimeAssigner(spec), new ProcessingRecordingTrigger(spec.id), env.getConfig(),
+                (WindowAssigner) assigner(spec, true), new ProcessingRecordingTrigger(spec.id), env.getConfig(),
                 evType, new KeyOf(), Types.STRING);
         OneInputStreamOperator<Ev, String> window = builder.process(new FiringFunction(spec.id));
         ManualTimeOperatorFactory<Ev, String> factory =
@@ -168,31 +168,21 @@ public class HarnessMain {
         return env.getStreamGraph().getJobGraph();
     }
 
+    /** The case's window assigner on event time, or on processing time (the window operator's clock). */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static WindowAssigner<Object, TimeWindow> processingTimeAssigner(CaseSpec spec) {
+    private static WindowAssigner<Object, TimeWindow> assigner(CaseSpec spec, boolean processingTime) {
+        Duration size = Duration.ofMillis(spec.size), offset = Duration.ofMillis(spec.offset);
+        Duration slide = Duration.ofMillis(spec.slide), gap = Duration.ofMillis(spec.gap);
         switch (spec.window) {
             case "tumbling":
-                return (WindowAssigner) TumblingProcessingTimeWindows.of(Duration.ofMillis(spec.size), Duration.ofMillis(spec.offset));
+                return processingTime ? (WindowAssigner) TumblingProcessingTimeWindows.of(size, offset)
+                        : (WindowAssigner) TumblingEventTimeWindows.of(size, offset);
             case "sliding":
-                return (WindowAssigner) SlidingProcessingTimeWindows.of(
-                        Duration.ofMillis(spec.size), Duration.ofMillis(spec.slide), Duration.ofMillis(spec.offset));
+                return processingTime ? (WindowAssigner) SlidingProcessingTimeWindows.of(size, slide, offset)
+                        : (WindowAssigner) SlidingEventTimeWindows.of(size, slide, offset);
             case "session":
-                return (WindowAssigner) ProcessingTimeSessionWindows.withGap(Duration.ofMillis(spec.gap));
-            default:
-                throw new IllegalArgumentException("window " + spec.window);
-        }
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static WindowAssigner<Object, TimeWindow> assigner(CaseSpec spec) {
-        switch (spec.window) {
-            case "tumbling":
-                return (WindowAssigner) TumblingEventTimeWindows.of(Duration.ofMillis(spec.size), Duration.ofMillis(spec.offset));
-            case "sliding":
-                return (WindowAssigner) SlidingEventTimeWindows.of(
-                        Duration.ofMillis(spec.size), Duration.ofMillis(spec.slide), Duration.ofMillis(spec.offset));
-            case "session":
-                return (WindowAssigner) EventTimeSessionWindows.withGap(Duration.ofMillis(spec.gap));
+                return processingTime ? (WindowAssigner) ProcessingTimeSessionWindows.withGap(gap)
+                        : (WindowAssigner) EventTimeSessionWindows.withGap(gap);
             default:
                 throw new IllegalArgumentException("window " + spec.window);
         }

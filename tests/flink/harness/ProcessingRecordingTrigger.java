@@ -9,16 +9,14 @@ import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
  * Flink's ProcessingTimeTrigger, unchanged in behaviour; it only notes why and at which timer it fired, for the
  * window function, and checks that the timer came from the case's manual processing-time service.
  */
-public class ProcessingRecordingTrigger extends Trigger<Object, TimeWindow> {
-    private final String caseId;
-    private final ProcessingTimeTrigger inner = ProcessingTimeTrigger.create();
-
+public class ProcessingRecordingTrigger extends DelegatingTrigger {
+    @SuppressWarnings({"unchecked", "rawtypes"})
     public ProcessingRecordingTrigger(String caseId) {
-        this.caseId = caseId;
+        super(caseId, (Trigger) ProcessingTimeTrigger.create());
     }
 
     @Override
-    public TriggerResult onElement(Object element, long timestamp, TimeWindow window, TriggerContext ctx) {
+    public TriggerResult onElement(Object element, long timestamp, TimeWindow window, TriggerContext ctx) throws Exception {
         TriggerResult r = inner.onElement(element, timestamp, window, ctx);
         if (r.isFire()) throw new IllegalStateException("ProcessingTimeTrigger fired on an element");
         return r;
@@ -32,7 +30,7 @@ public class ProcessingRecordingTrigger extends Trigger<Object, TimeWindow> {
     }
 
     @Override
-    public TriggerResult onProcessingTime(long time, TimeWindow window, TriggerContext ctx) {
+    public TriggerResult onProcessingTime(long time, TimeWindow window, TriggerContext ctx) throws Exception {
         TriggerResult r = inner.onProcessingTime(time, window, ctx);
         if (r.isFire()) {
             Outputs o = Outputs.of(caseId);
@@ -44,20 +42,5 @@ public class ProcessingRecordingTrigger extends Trigger<Object, TimeWindow> {
             o.fireTime = time;
         }
         return r;
-    }
-
-    @Override
-    public void clear(TimeWindow window, TriggerContext ctx) throws Exception {
-        inner.clear(window, ctx);
-    }
-
-    @Override
-    public boolean canMerge() {
-        return inner.canMerge();
-    }
-
-    @Override
-    public void onMerge(TimeWindow window, OnMergeContext ctx) {
-        inner.onMerge(window, ctx);
     }
 }

@@ -6,12 +6,10 @@ import org.apache.flink.streaming.api.windowing.triggers.TriggerResult;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 
 /** Flink's EventTimeTrigger, unchanged in behaviour; it only notes why it fired, for the window function. */
-public class RecordingTrigger extends Trigger<Object, TimeWindow> {
-    private final String caseId;
-    private final EventTimeTrigger inner = EventTimeTrigger.create();
-
+public class RecordingTrigger extends DelegatingTrigger {
+    @SuppressWarnings({"unchecked", "rawtypes"})
     public RecordingTrigger(String caseId) {
-        this.caseId = caseId;
+        super(caseId, (Trigger) EventTimeTrigger.create());
     }
 
     @Override
@@ -22,7 +20,7 @@ public class RecordingTrigger extends Trigger<Object, TimeWindow> {
     }
 
     @Override
-    public TriggerResult onEventTime(long time, TimeWindow window, TriggerContext ctx) {
+    public TriggerResult onEventTime(long time, TimeWindow window, TriggerContext ctx) throws Exception {
         TriggerResult r = inner.onEventTime(time, window, ctx);
         if (r.isFire()) {
             Outputs o = Outputs.of(caseId);
@@ -34,20 +32,5 @@ public class RecordingTrigger extends Trigger<Object, TimeWindow> {
     @Override
     public TriggerResult onProcessingTime(long time, TimeWindow window, TriggerContext ctx) throws Exception {
         return inner.onProcessingTime(time, window, ctx);
-    }
-
-    @Override
-    public void clear(TimeWindow window, TriggerContext ctx) throws Exception {
-        inner.clear(window, ctx);
-    }
-
-    @Override
-    public boolean canMerge() {
-        return inner.canMerge();
-    }
-
-    @Override
-    public void onMerge(TimeWindow window, OnMergeContext ctx) {
-        inner.onMerge(window, ctx);
     }
 }
