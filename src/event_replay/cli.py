@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 from typing import Sequence
 
 from .engine.state import StateError
@@ -35,44 +34,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from .io.fs import is_local
     from .io.lock import OutputLocked, output_lock
-
-    t0 = time.monotonic()
-    if not Path(args.config).is_file():
-        print(f"replay: config file not found: {args.config}", file=sys.stderr)
-        return 2
-    # Validate before anything starts a JVM: a bad config costs milliseconds, not a Spark start-up.
-    cfg = load_config(args.config)
     from .spark import build_session, parse_conf
 
+    t0 = time.monotonic()
+    # Validate before anything starts a JVM: a bad config costs milliseconds, not a Spark start-up.
+    cfg = _checked_run_config(args)
+    if cfg is None:
+        return 2
     conf = parse_conf(args.conf or [])
-
-    partitioned = args.partition or args.partitions
-    if args.partition and args.partitions:
-        print("replay: --partition and --partitions exclude each other", file=sys.stderr)
-        return 2
-    if args.end_of_input and not partitioned:
-        cfg = cfg.with_end_of_input(args.end_of_input)
-    if args.partition:
-        from .engine.state import require_declared_splits
-        from .io.partitions import Partition
-
-        Partition.parse(args.partition)  # a bad id fails before Spark starts
-        require_declared_splits(cfg)
-    elif args.partitions:
-        from .engine.state import require_declared_splits
-        from .range_replay import parse_range
-
-        parse_range(args.partitions)  # a bad range fails before Spark starts
-        require_declared_splits(cfg)
-    elif args.first:
-        print("replay: --first needs --partition or --partitions", file=sys.stderr)
-        return 2
-    elif args.allow_missing:
-        print("replay: --allow-missing needs --partition or --partitions", file=sys.stderr)
-        return 2
-    from .io.preflight import check_source
-
-    check_source(cfg)  # a role's column missing from a local source: refused before Spark starts
     try:
         with ExitStack() as stack:
             if is_local(cfg.output.path):
@@ -81,24 +50,56 @@ def cmd_run(args: argparse.Namespace) -> int:
                 stack.enter_context(output_lock(cfg.output.path))
             spark = build_session(master=args.master, app_name="event-replay", conf=conf)
             try:
-                if args.partitions:
-                    summary = _run_range(spark, cfg, args)
-                    if summary is None:
-                        print(f"replay: {args.partitions}: every partition was already committed", flush=True)
-                        return 0
-                elif args.partition:
-                    summary = run_partition(spark, cfg, args.partition, first=args.first,
-                                            end_of_input=args.end_of_input or "hold", previous=args.previous,
-                                            allow_missing=args.allow_missing)
-                else:
-                    summary = run_replay(spark, cfg)
+                summary = _replay(spark, cfg, args)
             finally:
                 spark.stop()
     except OutputLocked as exc:
         print(f"replay: refused: {exc}", file=sys.stderr)
         return 1
+    if summary is None:
+        print(f"replay: {args.partitions}: every partition was already committed", flush=True)
+        return 0
     print(summary_line(summary, time.monotonic() - t0), flush=True)
     return 0
+
+
+def _checked_run_config(args: argparse.Namespace) -> JobConfig | None:
+    """The config `replay run` replays, every check that needs no Spark done (a ConfigError propagates: exit 2);
+    None after printing why the options do not go together."""
+    cfg = load_config(args.config)
+    partitioned = args.partition or args.partitions
+    if args.partition and args.partitions:
+        print("replay: --partition and --partitions exclude each other", file=sys.stderr)
+        return None
+    if not partitioned and (args.first or args.allow_missing):
+        option = "--first" if args.first else "--allow-missing"
+        print(f"replay: {option} needs --partition or --partitions", file=sys.stderr)
+        return None
+    if args.end_of_input and not partitioned:
+        cfg = cfg.with_end_of_input(args.end_of_input)
+    if partitioned:
+        from .engine.state import require_declared_splits
+        from .io.partitions import Partition
+        from .range_replay import parse_range
+
+        if args.partition:
+            Partition.parse(args.partition)  # a bad id fails before Spark starts
+        else:
+            parse_range(args.partitions)
+        require_declared_splits(cfg)
+    from .io.preflight import check_source
+
+    check_source(cfg)  # a role's column missing from a local source: refused before Spark starts
+    return cfg
+
+
+def _replay(spark, cfg: JobConfig, args: argparse.Namespace):
+    if args.partitions:
+        return _run_range(spark, cfg, args)
+    if args.partition:
+        return run_partition(spark, cfg, args.partition, first=args.first, end_of_input=args.end_of_input or "hold",
+                             previous=args.previous, allow_missing=args.allow_missing)
+    return run_replay(spark, cfg)
 
 
 def _run_range(spark, cfg: JobConfig, args: argparse.Namespace):

@@ -89,7 +89,8 @@ def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False,
                                        carried_offsets=carried.manifest.last_offsets if carried else None)
         try:
             result, end = engine.replay_partition(spark, source.rows, cfg, source.splits, part, carried,
-                                                  end_of_input=end_of_input)
+                                                  end_of_input=end_of_input,
+                                                  clean_max_offsets=source.clean_max_offsets)
             # The state last: whoever finds a partition's state finds all its outputs in place.
             summary = write_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks,
                                     partition_subpath=part.subpath,

@@ -1,11 +1,12 @@
-"""One place that builds Spark sessions, so every entry point gets the same deterministic settings."""
+"""One place that builds Spark sessions, so every entry point gets the same deterministic settings; and the one way
+to turn a small local table into a DataFrame (`local_frame`)."""
 from __future__ import annotations
 
 import os
 import sys
 from typing import Sequence
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 from .semantics.config import ConfigError
 
@@ -57,3 +58,25 @@ def parse_conf(pairs: Sequence[str]) -> dict[str, str]:
             raise ConfigError("--conf", f"expects KEY=VALUE, got {pair!r}")
         conf[k.strip()] = v.strip()
     return conf
+
+
+def local_frame(spark: SparkSession, rows: Sequence[tuple], schema) -> DataFrame:
+    """A small table held by the driver (tuples in the order of `schema`, a StructType or a DDL string) as a
+    DataFrame, through Arrow: the JVM reads it as a local table. (A DataFrame made from a Python list is a Python
+    RDD instead: the first job that reads it starts Python workers, a second or more per process, and each of its
+    tasks unpickles the rows in Python.)"""
+    import pyarrow as pa
+    from pyspark.sql import types as T
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    if isinstance(schema, str):
+        schema = T._parse_datatype_string(schema)
+    try:
+        arrow_schema = to_arrow_schema(schema)
+    except TypeError:  # a type Arrow cannot hold (only a source's own columns could have one)
+        if rows:
+            raise
+        return spark.createDataFrame(spark.sparkContext.emptyRDD(), schema)  # no partition: no task reads it
+    columns = list(zip(*rows)) if rows else [()] * len(arrow_schema)
+    table = pa.table([pa.array(list(c), type=f.type) for c, f in zip(columns, arrow_schema)], schema=arrow_schema)
+    return spark.createDataFrame(table)

@@ -13,7 +13,7 @@ from pyspark.sql import functions as F
 
 from event_replay.io import read_source
 from event_replay.io import offsets as offsets_mod
-from test_io import BASE, make_cfg, write_parquet
+from source_logs import BASE, make_cfg, write_parquet
 
 pytestmark = pytest.mark.spark
 

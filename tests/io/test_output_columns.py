@@ -10,7 +10,7 @@ import pytest
 
 from event_replay.job import run_replay
 from event_replay.semantics.durations import POS_INF
-from test_io import BASE, make_cfg, write_parquet
+from source_logs import BASE, make_cfg, write_parquet
 
 pytestmark = pytest.mark.spark
 

@@ -5,41 +5,18 @@ import datetime as dt
 import os
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import functions as F
 
 from event_replay.io import prepare_source, read_source, write_outputs
-from event_replay.semantics.config import ConfigError, parse_config
+from event_replay.semantics.config import ConfigError
 from event_replay.semantics.durations import NEG_INF, POS_INF
+from source_logs import BASE, UTC, make_cfg, write_parquet
 
 pytestmark = pytest.mark.spark
 
-UTC = dt.timezone.utc
-BASE = 1_700_000_000_000  # an epoch-ms instant
-
-
-def make_cfg(path, fmt="parquet", out="out", **sections):
-    raw = {
-        "source": {"path": str(path), "format": fmt},
-        "watermark": {"max_out_of_orderness": "1s"},
-        "window": {"type": "tumbling", "size": "10s"},
-        "aggregations": {"cnt": "count(*)"},
-        "output": {"path": str(out)},
-    }
-    for k, v in sections.items():
-        raw.setdefault(k, {}).update(v)
-    return parse_config(raw)
-
-
 def ts(ms: int, extra_us: int = 0) -> dt.datetime:
     return dt.datetime.fromtimestamp(ms / 1000, tz=UTC).replace(microsecond=(ms % 1000) * 1000 + extra_us)
-
-
-def write_parquet(path, columns: dict, schema: pa.Schema | None = None):
-    os.makedirs(path, exist_ok=True)
-    pq.write_table(pa.table(columns, schema=schema), os.path.join(path, "part-0.parquet"))
-    return path
 
 
 def clean_rows(data) -> list[tuple]:

@@ -59,7 +59,8 @@ def _materialise(df: "DataFrame") -> "DataFrame":
 
 
 def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: Sequence[str],
-                     partition: "Partition", carried: "CarriedState | None", *, end_of_input: str = "hold"):
+                     partition: "Partition", carried: "CarriedState | None", *, end_of_input: str = "hold",
+                     clean_max_offsets: dict[str, int] | None = None):
     """Replay one partition's clean rows (cut to [partition.start_ms, partition.end_ms)) from the carried state of
     its predecessor (None: the partition starts a history). Returns (EngineResult, PartitionEnd): the partition's
     own outputs and what to write as its state (state.write_state)."""
@@ -76,7 +77,7 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     if cfg.window.time == "processing":  # windows on the replay clock, no timeline (processing_time.py)
         from .processing_time import replay_partition as processing_time_partition
         result, (manifest, split_state, keep) = processing_time_partition(rows, cfg, splits, partition, carried,
-                                                                          end_of_input)
+                                                                          end_of_input, clean_max_offsets)
         return result, PartitionEnd(manifest=manifest, splits=split_state, rows=keep)
     if cfg.watermark.periodic and partition.end_ms - partition.start_ms < cfg.watermark.interval_ms:
         raise ValueError(f"partition {partition.id} is shorter than the watermark interval")
@@ -108,7 +109,7 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     manifest = Manifest(format_version=FORMAT_VERSION, fingerprint=fingerprint(cfg), partition=partition.id,
                         previous=None if m is None else m.partition, emit=cfg.watermark.emit,
                         origin_tick=end.origin_tick, stream_watermark=w_end, stream_idle=idle_end,
-                        splits=all_splits, flushed=end_of_input == "flush", last_offsets=last_offsets_after(rows, m))
+                        splits=all_splits, flushed=end_of_input == "flush", last_offsets=last_offsets_after(rows, m, clean_max_offsets))
     keep = carried_rows(window_rows, elems, cfg, w_end)
     return result, PartitionEnd(manifest=manifest, splits=end.splits, rows=keep)
 

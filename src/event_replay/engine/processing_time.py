@@ -18,6 +18,7 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from ..semantics.config import JobConfig
+from ..spark import local_frame
 from .contract import EngineResult
 from .contract import SPLIT_STATE_SCHEMA, WATERMARKS_SCHEMA
 
@@ -63,7 +64,8 @@ def replay(rows: DataFrame, cfg: JobConfig, end_ms: int, partitions: int | None)
     return EngineResult(windows=firings, late_events=late, watermarks=_no_watermarks(rows))
 
 
-def replay_partition(rows: DataFrame, cfg: JobConfig, splits: list[str], partition, carried, end_of_input: str):
+def replay_partition(rows: DataFrame, cfg: JobConfig, splits: list[str], partition, carried, end_of_input: str,
+                     clean_max_offsets: dict[str, int] | None = None):
     """One partition from its predecessor's state: the carried rows are those of windows whose timer is at or after
     the previous partition's end; the clock there (its end - 1) is the carried `stream_watermark`."""
     from .state import FORMAT_VERSION, Manifest, fingerprint, last_offsets_after
@@ -82,11 +84,11 @@ def replay_partition(rows: DataFrame, cfg: JobConfig, splits: list[str], partiti
                         previous=None if m is None else m.partition, emit=cfg.watermark.emit, origin_tick=None,
                         stream_watermark=clock_end, stream_idle=False,
                         splits=sorted(set(splits) | set(m.splits if m else ())), flushed=end_of_input == "flush",
-                        last_offsets=last_offsets_after(rows, m))
-    no_splits = rows.sparkSession.createDataFrame([], SPLIT_STATE_SCHEMA)
+                        last_offsets=last_offsets_after(rows, m, clean_max_offsets))
+    no_splits = local_frame(rows.sparkSession, [], SPLIT_STATE_SCHEMA)
     result = EngineResult(windows=firings, late_events=late, watermarks=_no_watermarks(rows))
     return result, (manifest, no_splits, carried_rows(window_rows, elems, cfg, clock_end))
 
 
 def _no_watermarks(rows: DataFrame) -> DataFrame:
-    return rows.sparkSession.createDataFrame([], WATERMARKS_SCHEMA)
+    return local_frame(rows.sparkSession, [], WATERMARKS_SCHEMA)

@@ -69,12 +69,15 @@ class Manifest:
     last_offsets: dict[str, int] = field(default_factory=dict)  # split -> largest clean offset so far
 
 
-def last_offsets_after(rows, carried: "Manifest | None") -> dict[str, int]:
-    """Each split's last offset after a partition: the largest of its clean rows (`rows`), else the carried one."""
+def last_offsets_after(rows, carried: "Manifest | None", known: dict[str, int] | None = None) -> dict[str, int]:
+    """Each split's last offset after a partition: the largest of its clean rows (`rows`), else the carried one.
+    `known`: those largest offsets, when the source already has them (no pass over the rows)."""
     from pyspark.sql import functions as F
 
     out = dict(carried.last_offsets) if carried is not None else {}
-    for split, offset in rows.groupBy("split").agg(F.max("offset")).collect():  # one row per split: small
+    if known is None:
+        known = {s: int(o) for s, o in rows.groupBy("split").agg(F.max("offset")).collect()}  # a row per split
+    for split, offset in known.items():
         out[split] = max(int(offset), out.get(split, int(offset)))
     return dict(sorted(out.items()))
 

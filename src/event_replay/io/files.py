@@ -37,6 +37,22 @@ def data_files(spark: SparkSession, path: str) -> list[str]:
     return sorted(out)
 
 
+def parquet_rows(spark: SparkSession, folder: str) -> int:
+    """The rows of a Parquet folder, from its files' footers: a few small reads in the driver's JVM, no Spark job
+    (a job costs a scheduling round trip, which small partitions pay several times)."""
+    jvm = spark.sparkContext._jvm
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    total = 0
+    for f in data_files(spark, folder):
+        source = jvm.org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(jvm.org.apache.hadoop.fs.Path(f), conf)
+        reader = jvm.org.apache.parquet.hadoop.ParquetFileReader.open(source)
+        try:
+            total += reader.getRecordCount()
+        finally:
+            reader.close()
+    return total
+
+
 def partition_of(path: str) -> str:
     """The `dt=`/`hour=` part of a file's path ('-' if none), to report where a bad file is."""
     parts = [c for c in path.split("/") if "=" in c and not _hidden(c)]

@@ -54,7 +54,9 @@ _split_hash = F.xxhash64  # the pre-check's key for a split (tests force collisi
 def check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Column,
                    carried: Mapping[str, int] | None = None) -> tuple[DataFrame, list[DataFrame], dict[str, dict]]:
     """The candidates become clean, or quarantined as duplicates or out-of-order offsets (_exact_offset_checks);
-    returns the checked rows, the frames cached for them, and per status: n, lo/hi (arrival range), splits.
+    returns the checked rows, the frames cached for them, and per status: n, lo/hi (arrival range), splits; the
+    clean status also has `max_offsets` (split -> largest offset of its clean rows; None when a hash collision
+    hides it), which the carried state needs.
 
     The exact checks sort whole rows twice; they run only on the splits that can hold such a row. A split is
     clean when, in (arrival, offset) order, every offset is above all the offsets before it: one sort of four
@@ -77,15 +79,20 @@ def check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Co
     per_hash = (narrow.withColumn("_bad", (F.col("c") == 0) & F.coalesce(not_above, F.lit(False)))
                 .groupBy("c", "h")
                 .agg(F.count(F.lit(1)).alias("n"), F.min("a").alias("lo"), F.max("a").alias("hi"),
-                     F.max(F.col("_bad").cast("int")).alias("bad"),
+                     F.max(F.col("_bad").cast("int")).alias("bad"), F.max("o").alias("max_o"),
                      F.collect_set(F.when(F.col("c") == 0, F.col("s"))).alias("names"))
                 .collect())
     # Per status (a candidate that passes is clean): counts, arrival range, split names; and the splits to check.
     status_of = {0: "clean", 1: "skipped", 2: "quarantined"}
     stats: dict[str, dict] = {}
     dirty: set[str] = set()
+    # A split's largest candidate offset is its largest clean one: the first row at that offset is above every
+    # offset before it (and a carried offset at or above it is kept anyway: last_offsets_after).
+    max_offsets: dict[str, int] | None = {}
     for r in per_hash:
         st = status_of[r["c"]]
+        if st == "clean" and max_offsets is not None:
+            max_offsets = {**max_offsets, r["names"][0]: int(r["max_o"])} if len(r["names"]) == 1 else None
         # A group of two splits (a hash collision) shared one running max: its splits are checked exactly.
         if st == "clean" and (r["bad"] or len(r["names"]) > 1 or not _PRECHECK):
             dirty.update(r["names"])
@@ -94,6 +101,8 @@ def check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Co
         d["lo"] = min((v for v in (d["lo"], r["lo"]) if v is not None), default=None)
         d["hi"] = max((v for v in (d["hi"], r["hi"]) if v is not None), default=None)
         d["splits"].update(r["names"])
+    if "clean" in stats:
+        stats["clean"]["max_offsets"] = max_offsets
     if not dirty:
         return parsed.withColumn(STATUS, F.when(cand, F.lit("clean")).otherwise(F.col(STATUS))), [], stats
     exact = cand & s.isin(sorted(dirty))
@@ -105,5 +114,7 @@ def check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Co
     rows = (out.groupBy(STATUS).agg(F.count(F.lit(1)).alias("n"), F.min(a).alias("lo"), F.max(a).alias("hi"),
                                      F.collect_set(F.when(F.col(STATUS) == "clean", s)).alias("splits"))
             .collect())
-    return out, [checked], {r[STATUS]: {"n": r["n"], "lo": r["lo"], "hi": r["hi"], "splits": set(r["splits"])}
-                            for r in rows}
+    stats = {r[STATUS]: {"n": r["n"], "lo": r["lo"], "hi": r["hi"], "splits": set(r["splits"])} for r in rows}
+    if "clean" in stats:
+        stats["clean"]["max_offsets"] = max_offsets
+    return out, [checked], stats

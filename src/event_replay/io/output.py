@@ -16,8 +16,10 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..semantics.config import JobConfig
+from ..spark import local_frame
 from .commit import commit, new_staging
 from .failpoints import failpoint
+from .files import parquet_rows
 from .fs import fs_for, hadoop_fs
 from .quarantine import REASON_COLUMN, SOURCE_EVENT_TIME, orderable_columns
 from .source import SourceData
@@ -138,12 +140,12 @@ def stage_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firin
     _write(wm_df, wm_order, f"{staging}/watermarks")
     q = source.quarantine
     if source.quarantined_rows == 0:  # counted by the source already: no pass over the rows to find none
-        q = spark.createDataFrame([], q.schema)
+        q = local_frame(spark, [], q.schema)
     _write(q, [REASON_COLUMN] + [c for c in orderable_columns(q) if c != REASON_COLUMN], f"{staging}/quarantine")
 
-    # Counts from what was written (a cheap Parquet count), not from a second run of the engine.
-    n_firings = spark.read.parquet(f"{staging}/windows").count()
-    n_late = spark.read.parquet(f"{staging}/late_events").count()
+    # Counts from what was written (the files' footers), not from a second run of the engine.
+    n_firings = parquet_rows(spark, f"{staging}/windows")
+    n_late = parquet_rows(spark, f"{staging}/late_events")
     # Every clean row in range is either late or held by a window (SEMANTICS §5, §7).
     counts = WriteSummary(path=target, rows_read=source.rows_read, firings=n_firings,
                           rows_in_windows=source.clean_rows - n_late, late_rows=n_late,
@@ -151,8 +153,8 @@ def stage_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firin
     counts_schema = T.StructType([T.StructField(n, T.LongType(), False) for n in
                                   ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows",
                                    "skipped_rows")])
-    counts_df = spark.createDataFrame([(counts.rows_read, counts.rows_in_windows, counts.late_rows,
-                                        counts.quarantined_rows, counts.skipped_rows)], counts_schema)
+    counts_df = local_frame(spark, [(counts.rows_read, counts.rows_in_windows, counts.late_rows,
+                              counts.quarantined_rows, counts.skipped_rows)], counts_schema)
     _write(counts_df, ["rows_read"], f"{staging}/counts")
     sub = f"/{partition_subpath}" if partition_subpath is not None else ""
     moves = [(f"{staging}/{name}", f"{target}/{name}{sub}") for name in DATASETS]

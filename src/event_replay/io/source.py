@@ -16,6 +16,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..semantics.config import COLUMN_ROLES, ConfigError, JobConfig
+from ..spark import local_frame
 from .files import check_schema_drift, csv_reader, data_files, neighbour_file
 from .fs import hadoop_fs
 from .offsets import check_offsets
@@ -42,6 +43,7 @@ class SourceData:
     payload_columns: list[str]
     timestamp_roles: set[str] = field(default_factory=set)  # time roles whose source column was a timestamp
     event_time_is_role: bool = True  # False for ingestion/processing time (see SOURCE_EVENT_TIME)
+    clean_max_offsets: dict[str, int] | None = None  # split -> largest clean offset (None: not known, count it)
     _cached: list[DataFrame] = field(default_factory=list)
 
     def release(self) -> None:
@@ -117,7 +119,7 @@ def read_partition_source(spark: SparkSession, cfg: JobConfig, subpath: str, sta
         else:  # nothing anywhere to borrow from: the role columns as strings (converted as any string column)
             schema = T.StructType([T.StructField(c, T.StringType())
                                    for c in dict.fromkeys(cfg.source.columns.values())])
-        raw = spark.createDataFrame([], schema)
+        raw = local_frame(spark, [], schema)
         return prepare_source(raw, pcfg, carried_offsets)
     # Drift is judged against the past (the nearest earlier partition): a later partition's drift is its own.
     check_schema_drift(spark, files, pcfg.source.format, neighbour_file(spark, cfg, subpath, earlier_only=True))
@@ -129,20 +131,28 @@ def read_partition_source(spark: SparkSession, cfg: JobConfig, subpath: str, sta
     return prepare_source(raw, pcfg, carried_offsets)
 
 
-def prepare_source(raw: DataFrame, cfg: JobConfig, carried_offsets: Mapping[str, int] | None = None) -> SourceData:
-    """Parse, quarantine and cut a raw source DataFrame (as read) per cfg. `carried_offsets`: each split's last
-    offset in the partitions replayed before this one (engine/state.py), so that a redelivery or an offset going
-    back across a cut is quarantined as in one replay of the whole range."""
-    src = cfg.source
+@dataclass(frozen=True)
+class _Roles:
+    """How the source's columns map to the roles: the column of each role, their types, the payload columns."""
+    cols: dict[str, str]
+    types: dict[str, T.DataType]
+    payload: list[str]
+    event_time_from_source: bool
+
+    def column(self, role: str) -> Column:
+        return F.col(f"`{self.cols[role]}`")
+
+
+def _roles(raw: DataFrame, cfg: JobConfig) -> _Roles:
+    """The role columns, checked: each mapped column exists, none is named like an engine column."""
     event_time_from_source = cfg.window.time == "event"
     types = {f.name: f.dataType for f in raw.schema.fields}
-    raw_cols = list(types)
-    cols = dict(src.columns)
+    cols = dict(cfg.source.columns)
     needed = [r for r in COLUMN_ROLES if r != "event_time" or event_time_from_source]
     for role in needed:
         if cols[role] not in types:
             raise ConfigError(f"source.columns.{role}", f"column {cols[role]!r} is not in the source "
-                                                        f"(columns: {', '.join(raw_cols)})")
+                                                        f"(columns: {', '.join(types)})")
     if REASON_COLUMN in types:
         raise ConfigError("source.path", f"the source has a column named {REASON_COLUMN!r}, which the "
                                          "quarantine output reserves")
@@ -150,62 +160,92 @@ def prepare_source(raw: DataFrame, cfg: JobConfig, carried_offsets: Mapping[str,
     if not event_time_from_source:
         # Ingestion/processing time: the source's event-time column (if any) is not what the replay uses.
         role_source_cols.add(cols["event_time"])
-    payload = [c for c in raw_cols if c not in role_source_cols]
+    payload = [c for c in types if c not in role_source_cols]
     for c in payload:
         if c in COLUMN_ROLES or c in ENGINE_COLUMNS:
             raise ConfigError("source.columns", f"source column {c!r} is not mapped to a role but its name is "
                                                 "reserved by the engine: map it or rename it")
+    return _Roles(cols=cols, types=types, payload=payload, event_time_from_source=event_time_from_source)
 
-    def q(name: str) -> Column:
-        return F.col(f"`{name}`")
 
-    arrival = time_to_ms(q(cols["arrival_time"]), types[cols["arrival_time"]], "source.columns.arrival_time")
-    if event_time_from_source:
-        event = time_to_ms(q(cols["event_time"]), types[cols["event_time"]], "source.columns.event_time")
+def _parsed(raw: DataFrame, roles: _Roles) -> DataFrame:
+    """The raw rows plus each role converted (PARSED columns; null where a value cannot be converted)."""
+    cols, types = roles.cols, roles.types
+    arrival = time_to_ms(roles.column("arrival_time"), types[cols["arrival_time"]], "source.columns.arrival_time")
+    if roles.event_time_from_source:
+        event = time_to_ms(roles.column("event_time"), types[cols["event_time"]], "source.columns.event_time")
     else:
         event = F.col(f"{PARSED}arrival_time")
-    split_t = types[cols["split"]]
-    split = q(cols["split"]) if isinstance(split_t, T.StringType) else q(cols["split"]).cast("string")
-    parsed = raw.withColumn(f"{PARSED}arrival_time", arrival).withColumns({
+    split = roles.column("split")
+    if not isinstance(types[cols["split"]], T.StringType):
+        split = split.cast("string")
+    return raw.withColumn(f"{PARSED}arrival_time", arrival).withColumns({
         f"{PARSED}event_time": event,
         f"{PARSED}split": split,
-        f"{PARSED}offset": offset_to_long(q(cols["offset"]), types[cols["offset"]]),
-        f"{PARSED}key": q(cols["key"]),
+        f"{PARSED}offset": offset_to_long(roles.column("offset"), types[cols["offset"]]),
+        f"{PARSED}key": roles.column("key"),
     })
+
+
+def _reason(roles: _Roles, cfg: JobConfig) -> Column:
+    """The first quarantine reason that applies to a row (null: none), in the documented order."""
     a, e = F.col(f"{PARSED}arrival_time"), F.col(f"{PARSED}event_time")
     s, o, k = F.col(f"{PARSED}split"), F.col(f"{PARSED}offset"), F.col(f"{PARSED}key")
-
-    reason = (F.when(q(cols["arrival_time"]).isNull(), F.lit(MISSING_ARRIVAL_TIME))
+    reason = (F.when(roles.column("arrival_time").isNull(), F.lit(MISSING_ARRIVAL_TIME))
               .when(a.isNull(), F.lit(BAD_ARRIVAL_TIME))
               .when(a < F.lit(MIN_TIME_MS), F.lit(ARRIVAL_TIME_BEFORE_1970))
               .when(a > F.lit(MAX_TIME_MS), F.lit(ARRIVAL_TIME_AFTER_9999)))
-    if event_time_from_source:
-        reason = (reason.when(q(cols["event_time"]).isNull(), F.lit(MISSING_EVENT_TIME))
+    if roles.event_time_from_source:
+        reason = (reason.when(roles.column("event_time").isNull(), F.lit(MISSING_EVENT_TIME))
                   .when(e.isNull(), F.lit(BAD_EVENT_TIME))
                   .when(e < F.lit(MIN_TIME_MS), F.lit(EVENT_TIME_BEFORE_1970))
                   .when(e > F.lit(MAX_TIME_MS), F.lit(EVENT_TIME_AFTER_9999)))
     reason = reason.when(s.isNull() | (s == ""), F.lit(MISSING_SPLIT))
-    if src.splits is not None:
-        declared = sorted(set(src.splits) | set(src.side_inputs))
+    if cfg.source.splits is not None:
+        declared = sorted(set(cfg.source.splits) | set(cfg.source.side_inputs))
         reason = reason.when(~s.isin(declared), F.lit(UNDECLARED_SPLIT))
-    reason = (reason.when(q(cols["offset"]).isNull(), F.lit(MISSING_OFFSET))
-              .when(o.isNull(), F.lit(BAD_OFFSET))
-              .when(k.isNull(), F.lit(MISSING_KEY)))
+    return (reason.when(roles.column("offset").isNull(), F.lit(MISSING_OFFSET))
+            .when(o.isNull(), F.lit(BAD_OFFSET))
+            .when(k.isNull(), F.lit(MISSING_KEY)))
 
+
+def _with_status(parsed: DataFrame, reason: Column, cfg: JobConfig) -> DataFrame:
+    """STATUS: skipped (a valid arrival outside the range: it belongs to another partition's replay, not bad),
+    quarantined (a reason; an arrival outside the time bounds belongs to no partition's replay), or candidate
+    (the offset checks decide)."""
+    a = F.col(f"{PARSED}arrival_time")
     start, end = cfg.replay.start_ms, cfg.replay.end_ms
     out_of_range = F.lit(False)
     if start is not None:
         out_of_range = out_of_range | (a < F.lit(start))
     if end is not None:
         out_of_range = out_of_range | (a >= F.lit(end))
-    # A row whose arrival is valid and outside the range belongs to another partition's replay: skipped, not bad.
-    # An arrival outside the time bounds belongs to no partition's replay: quarantined wherever it is read.
-    # (Null-safe: a null arrival must give False here, not null, or the row's reason would be lost.)
+    # Null-safe: a null arrival must give False here, not null, or the row's reason would be lost.
     skipped = a.isNotNull() & a.between(F.lit(MIN_TIME_MS), F.lit(MAX_TIME_MS)) & out_of_range
-    parsed = parsed.withColumn(REASON, F.when(~skipped, reason)).withColumn(
+    return parsed.withColumn(REASON, F.when(~skipped, reason)).withColumn(
         STATUS, F.when(skipped, F.lit("skipped")).when(F.col(REASON).isNotNull(), F.lit("quarantined"))
         .otherwise(F.lit("candidate")))
 
+
+def _range(cfg: JobConfig, clean_stats: dict | None) -> tuple[int | None, int | None]:
+    """[start, end) of the replay: the configured bounds, else the clean rows' first and last arrival (without an
+    explicit end, end = the last arrival: every row is included, no tick follows the last row)."""
+    start, end = cfg.replay.start_ms, cfg.replay.end_ms
+    start_ms = start if start is not None else (clean_stats["lo"] if clean_stats else None)
+    end_ms = end if end is not None else (clean_stats["hi"] if clean_stats else None)
+    if start_ms is not None and end_ms is None:
+        end_ms = start_ms  # an explicit start and no clean row: an empty range
+    if end_ms is not None and start_ms is None:
+        start_ms = end_ms
+    return start_ms, end_ms
+
+
+def prepare_source(raw: DataFrame, cfg: JobConfig, carried_offsets: Mapping[str, int] | None = None) -> SourceData:
+    """Parse, quarantine and cut a raw source DataFrame (as read) per cfg. `carried_offsets`: each split's last
+    offset in the partitions replayed before this one (engine/state.py), so that a redelivery or an offset going
+    back across a cut is quarantined as in one replay of the whole range."""
+    roles = _roles(raw, cfg)
+    parsed = _with_status(_parsed(raw, roles), _reason(roles, cfg), cfg)
     # The rows are read by the offset check, the counts and the engine (twice). Parquet is read again each time,
     # with only the columns each read needs (building an in-memory copy of whole rows costs more than that); CSV
     # is parsed once and kept.
@@ -213,39 +253,45 @@ def prepare_source(raw: DataFrame, cfg: JobConfig, carried_offsets: Mapping[str,
     if cfg.source.format == "csv":
         parsed = parsed.persist(StorageLevel.MEMORY_AND_DISK)
         cached.append(parsed)
-    parsed, more, by_status = check_offsets(parsed, raw, s, o, a, carried_offsets)
+    parsed, more, by_status = check_offsets(parsed, raw, F.col(f"{PARSED}split"), F.col(f"{PARSED}offset"),
+                                            F.col(f"{PARSED}arrival_time"), carried_offsets)
     cached += more
-
     n = {st: (by_status[st]["n"] if st in by_status else 0) for st in ("clean", "quarantined", "skipped")}
     clean_stats = by_status.get("clean")
-    lo = clean_stats["lo"] if clean_stats else None
-    hi = clean_stats["hi"] if clean_stats else None
-    start_ms = start if start is not None else lo
-    # Without an explicit end, end = last arrival: every row is included, no tick follows the last row.
-    end_ms = end if end is not None else hi
-    if start_ms is not None and end_ms is None:
-        end_ms = start_ms  # an explicit start and no clean row: an empty range
-    if end_ms is not None and start_ms is None:
-        start_ms = end_ms
+    start_ms, end_ms = _range(cfg, clean_stats)
+    return SourceData(rows=_clean_rows(parsed, roles), quarantine=_quarantined_rows(parsed, raw),
+                      rows_read=sum(n.values()), clean_rows=n["clean"], quarantined_rows=n["quarantined"],
+                      skipped_rows=n["skipped"], splits=_splits(cfg, clean_stats), start_ms=start_ms, end_ms=end_ms,
+                      source_columns=roles.cols, payload_columns=roles.payload,
+                      timestamp_roles=_timestamp_roles(roles), event_time_is_role=roles.event_time_from_source,
+                      clean_max_offsets=clean_stats["max_offsets"] if clean_stats else {},
+                      _cached=cached)
 
-    carried_source_time = ([q(cols["event_time"]).alias(SOURCE_EVENT_TIME)]
-                           if not event_time_from_source and cols["event_time"] in types else [])
-    clean = parsed.filter(F.col(STATUS) == "clean").select(
+
+def _clean_rows(parsed: DataFrame, roles: _Roles) -> DataFrame:
+    """The engine's columns, the payload, and for ingestion/processing time the source's own event time."""
+    carried_source_time = ([roles.column("event_time").alias(SOURCE_EVENT_TIME)]
+                           if not roles.event_time_from_source and roles.cols["event_time"] in roles.types else [])
+    return parsed.filter(F.col(STATUS) == "clean").select(
         F.col(f"{PARSED}split").alias("split"), F.col(f"{PARSED}offset").alias("offset"),
         F.col(f"{PARSED}arrival_time").alias("arrival_time"), F.col(f"{PARSED}event_time").alias("event_time"),
-        F.col(f"{PARSED}key").alias("key"), *[q(c) for c in payload], *carried_source_time)
-    quarantine = parsed.filter(F.col(STATUS) == "quarantined").select(
-        *[q(c) for c in raw_cols], F.col(REASON).alias(REASON_COLUMN))
+        F.col(f"{PARSED}key").alias("key"), *[F.col(f"`{c}`") for c in roles.payload], *carried_source_time)
 
-    if src.splits is not None:
-        splits = sorted(set(src.splits) | set(src.side_inputs))
-    else:
-        seen = clean_stats["splits"] if clean_stats else []  # the split names of the clean rows: small
-        splits = sorted(set(seen) | set(src.side_inputs))
 
-    timestamp_roles = {r for r in ("arrival_time", "event_time")
-                       if cols[r] in types and isinstance(types[cols[r]], (T.TimestampType, T.TimestampNTZType))}
-    return SourceData(rows=clean, quarantine=quarantine, rows_read=sum(n.values()), clean_rows=n["clean"],
-                      quarantined_rows=n["quarantined"], skipped_rows=n["skipped"], splits=splits,
-                      start_ms=start_ms, end_ms=end_ms, source_columns=cols, payload_columns=payload,
-                      timestamp_roles=timestamp_roles, event_time_is_role=event_time_from_source, _cached=cached)
+def _quarantined_rows(parsed: DataFrame, raw: DataFrame) -> DataFrame:
+    """Every column as read, plus the reason."""
+    return parsed.filter(F.col(STATUS) == "quarantined").select(
+        *[F.col(f"`{c}`") for c in raw.columns], F.col(REASON).alias(REASON_COLUMN))
+
+
+def _splits(cfg: JobConfig, clean_stats: dict | None) -> list[str]:
+    """The declared splits, else the split names of the clean rows (small), with the side inputs; sorted."""
+    if cfg.source.splits is not None:
+        return sorted(set(cfg.source.splits) | set(cfg.source.side_inputs))
+    seen = clean_stats["splits"] if clean_stats else []
+    return sorted(set(seen) | set(cfg.source.side_inputs))
+
+
+def _timestamp_roles(roles: _Roles) -> set[str]:
+    return {r for r in ("arrival_time", "event_time")
+            if roles.cols[r] in roles.types and isinstance(roles.types[roles.cols[r]], (T.TimestampType, T.TimestampNTZType))}

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..semantics.config import ConfigError, JobConfig, load_config
+from ..semantics.config import JobConfig, load_config
 
 DOCS_FOLDER = "_data_docs"
 SITE_NAME = "event_replay"
@@ -209,14 +209,7 @@ def main_validate(config_path: str) -> int:
     2 the config cannot be used."""
     from .prepare import OutputsMissing
 
-    try:
-        cfg = load_config(config_path)
-    except ConfigError as exc:
-        print(f"replay validate: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"replay validate: cannot read config {config_path}: {exc}", file=sys.stderr)
-        return 2
+    cfg = load_config(config_path)  # a ConfigError goes to the CLI's exit-code mapping (exits.py): exit 2
     try:
         report = validate(cfg.output.path, cfg, run_name="cli")  # Data Docs: run name "cli", not "__none__"
     except OutputsMissing as exc:

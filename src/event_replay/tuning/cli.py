@@ -10,9 +10,7 @@ starts, the option named), 1 for any other failure.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 from typing import Sequence
 
 from ..semantics.config import load_config
@@ -21,9 +19,6 @@ from .grid import GridError, parse_grid
 
 def cmd_tune(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
-    if not Path(args.config).is_file():
-        print(f"replay tune: config file not found: {args.config}", file=sys.stderr)
-        return 2
     cfg = load_config(args.config)
     grid, variants = parse_grid(cfg, args.max_out_of_orderness, args.idle_timeout, args.allowed_lateness)
     from ..spark import build_session, parse_conf

@@ -18,6 +18,8 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from ..spark import local_frame
+
 BUCKET = 60_000  # order values per bucket: one minute of a ms clock
 _B, _EDGE = "_running_bucket", "_running_edge"
 
@@ -33,7 +35,7 @@ def _edges(b: DataFrame, agg: Column, edge: Callable[[list], list]) -> DataFrame
     dtype = summary.schema["v"].dataType
     schema = T.StructType([T.StructField(_B, T.LongType()), T.StructField(_EDGE, dtype)])
     data = list(zip([int(r[_B]) for r in rows], edge([r["v"] for r in rows])))
-    return F.broadcast(b.sparkSession.createDataFrame(data, schema))
+    return F.broadcast(local_frame(b.sparkSession, data, schema))
 
 
 def _exclusive(values: list, combine: Callable) -> list:

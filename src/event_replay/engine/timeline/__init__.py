@@ -19,29 +19,13 @@ idle, and when every other split is idle the stream moves to +inf.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pyspark.sql import DataFrame
 
 from ...semantics.config import JobConfig
 from ..contract import NEG_INF, POS_INF, Timeline
+from .carry import TimelineCarry, TimelineEnd
 
-
-@dataclass
-class TimelineCarry:
-    """What the timeline continues from (state.py stores it): see the module doc."""
-    origin_tick: int | None  # the history's first tick: a split with no rows yet goes idle counting from it
-    stream_wm: int
-    stream_idle: bool
-    splits: DataFrame  # split, t, m (periodic: pseudo-groups; per-event: t null, m = the split's watermark)
-
-
-@dataclass
-class TimelineEnd:
-    """The timeline's part of the state a partition leaves."""
-    splits: DataFrame  # SPLIT_STATE_SCHEMA
-    origin_tick: int | None
-    stream_last: DataFrame | None  # at most one row, `s_idle`: the stream's idle flag at the end (None: unchanged)
+__all__ = ["TimelineCarry", "TimelineEnd", "compute_timeline", "compute_timeline_carried"]
 
 
 def compute_timeline(rows: DataFrame, cfg: JobConfig, splits: list[str], start_ms: int, end_ms: int) -> Timeline:

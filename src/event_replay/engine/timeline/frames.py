@@ -6,6 +6,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from ...spark import local_frame
 from ..contract import NEG_INF, STREAM_VALUES_SCHEMA
 
 N_BUCKETS = 64  # buckets of a two-level scan: enough parallelism, a tiny prefix table
@@ -45,7 +46,7 @@ def bucket_width(lo: int | None, hi: int | None) -> int:
 
 
 def empty(df: DataFrame, schema: T.StructType) -> DataFrame:
-    return df.sparkSession.createDataFrame([], schema)
+    return local_frame(df.sparkSession, [], schema)
 
 
 def watermarks_frame(df: DataFrame) -> DataFrame:
@@ -56,7 +57,7 @@ def watermarks_frame(df: DataFrame) -> DataFrame:
 
 def stream_values_const(spark, initial: int, prev0: int = NEG_INF) -> DataFrame:
     """The stream's values when it only ever holds `initial`: that value, if it is above the carried one."""
-    return spark.createDataFrame([(initial,)] if initial > prev0 else [], STREAM_VALUES_SCHEMA)
+    return local_frame(spark, [(initial,)] if initial > prev0 else [], STREAM_VALUES_SCHEMA)
 
 
 def with_rows_watermark(rows: DataFrame, cols: list[str], value: int) -> DataFrame:

@@ -15,7 +15,7 @@ from pyspark.sql import functions as F
 
 from ...semantics.config import JobConfig
 from ..contract import NEG_INF, Timeline
-from . import TimelineCarry, TimelineEnd
+from .carry import TimelineCarry, TimelineEnd
 from .frames import bucket_width, checkpoint, lit, scan_max, stream_values_const, watermarks_frame, with_rows_watermark
 
 

@@ -7,42 +7,14 @@ when it is small (`driver.py`), else the Spark path (`periodic_spark.py`) comput
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ...semantics.config import JobConfig
+from ...spark import local_frame
 from ..contract import NEG_INF, SPLIT_STATE_SCHEMA, WATERMARKS_SCHEMA, Timeline
-from . import TimelineCarry, TimelineEnd
+from .carry import StreamBefore, Ticks, TimelineCarry, TimelineEnd
 from .frames import empty, lit, stream_values_const, with_rows_watermark
-
-
-@dataclass(frozen=True)
-class Ticks:
-    """The range's tick timeline: ticks first..last every `interval`, `end_bound` the next range's first tick,
-    `origin` the history's first tick."""
-    interval: int
-    first: int
-    last: int
-    origin: int
-
-    @property
-    def end_bound(self) -> int:
-        return self.last + self.interval
-
-    @property
-    def count(self) -> int:
-        return (self.last - self.first) // self.interval + 1
-
-
-@dataclass(frozen=True)
-class StreamBefore:
-    """The stream before the range: `initial` its floor (carried value, or the side inputs' +inf), `value` and
-    `idle` as the carried history left it (-inf, not idle: a new history)."""
-    initial: int
-    value: int
-    idle: bool
 
 
 def periodic(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side: bool, initial: int,
@@ -64,8 +36,8 @@ def periodic(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side: 
     ticks = Ticks(interval=interval, first=first_tick, last=(end_ms - 1) // interval * interval, origin=origin)
     if not main_splits:
         # Only side inputs: the stream is +inf (or -inf without any split) from the start.
-        changes = rows.sparkSession.createDataFrame([(first_tick, "stream", None, before.initial, False)],
-                                                    WATERMARKS_SCHEMA) \
+        changes = local_frame(rows.sparkSession, [(first_tick, "stream", None, before.initial, False)],
+                              WATERMARKS_SCHEMA) \
             if before.initial != before.value else empty(rows, WATERMARKS_SCHEMA)
         return _constant(rows, cols, before, origin, changes)
     driver = _on_driver(rows.select(*cols), cfg, main_splits, has_side, before, ticks, carry)
@@ -96,7 +68,7 @@ def _on_driver(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side
     done = periodic_on_driver(rows, cfg, table, main_splits, has_side, before.initial, before.value, before.idle,
                               ticks.first, ticks.last, ticks.origin, pseudo)
     spark = rows.sparkSession
-    end_splits = spark.createDataFrame(end_split_state(done.groups, done.max_ts_after, ticks.last, main_splits),
-                                       SPLIT_STATE_SCHEMA)
-    last = spark.createDataFrame([(bool(done.stream.idle[-1]),)], "s_idle boolean")
+    end_splits = local_frame(spark, end_split_state(done.groups, done.max_ts_after, ticks.last, main_splits),
+                             SPLIT_STATE_SCHEMA)
+    last = local_frame(spark, [(bool(done.stream.idle[-1]),)], "s_idle boolean")
     return done.timeline, TimelineEnd(splits=end_splits, origin_tick=ticks.origin, stream_last=last)

@@ -11,9 +11,10 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from ...semantics.config import JobConfig, WatermarkConfig
+from ...spark import local_frame
 from ..contract import NEG_INF
+from .carry import Ticks
 from .frames import checkpoint, lit
-from .periodic import Ticks
 
 
 def split_changes(rows: DataFrame, cfg: JobConfig, main_splits: list[str], ticks: Ticks,
@@ -114,7 +115,7 @@ def _idle_events(spark, g: DataFrame, main_splits: list[str], wmc: WatermarkConf
         *_event("split", F.col("t") + span * ticks.interval, F.col("last_pub"), True))
     idle0 = ticks.origin + d_ticks * ticks.interval
     firsts = g.groupBy("split").agg(F.min("t").alias("t1"))
-    split_df = spark.createDataFrame([(s,) for s in main_splits], "split string")
+    split_df = local_frame(spark, [(s,) for s in main_splits], "split string")
     before_first = (split_df.join(firsts, "split", "left")
                     .filter(F.coalesce(F.col("t1"), lit(ticks.end_bound)) > idle0)
                     .select(*_event("split", lit(idle0), lit(NEG_INF), True)))

@@ -12,10 +12,10 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from ...semantics.config import JobConfig
+from ...spark import local_frame
 from ..contract import NEG_INF, POS_INF, Timeline
-from . import TimelineCarry, TimelineEnd
+from .carry import StreamBefore, Ticks, TimelineCarry, TimelineEnd
 from .frames import checkpoint, lit, watermarks_frame
-from .periodic import StreamBefore, Ticks
 from .periodic_changes import split_changes
 
 TICKS_BROADCAST_MAX = 1_000_000  # the tick -> stream watermark lookup is broadcast up to this many ticks
@@ -54,8 +54,8 @@ def _stream(spark, in_range: DataFrame, seed: DataFrame, main_splits: list[str],
 
     Size: (ticks where some split changes) x (splits), at most the range's ticks x splits. Fine for Kafka-sized
     split counts; for thousands of sparse splits a dyadic (segment-tree) min would be O(C log C)."""
-    change_ticks = in_range.select("tick").union(spark.createDataFrame([(first_tick,)], "tick long")).distinct()
-    split_df = spark.createDataFrame([(s,) for s in main_splits], "split string")
+    change_ticks = in_range.select("tick").union(local_frame(spark, [(first_tick,)], "tick long")).distinct()
+    split_df = local_frame(spark, [(s,) for s in main_splits], "split string")
     so_far = Window.partitionBy("split").orderBy("tick").rowsBetween(Window.unboundedPreceding, Window.currentRow)
     grid = (change_ticks.crossJoin(F.broadcast(split_df))
             .join(in_range.unionByName(seed).select("split", "tick", "value", "idle"), ["split", "tick"], "left")
