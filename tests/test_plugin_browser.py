@@ -17,11 +17,14 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
 from airflow_env import ROOT, airflow, airflow_env
+
+sys.path.insert(0, str(ROOT / "plugins"))  # replay_runs.runs: the run folder's name
 
 pytestmark = pytest.mark.integration
 
@@ -37,45 +40,101 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _run(*args: str, timeout: float = 900) -> None:
+def _run(*args: str, timeout: float = 900, env: dict[str, str] | None = None) -> None:
     proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "PYSPARK_PYTHON": sys.executable})
+                          env={**os.environ, "PYSPARK_PYTHON": sys.executable, **(env or {})})
     assert proc.returncode == 0, f"{args} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+
+
+DAG = "event_time_backfill"
+DAYS = ["2024-01-01", "2024-01-02", "2024-01-03"]
+NOW = datetime.now(timezone.utc).replace(microsecond=0)
+# Three runs of the backfill DAG, newest first on the page: one replaying now (job 1 of 2 has committed its first
+# partition), one refused before it wrote anything (end before start), one that replayed the range and passed DQ.
+RUNNING = f"manual__{(NOW - timedelta(minutes=4)).isoformat()}"
+REFUSED = f"manual__{(NOW - timedelta(minutes=40)).isoformat()}"
+DONE = f"manual__{(NOW - timedelta(hours=2)).isoformat()}"
+
+
+def _folder(run_id: str) -> str:
+    from replay_runs.runs import safe_run_id
+
+    return safe_run_id(run_id)
 
 
 @pytest.fixture(scope="module")
 def runs_root(tmp_path_factory) -> Path:
+    """What the backfill DAG leaves for a run of 3 days, made by the steps its tasks run: the effective config, the
+    plan record, a real `replay run --partitions` (one Spark application), done markers, a real `replay quality` (the
+    GX suites with Data Docs and the why-report, named after the run) and the run report; and the records of a second
+    run of the same output that is replaying its second partition."""
+    import yaml
+
     from event_replay.quality.docs_assets import assets_dir
 
     # Without the vendored CSS/JS the Data Docs keep their CDN links and render unstyled offline.
     assert assets_dir().is_dir(), f"no Data Docs assets in {assets_dir()}: make data-docs-assets " \
                                   "(make test-integration builds them)"
-    """A replay of a small sample, then GX validation (Data Docs) and the why-report on its outputs."""
-    import yaml
+    from event_replay.orchestration.report import (build_report, write_chunk_record, write_plan_record,
+                                                   write_report)
 
     base = tmp_path_factory.mktemp("replay")
-    log, out = base / "log", base / "runs" / "demo"
-    _run(str(BIN / "replay"), "sample", "--out", str(log), "--rows", "200", "--splits", "2", "--keys", "3",
-         "--files", "1")
-    cfg = yaml.safe_load((ROOT / "jobs" / "configs" / "demo.yaml").read_text())
+    log, out = base / "log", base / "runs" / "demo_partitioned"
+    _run(sys.executable, "-m", "event_replay.orchestration.sample", "--out", str(log), "--first-day", DAYS[0],
+         "--days", str(len(DAYS)), "--rows-per-day", "400", "--splits", "4", "--seed", "7")
+    cfg = yaml.safe_load((ROOT / "jobs" / "configs" / "demo_partitioned.yaml").read_text())
     cfg["source"]["path"], cfg["output"]["path"] = str(log), str(out)
-    job = base / "job.yaml"
+    run = out / "_airflow" / _folder(DONE)
+    run.mkdir(parents=True)
+    job = run / "job.yaml"
     job.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    write_plan_record(run, DAYS, partitions_per_job=31)
     conf = ["--conf", "spark.sql.shuffle.partitions=4", "--conf", "spark.default.parallelism=2"]
-    _run(str(BIN / "replay"), "run", "--config", str(job), "--master", "local[2]", *conf)
-    _run(sys.executable, "-c", f"""
-from event_replay.semantics.config import load_config
-from event_replay.spark import build_session
-from event_replay.quality import validate, why_report
-cfg = load_config({str(job)!r})
-spark = build_session(master="local[2]", app_name="plugin-test-quality",
-                      conf={{"spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "2"}})
-print(validate(cfg.output.path, cfg, spark=spark, run_name="cli").summary())
-print(why_report(cfg.output.path, cfg, spark=spark))
-spark.stop()
-""")
-    assert (out / "_data_docs" / "index.html").is_file() and (out / "why_report" / "timelines.png").is_file()
+    _run(str(BIN / "replay"), "run", "--config", str(job), "--master", "local[2]", *conf,
+         "--partitions", f"{DAYS[0]}..{DAYS[-1]}", "--first", "--end-of-input", "flush")
+    (run / "done").mkdir()
+    for d in DAYS:
+        (run / "done" / d).touch()
+    _run(str(BIN / "replay"), "quality", "--config", str(job), "--out", str(run), "--run-name", DONE,
+         env={"REPLAY_SPARK_MASTER": "local[2]"})
+    dq = json.loads((run / "data_quality.json").read_text())
+    assert dq["success"], dq
+    write_report(build_report(str(out), DAYS, dag_id=DAG, run_id=DONE, config_file="jobs/configs/demo_partitioned.yaml",
+                              config_path=str(job), dq=f"passed ({dq['expectations']} expectations)",
+                              data_docs=dq["data_docs"], why_report=dq["why_report"]), run)
+    assert (run / "_data_docs" / "index.html").is_file() and (run / "why_report" / "timelines.png").is_file()
+    # The running one: planned 3 days in jobs of 2; job 1 (01..02) is on and its range job committed 2024-01-01.
+    live = out / "_airflow" / _folder(RUNNING)
+    live.mkdir()
+    (live / "job.yaml").write_text(job.read_text())
+    write_plan_record(live, DAYS, partitions_per_job=2)
+    write_chunk_record(live, 1, 2, DAYS[:2])
+    (out / "_range.json").write_text(json.dumps({"request": {"first_id": DAYS[0], "last_id": DAYS[1]},
+                                                 "committed": DAYS[0]}))
     return base / "runs"
+
+
+def _add_dag_runs(env: dict[str, str]) -> None:
+    """The three runs in Airflow's metadata DB, as the scheduler records them (the page reads state and times there)."""
+    script = f"""
+from datetime import datetime, timedelta
+from sqlalchemy import insert
+from airflow.models.dagrun import DagRun
+from airflow.utils.session import create_session
+now = datetime.fromisoformat({NOW.isoformat()!r})
+runs = [({RUNNING!r}, "running", now - timedelta(minutes=4), None, {{}}),
+        ({REFUSED!r}, "failed", now - timedelta(minutes=40), now - timedelta(minutes=40, seconds=-6),
+         {{"config": "jobs/configs/demo_partitioned.yaml", "start_date": "2024-01-05", "end_date": "2024-01-01"}}),
+        ({DONE!r}, "success", now - timedelta(hours=2), now - timedelta(hours=2, seconds=-97), {{}})]
+with create_session() as s:
+    for run_id, state, start, end, conf in runs:
+        s.execute(insert(DagRun.__table__).values(dag_id={DAG!r}, run_id=run_id, run_type="manual", state=state,
+                  start_date=start, end_date=end, logical_date=start, run_after=start, queued_at=start, conf=conf,
+                  clear_number=0))
+"""
+    proc = subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
 
 
 @pytest.fixture(scope="module")
@@ -94,6 +153,7 @@ def api_server(runs_root, tmp_path_factory):
         "REPLAY_RUNS_ROOT": str(runs_root),
     })
     airflow(env, "db", "migrate", timeout=600)
+    _add_dag_runs(env)
     log = open(home / "api-server.log", "w")
     proc = subprocess.Popen([str(BIN / "airflow"), "api-server", "--host", "127.0.0.1", "--port", str(port),
                              "--workers", "1"], env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
@@ -189,62 +249,178 @@ def _validation_rows(browser) -> list[tuple[str, str]]:
     return [tuple(r) for r in seen or []]
 
 
-def _shot(browser, name: str) -> Path:
+def _shot(browser, name: str, height: int | None = None) -> Path:
+    """The whole page in one picture (or a window of `height`), under SHOTS."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    height = browser.execute_script("return document.documentElement.scrollHeight")
-    browser.set_window_size(1400, min(max(900, height + 150), 6000))  # the whole page in one picture
+    if height is None:
+        browser.set_window_size(1400, 700)  # measured in a short window: a tall one would leave blank space
+        page, chrome = browser.execute_script("return [Math.max(document.documentElement.scrollHeight, "
+                                              "document.body.scrollHeight), window.outerHeight - window.innerHeight]")
+        height = min(max(700, page + chrome + 10), 6000)
+    browser.set_window_size(1400, height)
+    time.sleep(0.3)
     path = SHOTS / name
     browser.save_screenshot(str(path))
     assert path.stat().st_size > 10_000
     return path
 
 
-def test_plugin_page_in_chromium(api_server, browser):
-    from selenium.webdriver.common.by import By
-
+def _login(browser, api_server) -> None:
     browser.get(f"{api_server}/replay-runs/")  # unauthenticated browser: sent to Airflow's login page
-    assert "/auth/login" in browser.current_url or "login" in browser.current_url.lower(), browser.current_url
+    assert "login" in browser.current_url.lower(), browser.current_url
     browser.add_cookie({"name": "_token", "value": _token(api_server), "path": "/"})
     browser.set_script_timeout(120)
 
-    # The runs page: a row per run with its state, numbers and reports.
+
+def _n(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def _style(browser, selector: str, prop: str) -> str:
+    return browser.execute_script(f"return getComputedStyle(document.querySelector({selector!r}))[{prop!r}]")
+
+
+def _theme(browser, theme: str | None) -> None:
+    """The Airflow UI's theme choice (next-themes' localStorage `theme`), as its toggle sets it."""
+    browser.execute_script("theme = arguments[0]; theme ? localStorage.setItem('theme', theme) : "
+                           "localStorage.removeItem('theme')", theme)
+    browser.refresh()
+
+
+def _row(browser, run_id: str):
+    from selenium.webdriver.common.by import By
+
+    return browser.find_element(By.ID, f"run-{_folder(run_id)}")
+
+
+def _cells(row) -> list[str]:
+    from selenium.webdriver.common.by import By
+
+    return [" ".join(c.text.split()) for c in row.find_elements(By.TAG_NAME, "td")]
+
+
+def test_runs_page_in_chromium_light_and_dark(api_server, browser):
+    """The runs page: Airflow runs newest first (failed included), each run id linked to its Airflow run, state,
+    start, duration, partitions with the progress of the running one; every link answers 200; styled like the
+    Airflow UI, light and dark (the UI's theme choice), alone and inside the UI's own frame."""
+    from urllib.parse import quote
+
+    from selenium.webdriver.common.by import By
+
+    _login(browser, api_server)
     browser.get(f"{api_server}/replay-runs/")
     heads = [h.text for h in browser.find_elements(By.CSS_SELECTOR, "table#runs thead th")]
-    assert heads[:4] == ["run", "state", "start", "duration"], heads
-    rows = browser.find_elements(By.CSS_SELECTOR, "table#runs tbody tr")
-    assert len(rows) == 1, browser.page_source[:3000]
-    cells = [c.text for c in rows[0].find_elements(By.TAG_NAME, "td")]
-    assert cells[0] == "CLI" and cells[5] == "demo" and cells[10] == "pass", cells
-    rows_read = int(cells[6].replace(",", ""))
-    assert rows_read == 200 and int(cells[7].replace(",", "")) > 0, cells
+    assert heads[:5] == ["run", "state", "start (UTC)", "duration", "partitions"], heads
+    links = browser.find_elements(By.CSS_SELECTOR, "table#runs tbody tr a.airflow-run")
+    assert [a.text for a in links] == [RUNNING, REFUSED, DONE]  # newest first
+    assert [a.get_attribute("href") for a in links] == [f"{api_server}/dags/{DAG}/runs/{quote(r, safe='')}"
+                                                        for r in (RUNNING, REFUSED, DONE)]
+    running, refused, done = (_cells(_row(browser, r)) for r in (RUNNING, REFUSED, DONE))
+    assert running[1] == "running" and running[3].endswith("so far"), running
+    assert running[4] == f"{DAYS[0]} to {DAYS[-1]} (3) 1/3 done replaying {DAYS[1]}" and running[9] == "pending"
+    assert refused[1] == "failed" and refused[3] == "6.0 s" and refused[4] == "requested 2024-01-05 to 2024-01-01"
+    assert done[1] == "success" and done[3] == "97.0 s" and done[4].endswith("3/3 done"), done
+    for cells, start in ((running, NOW - timedelta(minutes=4)), (done, NOW - timedelta(hours=2))):
+        assert cells[2] == start.strftime("%Y-%m-%d %H:%M:%S"), cells
+    assert done[0] == f"{DONE} {DAG}, output demo_partitioned", done
+    assert done[9] == "pass" and done[10] == "why-report Data Docs", done
+    assert _n(done[5]) == 1200 and _n(done[6]) > 0, done
     assert _broken_links(browser) == []
-    runs_png = _shot(browser, "replay-runs.png")
+    # Styled: Airflow's font and colours, not the browser's defaults; light by default, dark when the UI says so.
+    assert "Inter" in _style(browser, "body", "fontFamily")
+    assert _style(browser, "body", "backgroundColor") == "rgb(255, 255, 255)"
+    assert _style(browser, "table#runs th", "backgroundColor") not in ("rgba(0, 0, 0, 0)", "rgb(255, 255, 255)")
+    assert _style(browser, "table#runs td", "borderTopStyle") == "solid"
+    light = _shot(browser, "replay-runs-light.png")
+    _theme(browser, "dark")
+    assert _style(browser, "body", "backgroundColor") == "rgb(9, 9, 11)"
+    assert _style(browser, "body", "color") not in ("rgb(0, 0, 0)", "rgb(9, 9, 11)")
+    dark = _shot(browser, "replay-runs-dark.png")
+    # Inside the Airflow UI (Browse > Replay runs): the UI's frame around the page, both in the UI's theme.
+    shots = []
+    for theme in ("dark", "light"):
+        _theme(browser, theme)
+        browser.get(f"{api_server}/plugin/replay-runs")
+        frame = None
+        for _ in range(60):
+            frames = browser.find_elements(By.TAG_NAME, "iframe")
+            if frames:
+                frame = frames[0]
+                browser.switch_to.frame(frame)
+                ready = browser.find_elements(By.CSS_SELECTOR, "table#runs tbody tr")
+                bg = _style(browser, "body", "backgroundColor") if ready else None
+                # every column in view inside the UI's frame (1400 px window): no sideways scrolling
+                overflow = browser.execute_script("return document.documentElement.scrollWidth - "
+                                                  "document.documentElement.clientWidth") if ready else None
+                browser.switch_to.default_content()
+                if ready:
+                    break
+            time.sleep(1)
+        assert frame is not None and ready, browser.page_source[:2000]
+        assert bg == ("rgb(9, 9, 11)" if theme == "dark" else "rgb(255, 255, 255)"), (theme, bg)
+        assert overflow <= 0, f"the runs table is {overflow} px wider than the Airflow UI's frame"
+        time.sleep(1)
+        shots.append(_shot(browser, f"replay-runs-in-airflow-{theme}.png", height=900))
+    print(f"screenshots: {light} {dark} {' '.join(map(str, shots))}")
 
-    # The why-report: the same totals as the runs row, a plot that loaded, every link answers, a way back.
-    rows[0].find_element(By.LINK_TEXT, "why-report").click()
+
+def test_why_report_and_data_docs_in_chromium(api_server, browser):
+    """From the finished run's row: its why-report (the same totals as the row, a plot that loaded, every link
+    answers, a way back to the runs) and its Data Docs (styled offline, every validation listed and named after
+    its data asset and the run, a way back), light and dark."""
+    from selenium.webdriver.common.by import By
+
+    _login(browser, api_server)
+    browser.get(f"{api_server}/replay-runs/")
+    row = _cells(_row(browser, DONE))
+    rows_read, firings, late = _n(row[5]), _n(row[6]), _n(row[7])
+
+    _row(browser, DONE).find_element(By.LINK_TEXT, "why-report").click()
     _wait_images(browser)
     img = browser.find_element(By.CSS_SELECTOR, "img#timelines-png")
     assert browser.execute_script("return arguments[0].naturalWidth", img) > 0
-    total = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "table#partitions tr.total td")]
-    assert total[0] == "total" and int(total[1].replace(",", "")) == rows_read, total
-    assert browser.find_element(By.ID, "glance").text.startswith(f"{rows_read} rows read")
+    table = browser.find_elements(By.CSS_SELECTOR, "table#partitions tbody tr")
+    per_day = [[c.text for c in tr.find_elements(By.TAG_NAME, "td")] for tr in table]
+    assert [r[0] for r in per_day] == [*DAYS, "total"], per_day
+    total = per_day[-1]
+    assert (_n(total[1]), _n(total[3]), _n(total[6])) == (rows_read, late, firings), (total, row)
+    assert sum(_n(r[1]) for r in per_day[:-1]) == rows_read and sum(_n(r[6]) for r in per_day[:-1]) == firings
+    glance = browser.find_element(By.ID, "glance").text
+    assert glance.startswith(f"{rows_read:,} rows read over 3 partitions ({DAYS[0]} to {DAYS[-1]})"), glance
     assert _broken_links(browser) == []
+    assert "Inter" in _style(browser, "body", "fontFamily")
     why_png = _shot(browser, "why-report.png")
-    browser.find_element(By.ID, "runs-link").click()
-    assert browser.find_elements(By.CSS_SELECTOR, "table#runs"), browser.current_url
+    assert browser.find_element(By.ID, "runs-link").get_attribute("href") == f"{api_server}/replay-runs/"
 
-    # The Data Docs, offline: styled by the assets served with them, listing the validations.
+    # The Data Docs, offline: styled by the assets served with them, every validation, a way back to the runs.
     browser.find_element(By.LINK_TEXT, "Data Docs").click()
     _wait_images(browser)
     assert browser.execute_script("return getComputedStyle(document.querySelector('nav.navbar')).display") == "flex", \
         "Data Docs unstyled: bootstrap did not load offline"
-    # The index's tables are drawn by jQuery + bootstrap-table (vendored): a validation is a clickable row.
-    validations = _validation_rows(browser)
+    assert browser.execute_script("return document.querySelector('.navbar-brand img').naturalWidth") > 0  # the logo
+    validations = _validation_rows(browser)  # drawn by jQuery + bootstrap-table (vendored): clickable rows
     assert len({href for href, _ in validations}) == 4, browser.page_source[:3000]
-    texts = [text for _, text in validations]  # each names its data asset: dataset, folder, partitions
-    assert any("windows/ of " in t and "one run (not partitioned)" in t for t in texts), texts
+    texts = [text for _, text in validations]  # each names its data asset (dataset, folder, partitions) and the run
+    assert all(DONE in t for t in texts), texts
+    assert any("windows/ of " in t and f"partitions {DAYS[0]}..{DAYS[-1]} (3)" in t for t in texts), texts
+    back = browser.find_element(By.ID, "runs-link")
+    assert back.get_attribute("href") == f"{api_server}/replay-runs/#run-{_folder(DONE)}"
     assert _broken_links(browser) == []
     docs_png = _shot(browser, "data-docs.png")
+    # Dark (the system's, as GX's pages follow it): GX's dark logo, served with the site instead of from S3.
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme",
+                                                                         "value": "dark"}]})
+    browser.refresh()
+    _validation_rows(browser)
+    logo = _style(browser, ".navbar-brand a", "backgroundImage")
+    assert logo.startswith(f'url("{api_server}/replay-runs/files/') and logo.endswith('/logo-long-dark.png")'), logo
+    assert browser.execute_async_script("fetch(arguments[0]).then(r => arguments[1](r.status))", logo[5:-2]) == 200
+    docs_dark_png = _shot(browser, "data-docs-dark.png")
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    browser.refresh()
+    _validation_rows(browser)
+
+    # A validation result: its data asset and run named in its header.
     browser.execute_script(f"document.querySelector(\"{VALIDATION_ROW}\").cells[0].click()")
     for _ in range(30):
         if "/validations/" in browser.current_url:
@@ -252,8 +428,14 @@ def test_plugin_page_in_chromium(api_server, browser):
         time.sleep(1)
     assert "/validations/" in browser.current_url, browser.current_url
     _wait_images(browser)
+    # the breadcrumb (long: it names the data asset) stays inside GX's top bar, its first item in view
+    assert browser.execute_script("return document.querySelector('.ge-breadcrumbs').getBoundingClientRect().top") >= 0
     header = browser.find_element(By.CSS_SELECTOR, ".alert-secondary").text
     assert "Data asset: " in header and " of " in header and "None" not in header, header
+    assert DONE in browser.find_element(By.TAG_NAME, "body").text
     assert _broken_links(browser) == []
     result_png = _shot(browser, "data-docs-result.png")
-    print(f"screenshots: {runs_png} {why_png} {docs_png} {result_png}")
+    browser.find_element(By.ID, "runs-link").click()  # back to the run's row
+    assert browser.current_url == f"{api_server}/replay-runs/#run-{_folder(DONE)}", browser.current_url
+    assert browser.find_element(By.ID, f"run-{_folder(DONE)}").is_displayed()
+    print(f"screenshots: {why_png} {docs_png} {docs_dark_png} {result_png}")

@@ -29,12 +29,13 @@ URL_PREFIX = "/replay-runs"
 
 _STYLE = STYLE + """.state{font-weight:600}.state-success,.pass{color:var(--ok);font-weight:600}
 .state-failed,.fail{color:var(--bad);font-weight:600}.state-running,.state-queued{color:var(--warn)}
-.not-run{color:var(--muted)}tr:target td{background:var(--mark)}td.parts{min-width:13em}
+.not-run{color:var(--muted)}tr:target td{background:var(--mark)}td.parts{min-width:12em}
 .progress{display:flex;align-items:center;gap:.5em;margin-top:3px;white-space:nowrap}
 .bar{display:inline-block;width:6em;height:6px;border-radius:3px;background:var(--line);overflow:hidden}
 .bar>span{display:block;height:100%;background:var(--accent)}.state-failed~td .bar>span{background:var(--bad)}
-.now{color:var(--warn);font-weight:600}.stopped{color:var(--bad);font-weight:600}td.nw{white-space:nowrap}
-td.dq.pending{color:var(--muted)}#runs td{vertical-align:top}"""
+.now{color:var(--warn);font-weight:600}.stopped{color:var(--bad);font-weight:600}.nw{white-space:nowrap}
+td.dq.pending{color:var(--muted)}#runs td{vertical-align:top}a.airflow-run{white-space:nowrap}
+td.run-cell{max-width:22em}"""
 
 
 def _page(title: str, body: str) -> HTMLResponse:
@@ -70,7 +71,8 @@ def _nav(request: Request, row: RunRow | None = None) -> str:
 
 
 def _when(t: datetime | None) -> str:
-    return "&ndash;" if t is None else t.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    return "&ndash;" if t is None else t.astimezone(timezone.utc).strftime("<span class='nw'>%Y-%m-%d</span> "
+                                                                           "<span class='nw'>%H:%M:%S</span>")
 
 
 def _took(r: RunRow) -> str:
@@ -122,8 +124,8 @@ def _run_cell(request: Request, r: RunRow) -> str:
 
 
 def _runs_table(request: Request, runs: Iterable[RunRow]) -> str:
-    head = ("run", "state", "start (UTC)", "duration", "partitions", "rows", "firings", "late rows", "quarantined",
-            "DQ", "reports")
+    head = ("run", "state", "start (UTC)", "duration", "partitions", "rows", "firings", "late rows",
+            "quaran&shy;tined", "DQ", "reports")
     lines = [f"<table id='runs'><thead><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr></thead><tbody>"]
     for r in runs:
         links = ([f"<a href='{_href(request, 'why', r.reports or '')}'>why-report</a>"] if r.has_why else []) + \
@@ -134,10 +136,9 @@ def _runs_table(request: Request, runs: Iterable[RunRow]) -> str:
         dq = "pending" if r.dq == "not run" and state in ("running", "queued") else r.dq
         num = "<td class='n'>{}</td>".format
         lines.append(
-            f"<tr class='run' id='{html.escape(r.anchor)}'><td class='nw'>{_run_cell(request, r)}</td>"
+            f"<tr class='run' id='{html.escape(r.anchor)}'><td class='run-cell'>{_run_cell(request, r)}</td>"
             f"<td class='state state-{html.escape(state)}'>{html.escape(state)}</td>"
-            f"<td class='nw'>{_when(r.start)}</td><td class='nw'>{_took(r)}</td>"
-            f"<td class='parts nw'>{_partitions(r)}</td>"
+            f"<td>{_when(r.start)}</td><td>{_took(r)}</td><td class='parts'>{_partitions(r)}</td>"
             + "".join(num("&ndash;" if v is None else f"{v:,}") for v in (r.rows_read, r.firings, r.late_rows,
                                                                            r.quarantined))
             + f"<td class='dq {dq.replace(' ', '-')} nw' title='{html.escape(r.dq_detail, quote=True)}'>"
@@ -188,10 +189,12 @@ def _docs_page(request: Request, page: str, reports: str) -> str:
     links = (f"<a id='runs-link' class='btn btn-sm btn-outline-secondary mr-2' href='{_href(request)}#run-"
              f"{html.escape(safe_run_id(run))}'>&larr; Replay runs</a>"
              + (f"<a id='why-link' class='btn btn-sm btn-outline-secondary' href='{why}'>Why-report</a>" if why else ""))
-    bar = f"<div class='order-last ml-auto d-flex align-items-center' id='replay-runs-nav'>{links}</div>"
+    bar = (f"<div class='order-last ml-auto d-flex align-items-center flex-shrink-0 text-nowrap pl-2' "
+           f"id='replay-runs-nav'>{links}</div>")
     m = _DOCS_NAVBAR.search(page)
-    if m:
-        return page[:m.end()] + bar + page[m.end():]
+    if m:  # GX's bar is 70 px high: a result's long breadcrumb (the data asset's name) would spill out of it
+        grow = "<style>nav.navbar.sticky-top{height:auto!important;min-height:70px}</style>"
+        return page[:m.start()] + grow + page[m.start():m.end()] + bar + page[m.end():]
     return page.replace("<body>", f"<body><nav style='padding:.5em 1em'>{links}</nav>", 1)
 
 
