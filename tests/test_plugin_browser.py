@@ -49,9 +49,11 @@ def _run(*args: str, timeout: float = 900, env: dict[str, str] | None = None) ->
 DAG = "event_time_backfill"
 DAYS = ["2024-01-01", "2024-01-02", "2024-01-03"]
 NOW = datetime.now(timezone.utc).replace(microsecond=0)
-# Three runs of the backfill DAG, newest first on the page: one replaying now (job 1 of 2 has committed its first
-# partition), one refused before it wrote anything (end before start), one that replayed the range and passed DQ.
+# Four runs of the backfill DAG, newest first on the page: one replaying now (job 1 of 2 has committed its first
+# partition), one that failed in its second job (1 day a job), one refused before it wrote anything (end before
+# start), one that replayed the range and passed DQ.
 RUNNING = f"manual__{(NOW - timedelta(minutes=4)).isoformat()}"
+STOPPED = f"manual__{(NOW - timedelta(minutes=20)).isoformat()}"  # failed in its second job, after 2024-01-01
 REFUSED = f"manual__{(NOW - timedelta(minutes=40)).isoformat()}"
 DONE = f"manual__{(NOW - timedelta(hours=2)).isoformat()}"
 
@@ -111,6 +113,13 @@ def runs_root(tmp_path_factory) -> Path:
     write_chunk_record(live, 1, 2, DAYS[:2])
     (out / "_range.json").write_text(json.dumps({"request": {"first_id": DAYS[0], "last_id": DAYS[1]},
                                                  "committed": DAYS[0]}))
+    # The failed one: 1 day a job, job 1 done, job 2 (2024-01-02) failed; the _range.json above is not its chunk's.
+    stopped = out / "_airflow" / _folder(STOPPED)
+    (stopped / "done").mkdir(parents=True)
+    (stopped / "job.yaml").write_text(job.read_text())
+    write_plan_record(stopped, DAYS, partitions_per_job=1)
+    (stopped / "done" / DAYS[0]).touch()
+    write_chunk_record(stopped, 2, 3, DAYS[1:2])
     return base / "runs"
 
 
@@ -123,6 +132,7 @@ from airflow.models.dagrun import DagRun
 from airflow.utils.session import create_session
 now = datetime.fromisoformat({NOW.isoformat()!r})
 runs = [({RUNNING!r}, "running", now - timedelta(minutes=4), None, {{}}),
+        ({STOPPED!r}, "failed", now - timedelta(minutes=20), now - timedelta(minutes=18), {{}}),
         ({REFUSED!r}, "failed", now - timedelta(minutes=40), now - timedelta(minutes=40, seconds=-6),
          {{"config": "jobs/configs/demo_partitioned.yaml", "start_date": "2024-01-05", "end_date": "2024-01-01"}}),
         ({DONE!r}, "success", now - timedelta(hours=2), now - timedelta(hours=2, seconds=-97), {{}})]
@@ -312,10 +322,13 @@ def test_runs_page_in_chromium_light_and_dark(api_server, browser):
     heads = [h.text for h in browser.find_elements(By.CSS_SELECTOR, "table#runs thead th")]
     assert heads[:5] == ["run", "state", "start (UTC)", "duration", "partitions"], heads
     links = browser.find_elements(By.CSS_SELECTOR, "table#runs tbody tr a.airflow-run")
-    assert [a.text for a in links] == [RUNNING, REFUSED, DONE]  # newest first
+    assert [a.text for a in links] == [RUNNING, STOPPED, REFUSED, DONE]  # newest first
     assert [a.get_attribute("href") for a in links] == [f"{api_server}/dags/{DAG}/runs/{quote(r, safe='')}"
-                                                        for r in (RUNNING, REFUSED, DONE)]
-    running, refused, done = (_cells(_row(browser, r)) for r in (RUNNING, REFUSED, DONE))
+                                                        for r in (RUNNING, STOPPED, REFUSED, DONE)]
+    assert browser.find_element(By.ID, "summary").text.startswith("4 runs, newest first")
+    running, stopped, refused, done = (_cells(_row(browser, r)) for r in (RUNNING, STOPPED, REFUSED, DONE))
+    assert stopped[1] == "failed" and stopped[3] == "2.0 min", stopped
+    assert stopped[4] == f"{DAYS[0]} to {DAYS[-1]} (3) 1/3 done stopped in {DAYS[1]}", stopped
     assert running[1] == "running" and running[3].endswith("so far"), running
     assert running[4] == f"{DAYS[0]} to {DAYS[-1]} (3) 1/3 done replaying {DAYS[1]}" and running[9] == "pending"
     assert refused[1] == "failed" and refused[3] == "6.0 s" and refused[4] == "requested 2024-01-05 to 2024-01-01"

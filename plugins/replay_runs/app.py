@@ -219,10 +219,12 @@ def create_app() -> FastAPI:
     def index(request: Request) -> HTMLResponse:
         root = runs_root()
         runs = all_runs()
-        body = (f"<h1>Replay runs</h1><p class='muted'>Newest first: the runs of the backfill DAGs (failed ones "
-                f"too) and the replays found under <code>{html.escape(str(root))}</code> (Airflow Variable "
-                f"<code>replay_runs_root</code> or env <code>REPLAY_RUNS_ROOT</code>): {len(runs)}. Each run keeps "
-                f"its own reports.</p>" + (_runs_table(request, runs) if runs else "<p id='no-runs'>No runs yet.</p>"))
+        body = (f"<h1>Replay runs</h1><p id='summary'>{len(runs)} run{'s' if len(runs) != 1 else ''}, newest "
+                f"first: those of the backfill DAGs (failed ones too) and the replays found under "
+                f"<code>{html.escape(str(root))}</code>. Each run keeps its own reports.</p>"
+                + (_runs_table(request, runs) if runs else "<p id='no-runs'>No runs yet.</p>")
+                + "<p class='muted'>Where runs are found: the Airflow Variable <code>replay_runs_root</code>, else env "
+                  "<code>REPLAY_RUNS_ROOT</code>, else the project's <code>out/</code>.</p>")
         return _page("Replay runs", body)
 
     @app.get("/why/{reports:path}", response_class=HTMLResponse)
