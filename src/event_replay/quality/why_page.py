@@ -104,7 +104,10 @@ def _timelines(s: dict[str, Any], base: str) -> str:
             f"split was idle, orange where it held the stream watermark back.{zoom}</p>"
             f"<img id='timelines-png' src='{base}{html.escape(png.get('file', 'timelines.png'))}' "
             f"width='{png.get('width', '')}' height='{png.get('height', '')}' alt='watermark timelines'>"
-            + table(idle, [("series", "series"), ("idle periods", "idle periods"), ("idle time", "idle time")],
+            + ("<p class='muted'>Idle time per split over the whole replay clock, silent stretches included (a split is "
+               "idle once it has sent nothing for the idle timeout; <em>stream</em>: every split idle at once):</p>"
+               if idle else "")
+            + table(idle, [("series", "split"), ("idle periods", "idle periods"), ("idle time", "idle time")],
                     "idle"))
 
 
