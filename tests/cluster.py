@@ -265,3 +265,13 @@ def spark_cluster(tmp_path_factory) -> Iterator[StandaloneCluster]:
     with standalone_cluster(workers=2, cores=1, memory="1g",
                             base_dir=tmp_path_factory.mktemp("spark-standalone")) as cluster:
         yield cluster
+
+
+def canonical(table_dir: Path):
+    """A Parquet output as a pandas frame in one order (floats excluded from the sort keys), to compare runs."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    df = pq.read_table(table_dir).to_pandas()
+    exact = [c for c in df.columns if not pd.api.types.is_float_dtype(df[c])]
+    return df.sort_values(exact, kind="mergesort").reset_index(drop=True)

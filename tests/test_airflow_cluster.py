@@ -23,7 +23,7 @@ from airflow_env import ROOT, VENV_BIN, airflow, airflow_env, prepare, write_con
 from event_replay.orchestration.plan import state_exists
 from event_replay.orchestration.report import DATASETS
 from event_replay.orchestration.sample import generate_days, write_days
-from test_cluster import canonical
+from cluster import canonical
 
 pytest_plugins = ["cluster", "postgres"]
 pytestmark = [pytest.mark.cluster, pytest.mark.spark, pytest.mark.timeout(2400), pytest.mark.integration]

@@ -11,12 +11,13 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-import pyarrow.parquet as pq
 import pytest
 import yaml
 
-# tests/cluster.py as a plugin: the `cluster` marker and the session-scoped `spark_cluster` fixture (not imported
-# here, so that pytest loads it once and other modules can share the same cluster).
+from cluster import canonical  # a plain helper; the module is also loaded as a plugin below, once
+
+# tests/cluster.py as a plugin: the `cluster` marker and the session-scoped `spark_cluster` fixture (the fixture is
+# not imported by name, so that pytest registers it once and other modules share the same cluster).
 pytest_plugins = ["cluster"]
 # Generous: the job runs ~50 small Spark jobs, each seconds long when the 2 cores are shared with other suites.
 pytestmark = [pytest.mark.cluster, pytest.mark.spark, pytest.mark.timeout(2400)]
@@ -57,12 +58,6 @@ def write_config(log: Path, out: Path, path: Path) -> Path:
     raw["output"]["path"] = str(out.resolve())
     path.write_text(yaml.safe_dump(raw))
     return path
-
-
-def canonical(table_dir: Path) -> pd.DataFrame:
-    df = pq.read_table(table_dir).to_pandas()
-    exact = [c for c in df.columns if not pd.api.types.is_float_dtype(df[c])]
-    return df.sort_values(exact, kind="mergesort").reset_index(drop=True)
 
 
 @pytest.fixture(scope="module")

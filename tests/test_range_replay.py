@@ -22,7 +22,7 @@ from event_replay.io.source import MissingPartitionError
 from event_replay.range_replay import PROGRESS, RangeRequest, parse_range, partition_ids, run_range
 from event_replay.semantics.config import ConfigError, parse_config
 from event_replay.semantics.model import LogRow
-from test_partitions import DAY0, _diff, _hourly_cfg, _hourly_log, _ms, _norm, reference_outputs
+from partition_cases import DAY0, H, diff, hourly_cfg, hourly_log, ms, norm, reference_outputs
 
 DAY = 86_400_000
 DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")
@@ -129,12 +129,12 @@ def _request(ids, **kw) -> RangeRequest:
 def _engine_outputs(spark, out: Path, names=("cnt", "total")) -> dict:
     """The outputs of every partition together, as test_partitions compares them with the reference."""
     read = spark.read.option("recursiveFileLookup", "true")
-    firings = [(r.key, _ms(r.window_start), _ms(r.window_end), r.fire_index, _ms(r.fire_watermark), r.fire_reason,
+    firings = [(r.key, ms(r.window_start), ms(r.window_end), r.fire_index, ms(r.fire_watermark), r.fire_reason,
                 *(r[n] for n in names)) for r in read.parquet(str(out / "windows")).collect()]
-    late = [(r.split, r.offset, _ms(r.late_watermark)) for r in read.parquet(str(out / "late_events")).collect()]
+    late = [(r.split, r.offset, ms(r.late_watermark)) for r in read.parquet(str(out / "late_events")).collect()]
     wms = [(r.replay_time_ms, r.scope, r.split, None if r.idle else r.watermark_ms, r.idle)
            for r in read.parquet(str(out / "watermarks")).collect()]
-    return _norm(firings, late, wms)
+    return norm(firings, late, wms)
 
 
 @pytest.mark.spark
@@ -171,7 +171,7 @@ def test_daily_range_with_sessions_and_a_missing_day_equals_one_by_one(spark, tm
     bounds = [DAY0 + d * DAY for d in range(5)]
     _, whole = reference_outputs(rows, cfg, ["p0", "p1"], bounds)
     engine = _engine_outputs(spark, tmp_path / "range")
-    assert engine == whole, _diff(engine, whole)
+    assert engine == whole, diff(engine, whole)
 
 
 class Crash(RuntimeError):
@@ -184,9 +184,9 @@ def test_hourly_range_crash_resumes_after_the_last_commit(spark, tmp_path, monke
     import event_replay.job as job
 
     log = tmp_path / "log"
-    rows = _hourly_log(log)  # test_partitions: p1 idle across the first boundary, stragglers, open windows
+    rows = hourly_log(log)  # test_partitions: p1 idle across the first boundary, stragglers, open windows
     ids = ["2024-01-01T00", "2024-01-01T01", "2024-01-01T02"]
-    cfg = _hourly_cfg(log, tmp_path / "range")
+    cfg = hourly_cfg(log, tmp_path / "range")
     real = job.run_partition
     calls = []
 
@@ -214,7 +214,7 @@ def test_hourly_range_crash_resumes_after_the_last_commit(spark, tmp_path, monke
     assert decoded(tmp_path / "range", ids) == decoded(tmp_path / "single", ids)
     _, whole = reference_outputs(rows, cfg, ["p0", "p1"], [DAY0 + h * 3_600_000 for h in range(4)])
     engine = _engine_outputs(spark, tmp_path / "range")
-    assert engine == whole, _diff(engine, whole)
+    assert engine == whole, diff(engine, whole)
 
     # A range can continue a history too: T01..T02 after T00, rerun over the same outputs, same result.
     calls.clear()
@@ -226,10 +226,55 @@ def test_hourly_range_crash_resumes_after_the_last_commit(spark, tmp_path, monke
 @pytest.mark.spark
 def test_foreign_progress_starts_the_range_over(spark, tmp_path):
     log = tmp_path / "log"
-    _hourly_log(log)
+    hourly_log(log)
     out = tmp_path / "out"
     out.mkdir()
     ids = ["2024-01-01T00", "2024-01-01T01"]
     (out / PROGRESS).write_text(json.dumps({"request": {"first_id": "2023-01-01"}, "committed": ids[0]}))
-    summary = run_range(spark, _hourly_cfg(log, out), _request(ids), progress=lambda line: None)
+    summary = run_range(spark, hourly_cfg(log, out), _request(ids), progress=lambda line: None)
     assert summary.resumed_after is None and summary.replayed == ids
+
+
+def _write_folder(path: Path, table: dict) -> None:
+    path.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.table(table), path / "part-0.parquet")
+
+
+@pytest.mark.spark
+def test_an_allowed_missing_hour_replays_exactly_as_one_replay_of_the_range(spark, tmp_path):
+    """The missing hour is replayed as time passing: the splits go idle inside it (30 min after their last rows),
+    so its watermarks output is not empty, and the three partitions together equal the reference model fed the
+    whole range at once (tests/flink checks the reference against Flink). Continuing hour 2 straight from hour 0,
+    or replaying hour 1 without its ticks, would put those idle changes elsewhere or nowhere."""
+    from event_replay.job import run_partition
+    from event_replay.semantics.model import LogRow
+
+    log, out = tmp_path / "log", tmp_path / "out"
+    rows = []
+    for h in (0, 2):  # hour 1 has no folder at all
+        for i, split in enumerate(["p0", "p1"] * 4):
+            a = DAY0 + h * H + H - 40_000 + i * 5_000
+            rows.append(LogRow(split, h * 10 + i, a, a - (i % 3) * 700, "k" + str(i % 2), {"value": i}))
+        part = [r for r in rows if DAY0 + h * H <= r.arrival_time < DAY0 + (h + 1) * H]
+        _write_folder(log / "dt=2024-01-01" / f"hour={h:02d}", {
+            "split": [r.split for r in part], "offset": [r.offset for r in part],
+            "arrival_time": [r.arrival_time for r in part], "event_time": [r.event_time for r in part],
+            "key": [r.key for r in part], "value": [r.payload["value"] for r in part]})
+    cfg = hourly_cfg(log, out, idle_timeout=1_800_000)
+    run_partition(spark, cfg, "2024-01-01T00", first=True)
+    run_partition(spark, cfg, "2024-01-01T01", allow_missing=True)
+    run_partition(spark, cfg, "2024-01-01T02", end_of_input="flush")
+
+    def read(ds):
+        return spark.read.option("recursiveFileLookup", "true").parquet(str(out / ds)).collect()
+
+    firings = [(r.key, ms(r.window_start), ms(r.window_end), r.fire_index, ms(r.fire_watermark), r.fire_reason,
+                r.cnt, r.total) for r in read("windows")]
+    late = [(r.split, r.offset, ms(r.late_watermark)) for r in read("late_events")]
+    wms = [(r.replay_time_ms, r.scope, r.split, None if r.idle else r.watermark_ms, r.idle) for r in read("watermarks")]
+    _, whole = reference_outputs(rows, cfg, ["p0", "p1"], [DAY0, DAY0 + H, DAY0 + 2 * H, DAY0 + 3 * H])
+    got = norm(firings, late, wms)
+    assert got == whole, diff(got, whole)
+    in_missing_hour = [w for w in wms if DAY0 + H <= w[0] < DAY0 + 2 * H]
+    # Both splits, then the stream, went idle in hour 1.
+    assert {(w[1], w[2]) for w in in_missing_hour if w[4]} == {("split", "p0"), ("split", "p1"), ("stream", None)}

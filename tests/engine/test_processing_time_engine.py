@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "semantics"))
-
 from event_replay.semantics.model import LogRow  # noqa: E402
-from test_partitions import _diff, engine_partitioned, reference_outputs  # noqa: E402
-from test_processing_time import BASE, cfg_of, repro_rows  # noqa: E402
+from partition_cases import diff, engine_partitioned, reference_outputs  # noqa: E402
+from processing_time_cases import BASE, cfg_of, repro_rows  # noqa: E402
 
 pytestmark = pytest.mark.spark
 
@@ -48,6 +44,6 @@ def test_engine_equals_reference_whole_and_partitioned(spark, name, eoi, tmp_pat
     _, whole = reference_outputs(rows, cfg, ["p0", "p1"], [BASE, cut, end])
     for bounds in ([BASE, end], [BASE, cut, end]):
         got = engine_partitioned(spark, rows, cfg, ["p0", "p1"], bounds)
-        assert got == whole, (bounds, _diff(got, whole))
+        assert got == whole, (bounds, diff(got, whole))
     if name == "repro_tumbling":
         assert len(whole["firings"]) == 5

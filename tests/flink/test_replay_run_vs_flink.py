@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from event_replay.semantics.config import JobConfig  # noqa: E402
 from event_replay.semantics.model import LogRow, ReplayResult  # noqa: E402
 from flink_harness import declared_splits, run_flink  # noqa: E402
-from test_flink_differential import ALL, config  # noqa: E402
+from flink_cases import ALL, config  # noqa: E402
 
 pytestmark = [pytest.mark.flink, pytest.mark.spark]
 

@@ -8,7 +8,7 @@ import yaml
 
 from event_replay.orchestration.params import resolve_config_file
 from event_replay.orchestration.tasks import validate_backfill
-from event_replay.semantics.config import ConfigError, load_config
+from event_replay.semantics.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from event_replay.semantics.config import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 DAGS = ROOT / "dags"

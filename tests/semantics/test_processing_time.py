@@ -5,32 +5,13 @@ processing time, range 7 s, hold. A processing-time window fires from its timer 
 whatever the rows or splits do: five firings. (Before: zero, the silent split held a watermark back.)"""
 from __future__ import annotations
 
-import warnings
 
 import pytest
 
 from event_replay.semantics.config import ConfigWarning, parse_config
 from event_replay.semantics.model import LogRow
 from event_replay.semantics.reference import Replayer, replay
-
-BASE = 1_700_000_000_000
-
-
-def cfg_of(window: dict, **replay_keys):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConfigWarning)
-        return parse_config({
-            "source": {"path": "unused"},
-            # What processing time needed before; ignored now (with a warning).
-            "watermark": {"strategy": "monotonous", "emit": "per_event"},
-            "window": {**window, "time": "processing"}, "aggregations": {"cnt": "count(*)"},
-            "replay": {"end_of_input": "hold", **replay_keys}, "output": {"path": "unused"}})
-
-
-def repro_rows() -> list[LogRow]:
-    rows = [LogRow("p0", i, BASE + 250 * i, 0, "k", {"value": 1}) for i in range(20)]
-    return rows + [LogRow("p1", 0, BASE, 0, "k", {"value": 1})]
-
+from processing_time_cases import BASE, cfg_of, repro_rows
 
 def test_windows_fire_on_the_replay_clock_whatever_the_splits_do():
     cfg = cfg_of({"type": "tumbling", "size": 1000}, start=BASE, end=BASE + 7000)
