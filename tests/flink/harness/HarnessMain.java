@@ -112,15 +112,21 @@ public class HarnessMain {
         }
     }
 
-    static JobGraph buildJob(CaseSpec spec) {
-        if ("processing".equals(spec.time)) return buildProcessingTimeJob(spec);
+    /**
+     * One case's job: parallelism 1, streaming. The source emits no watermarks of its own and no periodic emission
+     * runs on the wall clock: every watermark comes from the replay operator (none under processing time).
+     */
+    private static StreamExecutionEnvironment caseEnvironment() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
         env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
-        // The source emits no watermarks of its own and no periodic emission runs on the wall clock: every
-        // watermark comes from the replay operator.
         env.getConfig().setAutoWatermarkInterval(0L);
+        return env;
+    }
 
+    static JobGraph buildJob(CaseSpec spec) {
+        if ("processing".equals(spec.time)) return buildProcessingTimeJob(spec);
+        StreamExecutionEnvironment env = caseEnvironment();
         TypeInformation<Ev> evType = TypeInformation.of(Ev.class);
         DataStream<Ev> source = env.fromData(spec.events, evType).name("log " + spec.id);
         DataStream<Ev> stamped = source.transform("replay-watermarks", evType, new ReplayWatermarkOperator(spec));
@@ -148,11 +154,7 @@ public class HarnessMain {
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     static JobGraph buildProcessingTimeJob(CaseSpec spec) {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
-        env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
-        env.getConfig().setAutoWatermarkInterval(0L);
-
+        StreamExecutionEnvironment env = caseEnvironment();
         TypeInformation<Ev> evType = TypeInformation.of(Ev.class);
         DataStream<Ev> source = env.fromData(spec.events, evType).name("log " + spec.id);
         DataStream<Ev> clocked = source.keyBy(new KeyOf()).transform("replay-clock", evType, new ClockOperator(spec));
