@@ -27,21 +27,21 @@ def per_event(rows: DataFrame, cfg: JobConfig, main_splits: list[str], side: set
     initial = max(initial, prev0)
     cp = checkpoint(_change_points(rows, main_splits, cfg.watermark.lag_ms, start_ms, carry))
     own = cp.filter(F.col("arrival_time") >= start_ms) if carry is not None else cp
-    end_state = TimelineEnd(splits=cp.groupBy("split").agg(F.max("v").alias("m"))
+    end_state = TimelineEnd(splits=cp.groupBy("split").agg(F.max("published").alias("m"))
                             .select("split", F.lit(None).cast("long").alias("t"), "m"),
                             origin_tick=None, stream_last=None)
     split_out = own.select(F.col("arrival_time").alias("replay_time"), F.lit("split").alias("scope"), "split",
-                           F.col("v").alias("watermark"), F.lit(False).alias("idle"))
+                           F.col("published").alias("watermark"), F.lit(False).alias("idle"))
     stats = _stats(cp)
     if not (main_splits and stats["n"] == len(main_splits)):
         return _never_all_published(rows, cols, split_out, first_init, initial, prev0), end_state
     moves = checkpoint(_stream_moves(cp, stats, prev0))
-    stream_out = moves.select(F.col("g.arrival_time").alias("replay_time"), F.lit("stream").alias("scope"),
-                              F.lit(None).cast("string").alias("split"), F.col("V").alias("watermark"),
+    stream_out = moves.select(F.col("moved_at.arrival_time").alias("replay_time"), F.lit("stream").alias("scope"),
+                              F.lit(None).cast("string").alias("split"), F.col("stream_watermark").alias("watermark"),
                               F.lit(False).alias("idle"))
     return (Timeline(rows=_rows_wm_before(rows, cols, moves, stats, initial),
                      watermarks=watermarks_frame(split_out.unionByName(stream_out)),
-                     stream_values=moves.select(F.col("V").alias("watermark")).distinct()), end_state)
+                     stream_values=moves.select(F.col("stream_watermark").alias("watermark")).distinct()), end_state)
 
 
 def _change_points(rows: DataFrame, main_splits: list[str], lag: int, start_ms: int,
@@ -50,29 +50,34 @@ def _change_points(rows: DataFrame, main_splits: list[str], lag: int, start_ms: 
     per_split = Window.partitionBy("split").orderBy("arrival_time", "offset")
     main_rows = rows.filter(F.col("split").isin(main_splits))
     if carry is not None:
-        carried = carry.splits.filter(F.col("split").isin(main_splits)).select("split", F.col("m").alias("_cv"))
+        carried = (carry.splits.filter(F.col("split").isin(main_splits))
+                   .select("split", F.col("m").alias("_carried_watermark")))
         main_rows = main_rows.join(F.broadcast(carried), "split", "left")
     else:
-        main_rows = main_rows.withColumn("_cv", lit(NEG_INF))
-    cv = F.coalesce(F.col("_cv"), lit(NEG_INF))
+        main_rows = main_rows.withColumn("_carried_watermark", lit(NEG_INF))
+    cv = F.coalesce(F.col("_carried_watermark"), lit(NEG_INF))
     running_max = F.max("event_time").over(per_split.rowsBetween(Window.unboundedPreceding, 0))
-    own = (main_rows.withColumn("v", F.greatest(running_max - lag, cv))
-           .withColumn("pv", F.coalesce(F.lag("v").over(per_split), cv))
-           .filter(F.col("v") > F.col("pv"))
-           .select("split", "arrival_time", "offset", "v", "pv"))
+    own = (main_rows.withColumn("published", F.greatest(running_max - lag, cv))
+           .withColumn("published_before", F.coalesce(F.lag("published").over(per_split), cv))
+           .filter(F.col("published") > F.col("published_before"))
+           .select("split", "arrival_time", "offset", "published", "published_before"))
     if carry is None:
         return own
     return own.unionByName(carried.select("split", lit(start_ms - 1).alias("arrival_time"), lit(-1).alias("offset"),
-                                          F.col("_cv").alias("v"), lit(NEG_INF).alias("pv")))
+                                          F.col("_carried_watermark").alias("published"),
+                                          lit(NEG_INF).alias("published_before")))
 
 
 def _stats(cp: DataFrame):
     """One small aggregate: how many splits published, the smallest final value, the value and arrival ranges
     (bucket widths of the two-level scans)."""
-    return (cp.groupBy("split").agg(F.max("v").alias("vmax"), F.min("v").alias("vlo"),
-                                    F.min("arrival_time").alias("alo"), F.max("arrival_time").alias("ahi"))
-            .agg(F.count("*").alias("n"), F.min("vmax").alias("vmin"), F.min("vlo").alias("vlo"),
-                 F.max("vmax").alias("vhi"), F.min("alo").alias("alo"), F.max("ahi").alias("ahi"))
+    per_split = cp.groupBy("split").agg(
+        F.max("published").alias("last_published"), F.min("published").alias("published_lo"),
+        F.min("arrival_time").alias("arrival_lo"), F.max("arrival_time").alias("arrival_hi"))
+    return (per_split.agg(
+        F.count("*").alias("n"), F.min("last_published").alias("min_last_published"),
+        F.min("published_lo").alias("published_lo"), F.max("last_published").alias("published_hi"),
+        F.min("arrival_lo").alias("arrival_lo"), F.max("arrival_hi").alias("arrival_hi"))
             .collect()[0])
 
 
@@ -90,27 +95,30 @@ def _never_all_published(rows: DataFrame, cols: list[str], split_out: DataFrame,
 
 
 def _stream_moves(cp: DataFrame, stats, prev0: int) -> DataFrame:
-    """(g, V): at position g the stream moves to V. Queries (v) sort before points (pv) at equal keys, so the
-    running max takes strictly smaller pv only; at g the stream moves to the largest value reached there (g is
-    monotone in v, so these only grow). Moves to values the carried history already reached are not repeated."""
-    vw = bucket_width(stats["vlo"], stats["vhi"])
-    points = cp.select(F.col("pv").alias("key"), F.lit(1).alias("_kind"),
-                       F.struct("arrival_time", "split", "offset").alias("pos"))
-    queries = cp.filter(F.col("v") <= stats["vmin"]).select(
-        F.col("v").alias("key"), F.lit(0).alias("_kind"), F.lit(None).cast(points.schema["pos"].dataType).alias("pos"))
-    scanned = scan_max(points.unionByName(queries).withColumn("_b", F.expr(f"key div {vw}")), "_b",
-                       [F.col("key"), F.col("_kind")], "pos", "g")
-    return (scanned.filter(F.col("_kind") == 0).groupBy("g").agg(F.max("key").alias("V"))
-            .filter(F.col("V") > lit(max(NEG_INF, prev0))))
+    """(moved_at, stream_watermark): at that position the stream moves to that value. Queries (a published value)
+    sort before points (the value published before) at equal values, so the running max takes strictly smaller
+    values only; at a position the stream moves to the largest value reached there (positions are monotone in the
+    value, so these only grow). Moves to values the carried history already reached are not repeated."""
+    vw = bucket_width(stats["published_lo"], stats["published_hi"])
+    points = cp.select(F.col("published_before").alias("_value"), F.lit(1).alias("_kind"),
+                       F.struct("arrival_time", "split", "offset").alias("position"))
+    queries = cp.filter(F.col("published") <= stats["min_last_published"]).select(
+        F.col("published").alias("_value"), F.lit(0).alias("_kind"),
+        F.lit(None).cast(points.schema["position"].dataType).alias("position"))
+    scanned = scan_max(points.unionByName(queries).withColumn("_b", F.expr(f"_value div {vw}")), "_b",
+                       [F.col("_value"), F.col("_kind")], "position", "moved_at")
+    return (scanned.filter(F.col("_kind") == 0).groupBy("moved_at").agg(F.max("_value").alias("stream_watermark"))
+            .filter(F.col("stream_watermark") > lit(max(NEG_INF, prev0))))
 
 
 def _rows_wm_before(rows: DataFrame, cols: list[str], moves: DataFrame, stats, initial: int) -> DataFrame:
     """wm_before: the largest move strictly before the row (a row sorts before a move at its own position)."""
-    aw = bucket_width(stats["alo"], stats["ahi"])  # any monotone bucketing is exact
+    aw = bucket_width(stats["arrival_lo"], stats["arrival_hi"])  # any monotone bucketing is exact
     tagged_rows = (rows.withColumn("_pos", F.struct("arrival_time", "split", "offset"))
-                   .withColumn("_kind", F.lit(0)).withColumn("_V", lit(None)))
-    tagged_moves = moves.select(F.col("g").alias("_pos"), F.lit(1).alias("_kind"), F.col("V").alias("_V"))
+                   .withColumn("_kind", F.lit(0)).withColumn("_stream_watermark", lit(None)))
+    tagged_moves = moves.select(F.col("moved_at").alias("_pos"), F.lit(1).alias("_kind"),
+                                F.col("stream_watermark").alias("_stream_watermark"))
     both = (tagged_rows.unionByName(tagged_moves, allowMissingColumns=True)
             .withColumn("_b", F.expr(f"_pos.arrival_time div {aw}")))
-    scanned = scan_max(both, "_b", [F.col("_pos"), F.col("_kind")], "_V", "_wm")
+    scanned = scan_max(both, "_b", [F.col("_pos"), F.col("_kind")], "_stream_watermark", "_wm")
     return scanned.filter(F.col("_kind") == 0).select(*cols, F.coalesce(F.col("_wm"), lit(initial)).alias("wm_before"))
