@@ -133,5 +133,11 @@ def stage_state(spark, cfg: JobConfig, manifest: Manifest, splits, rows, staging
 def write_state(spark, cfg: JobConfig, manifest: Manifest, splits, rows) -> str:
     """Write a partition's state on its own, all or nothing; a rerun replaces it. (`replay run --partition`
     stages it with the outputs and commits both at once.)"""
-    return state_files.write_alone(spark, cfg.output.path,
-                                   lambda staging: stage_state(spark, cfg, manifest, splits, rows, staging))
+    from ..io.commit import stage_and_commit
+    from ..io.fs import fs_for
+
+    def stage(staging: str) -> tuple[str, list[tuple[str, str]]]:
+        move = stage_state(spark, cfg, manifest, splits, rows, staging)
+        return move[1], [move]
+
+    return stage_and_commit(fs_for(cfg.output.path, spark), cfg.output.path, stage)

@@ -18,9 +18,12 @@ from __future__ import annotations
 import json
 import posixpath
 import uuid
+from typing import Callable, TypeVar
 
 from .failpoints import failpoint
 from .fs import Fs, fs_for
+
+R = TypeVar("R")
 
 JOURNAL = "_commit.json"
 STAGING_PREFIX = "_staging-"
@@ -33,6 +36,22 @@ class CommitError(OSError):
 
 def new_staging(output: str) -> str:
     return f"{output.rstrip('/')}/{STAGING_PREFIX}{uuid.uuid4().hex[:12]}"
+
+
+def stage_and_commit(fs: Fs, output: str, stage: Callable[[str], tuple[R, list[tuple[str, str]]]]) -> R:
+    """`stage(staging) -> (result, moves)` writes into a new staging folder of `output`; its moves are then committed,
+    all or nothing. A failure while staging removes the staging folder and commits nothing. Returns the result."""
+    output = output.rstrip("/")
+    fs.mkdirs(output)
+    staging = new_staging(output)
+    try:
+        result, moves = stage(staging)
+    except BaseException:
+        if fs.exists(staging):
+            fs.delete(staging)
+        raise
+    commit(fs, output, staging, moves)
+    return result
 
 
 def _journal(output: str) -> str:

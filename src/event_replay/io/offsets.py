@@ -92,7 +92,10 @@ def check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Co
     for r in per_hash:
         st = status_of[r["c"]]
         if st == "clean" and max_offsets is not None:
-            max_offsets = {**max_offsets, r["names"][0]: int(r["max_o"])} if len(r["names"]) == 1 else None
+            if len(r["names"]) == 1:
+                max_offsets[r["names"][0]] = int(r["max_o"])
+            else:
+                max_offsets = None
         # A group of two splits (a hash collision) shared one running max: its splits are checked exactly.
         if st == "clean" and (r["bad"] or len(r["names"]) > 1 or not _PRECHECK):
             dirty.update(r["names"])

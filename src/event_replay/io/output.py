@@ -17,7 +17,7 @@ from pyspark.sql import types as T
 
 from ..semantics.config import JobConfig
 from ..spark import local_frame
-from .commit import commit, new_staging
+from .commit import stage_and_commit
 from .failpoints import failpoint
 from .files import parquet_rows
 from .fs import fs_for, hadoop_fs
@@ -110,20 +110,14 @@ def write_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firin
     partition go to `<output.path>/<dataset>/<partition_subpath>/`, so a rerun of the partition replaces exactly
     its own outputs; without, each dataset is replaced whole. `stage_last(staging)` stages one more thing after
     the outputs (a partition's carried state) and returns its move: it is committed with them, last."""
-    target = cfg.output.path.rstrip("/")
-    fs = fs_for(target, spark)
-    fs.mkdirs(target)
-    staging = new_staging(target)
-    try:
+    def stage(staging: str) -> tuple[WriteSummary, list[tuple[str, str]]]:
         summary, moves = stage_outputs(spark, cfg, source, firings, late, watermarks, staging, partition_subpath)
         if stage_last is not None:
             moves.append(stage_last(staging))
-    except BaseException:
-        if fs.exists(staging):
-            fs.delete(staging)
-        raise
-    commit(fs, target, staging, moves)
-    return summary
+        return summary, moves
+
+    target = cfg.output.path.rstrip("/")
+    return stage_and_commit(fs_for(target, spark), target, stage)
 
 
 def stage_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firings: DataFrame,

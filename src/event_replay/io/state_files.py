@@ -5,13 +5,10 @@
     splits/        one sorted Parquet file (split, t, m);
     rows/          one sorted Parquet file: the rows still held by open windows.
 
-Staged with the partition's outputs and committed with them (io/commit.py), or written alone (`write_alone`).
+Staged with the partition's outputs and committed with them (io/commit.py), or alone (engine/state.write_state).
 One sorted file each: the state is small, and a rerun writes the same bytes."""
 from __future__ import annotations
 
-from typing import Callable
-
-from .commit import commit, new_staging
 from .fs import fs_for
 from .partitions import state_dir
 
@@ -37,20 +34,3 @@ def stage_files(spark, staging: str, partition_id: str, manifest_json: str, spli
         .write.mode("errorifexists").parquet(f"{folder}/rows")
     fs_for(folder, spark).write_text(f"{folder}/{MANIFEST}", manifest_json)  # durable before the commit
     return folder
-
-
-def write_alone(spark, output: str, stage: Callable[[str], tuple[str, str]]) -> str:
-    """Stage with `stage(staging) -> (staged, final)` in a new staging folder of `output` and commit that one
-    move, all or nothing (a rerun replaces it); returns the final folder."""
-    output = output.rstrip("/")
-    fs = fs_for(output, spark)
-    fs.mkdirs(output)
-    staging = new_staging(output)
-    try:
-        move = stage(staging)
-    except BaseException:
-        if fs.exists(staging):
-            fs.delete(staging)
-        raise
-    commit(fs, output, staging, [move])
-    return move[1]
