@@ -19,6 +19,7 @@ from pyspark.sql import functions as F
 
 from ...semantics.config import JobConfig, WindowConfig
 from ...semantics.model import FIRE_END_OF_INPUT, FIRE_WATERMARK
+from ...semantics.windows import window_start  # Flink's TimeWindow.getWindowStartWithOffset
 from ..elements import PENDING, WE
 from .fixed import slide_of
 
@@ -29,16 +30,11 @@ _BUCKET_BITS = 20  # the as-of lookup's time buckets are 2^20 ms (~17 min) wide
 def window_ends(window: WindowConfig, lo: int, hi: int) -> np.ndarray | None:
     """Every end of a window holding an event time in [lo, hi] (None above FIRE_TABLE_MAX)."""
     slide = slide_of(window)
-    first = _last_start(lo, window.offset_ms, slide) - (-(-window.size_ms // slide) - 1) * slide
-    last = _last_start(hi, window.offset_ms, slide)
+    first = window_start(lo, slide, window.offset_ms) - (-(-window.size_ms // slide) - 1) * slide
+    last = window_start(hi, slide, window.offset_ms)
     if (last - first) // slide + 1 > FIRE_TABLE_MAX:
         return None
     return np.arange(first, last + 1, slide, dtype=np.int64) + window.size_ms
-
-
-def _last_start(t: int, offset: int, slide: int) -> int:
-    """Flink's TimeWindow.getWindowStartWithOffset (Python's % is a floor modulo, like pmod)."""
-    return t - (t - offset) % slide
 
 
 def fire_table(spark: SparkSession, ends: np.ndarray, stream_values: np.ndarray) -> DataFrame:
