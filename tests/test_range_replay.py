@@ -1,9 +1,9 @@
-"""`replay run --partitions FROM..TO` (range_replay.py): one Spark application, the outputs and carried state of
-one-by-one `--partition` runs, committed per partition, resumable.
+"""`replay run --partitions FROM..TO` (range_replay.py): one replay of the span, its outputs cut by partition,
+committed per partition, resumable; the outputs of one-by-one `--partition` runs, and the last one's state.
 
 Logs (built here and in test_partitions.py) put sessions, idle splits and late rows across the partition
-boundaries, and leave a day missing; each range is checked equal (decoded content of every dataset and of the
-state) to the one-by-one runs, and equal to the reference model fed the whole range.
+boundaries, and leave a day missing; each range is checked equal (decoded content of every partition's datasets
+and of the last partition's state) to the one-by-one runs, and equal to the reference model fed the whole range.
 """
 from __future__ import annotations
 
@@ -94,19 +94,23 @@ def _rows(folder: Path) -> list[tuple]:
     files = sorted(f for f in folder.rglob("*.parquet") if not f.name.startswith(("_", ".")))
     if not files:
         return []
-    t = pa.concat_tables([pq.read_table(f) for f in files])
+    t = pa.concat_tables([pq.read_table(f, partitioning=None) for f in files])  # no dt/hour columns
     return sorted((tuple(r.values()) for r in t.to_pylist()), key=repr)
 
 
-def decoded(out: Path, ids: list[str]) -> dict:
-    """Every partition's datasets and carried state, decoded (rows, manifest), by partition."""
+def decoded(out: Path, ids: list[str], states: bool = True) -> dict:
+    """Every partition's datasets, decoded, by partition; and the last one's carried state (manifest, rows),
+    which is the only state a range writes (`states`: check that the others have none)."""
     got = {}
     for pid in ids:
         sub = Partition.parse(pid).subpath
-        state = out / "_state" / pid
         got[pid] = {ds: _rows(out / ds / sub) for ds in DATASETS}
-        got[pid]["state"] = {"manifest": json.loads((state / "manifest.json").read_text()),
+        assert all(list((out / ds / sub).glob("*.parquet")) for ds in DATASETS), f"{pid}: a file in every dataset"
+    state = out / "_state" / ids[-1]
+    got[ids[-1]]["state"] = {"manifest": json.loads((state / "manifest.json").read_text()),
                              "splits": _rows(state / "splits"), "rows": _rows(state / "rows")}
+    if states:
+        assert not [p for p in ids[:-1] if (out / "_state" / p).exists()], "a range writes the last state only"
     return got
 
 
@@ -153,19 +157,24 @@ def test_daily_range_with_sessions_and_a_missing_day_equals_one_by_one(spark, tm
     lines = []
     summary = run_range(spark, cfg, _request(ids, allow_missing=True), progress=lines.append)
     assert summary.replayed == ids and summary.totals.rows_read == len(rows)
-    assert [ln.split(": rows read")[0] for ln in lines] == \
+    assert lines[0].startswith("replay: 2024-01-01..2024-01-04 replayed as one span in ")
+    assert [ln.split(": rows read")[0] for ln in lines[1:]] == \
         [f"replay: partition {i} of 4 {p}" + (" (missing: empty)" if i == 3 else "") for i, p in enumerate(ids, 1)]
     assert not (tmp_path / "range" / PROGRESS).exists()
+    assert not list((tmp_path / "range").glob("_staging-*")) and not (tmp_path / "range" / "_commit.json").exists()
 
     single = _with_output(cfg, tmp_path / "single")
     one_by_one(spark, single, ids, allow_missing=True)
-    got, want = decoded(tmp_path / "range", ids), decoded(tmp_path / "single", ids)
+    got, want = decoded(tmp_path / "range", ids), decoded(tmp_path / "single", ids, states=False)
     for pid in ids:
         assert got[pid] == want[pid], pid
     assert got["2024-01-04"]["state"]["manifest"]["flushed"] is True
     assert any(got[p]["late_events"] for p in ids[1:]), "the log must have late rows after the first day"
-    assert got["2024-01-02"]["state"]["rows"], "a session must be open across a midnight"
+    assert (tmp_path / "single" / "_state" / "2024-01-02").is_dir()
+    assert decoded(tmp_path / "single", ids[:2], states=False)["2024-01-02"]["state"]["rows"], \
+        "a session must be open across a midnight"
     assert not any(got[p]["quarantine"] for p in ids), "every row of the log is clean"
+    assert not got["2024-01-03"]["windows"] and not got["2024-01-03"]["late_events"]
 
     # And both equal the reference model fed the whole range at once.
     bounds = [DAY0 + d * DAY for d in range(5)]
@@ -181,46 +190,94 @@ class Crash(RuntimeError):
 @pytest.mark.spark
 @pytest.mark.integration
 def test_hourly_range_crash_resumes_after_the_last_commit(spark, tmp_path, monkeypatch):
-    import event_replay.job as job
+    import event_replay.io.commit as commit_module
 
     log = tmp_path / "log"
     rows = hourly_log(log)  # test_partitions: p1 idle across the first boundary, stragglers, open windows
     ids = ["2024-01-01T00", "2024-01-01T01", "2024-01-01T02"]
     cfg = hourly_cfg(log, tmp_path / "range")
-    real = job.run_partition
-    calls = []
+    real = commit_module.commit
+    commits = []
 
-    def crash_on_the_last(spark_, cfg_, pid, **kw):
-        calls.append(pid)
-        if pid == ids[-1]:
-            raise Crash(pid)
-        return real(spark_, cfg_, pid, **kw)
+    def crash_on_the_last(fs, output, staging, moves, **kw):
+        commits.append(moves[0][1])
+        if len(commits) == len(ids):
+            raise Crash(moves[0][1])
+        return real(fs, output, staging, moves, **kw)
 
-    monkeypatch.setattr(job, "run_partition", crash_on_the_last)
+    monkeypatch.setattr(commit_module, "commit", crash_on_the_last)
     with pytest.raises(Crash):
         run_range(spark, cfg, _request(ids))
-    assert (tmp_path / "range" / "_state" / ids[1] / "manifest.json").is_file()
-    assert json.loads((tmp_path / "range" / PROGRESS).read_text())["committed"] == ids[1]
+    out = tmp_path / "range"
+    assert (out / "windows" / "dt=2024-01-01" / "hour=01").is_dir()
+    assert not (out / "windows" / "dt=2024-01-01" / "hour=02").exists()
+    assert json.loads((out / PROGRESS).read_text())["committed"] == ids[1]
 
-    # The same request continues after T01 (the last commit).
-    calls.clear()
-    monkeypatch.setattr(job, "run_partition", lambda *a, **kw: calls.append(a[2]) or real(*a, **kw))
+    # The same request continues after T01 (the last commit): the span is replayed again, T02 alone committed.
+    commits.clear()
+    monkeypatch.setattr(commit_module, "commit", lambda *a, **kw: commits.append(a[3][0][1]) or real(*a, **kw))
     summary = run_range(spark, cfg, _request(ids))
-    assert calls == [ids[-1]] and summary.resumed_after == ids[1] and summary.replayed == [ids[-1]]
-    assert not (tmp_path / "range" / PROGRESS).exists()
+    assert len(commits) == 1 and commits[0].endswith("hour=02")
+    assert summary.resumed_after == ids[1] and summary.replayed == [ids[-1]]
+    assert not (out / PROGRESS).exists() and not list(out.glob("_staging-*"))
 
     single = _with_output(cfg, tmp_path / "single")
     one_by_one(spark, single, ids)
-    assert decoded(tmp_path / "range", ids) == decoded(tmp_path / "single", ids)
+    assert decoded(out, ids) == decoded(tmp_path / "single", ids, states=False)
     _, whole = reference_outputs(rows, cfg, ["p0", "p1"], [DAY0 + h * 3_600_000 for h in range(4)])
-    engine = _engine_outputs(spark, tmp_path / "range")
+    engine = _engine_outputs(spark, out)
     assert engine == whole, diff(engine, whole)
 
-    # A range can continue a history too: T01..T02 after T00, rerun over the same outputs, same result.
-    calls.clear()
-    again = run_range(spark, cfg, _request(ids[1:], first=False, previous=ids[0]))
-    assert again.resumed_after is None and calls == ids[1:]
-    assert decoded(tmp_path / "range", ids) == decoded(tmp_path / "single", ids)
+    # A range can continue a history too: T01..T02 after T00 over the one-by-one outputs, same outputs; T01's
+    # state goes (a range writes its last one only), T00's stays.
+    before = decoded(tmp_path / "single", ids, states=False)
+    commits.clear()
+    again = run_range(spark, single, _request(ids[1:], first=False, previous=ids[0]))
+    assert again.resumed_after is None and len(commits) == 2
+    assert decoded(tmp_path / "single", ids, states=False) == before
+    assert (tmp_path / "single" / "_state" / ids[0]).is_dir()
+    assert not (tmp_path / "single" / "_state" / ids[1]).exists()
+
+
+def _messy_hours(log: Path) -> None:
+    """hourly_log plus rows a partition's own read quarantines or skips: a redelivered copy of an hour-0 row in
+    hour 1's folder (its arrival is hour 0's: skipped there), an offset going back across the cut, a row of an
+    undeclared split, one without an event time."""
+    rows = hourly_log(log)
+    first = next(r for r in rows if r.split == "p0" and r.arrival_time < DAY0 + H)
+    extra = {1: [first, LogRow("p0", first.offset, DAY0 + H + 5_000, DAY0 + H, "a", {"value": 1}),
+                 LogRow("p9", 1, DAY0 + H + 6_000, DAY0 + H, "a", {"value": 2})],
+             2: [LogRow("p1", 10_000, DAY0 + 3 * H - 1_000, None, "b", {"value": 3})]}  # after every p1 row
+    for h, more in extra.items():
+        _write_folder(log / "dt=2024-01-01" / f"hour={h:02d}", {
+            "split": [r.split for r in more], "offset": [r.offset for r in more],
+            "arrival_time": [r.arrival_time for r in more], "event_time": [r.event_time for r in more],
+            "key": [r.key for r in more], "value": [r.payload["value"] for r in more]}, name="part-extra.parquet",
+            types={"event_time": pa.int64()})
+
+
+@pytest.mark.spark
+@pytest.mark.integration
+@pytest.mark.parametrize("time", ["event", "processing"])
+def test_quarantined_and_skipped_rows_stay_with_their_folder(spark, tmp_path, time):
+    """Each partition's quarantine, counts and outputs are those of its own run, whatever the span read."""
+    log = tmp_path / "log"
+    _messy_hours(log)
+    ids = ["2024-01-01T00", "2024-01-01T01", "2024-01-01T02"]
+    cfg = hourly_cfg(log, tmp_path / "range")
+    if time == "processing":
+        cfg = dataclasses.replace(cfg, window=dataclasses.replace(cfg.window, time="processing"))
+    run_range(spark, cfg, _request(ids), progress=lambda line: None)
+    single = _with_output(cfg, tmp_path / "single")
+    one_by_one(spark, single, ids)
+    got, want = decoded(tmp_path / "range", ids), decoded(tmp_path / "single", ids, states=False)
+    assert got == want
+    reasons = {p: sorted(r[-1] for r in got[p]["quarantine"]) for p in ids}
+    assert reasons == {ids[0]: [], ids[1]: ["offset_out_of_order", "undeclared_split"],
+                       ids[2]: ["missing_event_time"] if time == "event" else []}
+    skipped = {p: got[p]["counts"][0][-1] for p in ids}  # counts: ..., skipped_rows last
+    assert skipped == {ids[0]: 0, ids[1]: 1, ids[2]: 0}
+    assert any(got[p]["windows"] for p in ids[1:])
 
 
 @pytest.mark.spark
@@ -235,9 +292,9 @@ def test_foreign_progress_starts_the_range_over(spark, tmp_path):
     assert summary.resumed_after is None and summary.replayed == ids
 
 
-def _write_folder(path: Path, table: dict) -> None:
+def _write_folder(path: Path, table: dict, name: str = "part-0.parquet", types: dict | None = None) -> None:
     path.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.table(table), path / "part-0.parquet")
+    pq.write_table(pa.table({k: pa.array(v, (types or {}).get(k)) for k, v in table.items()}), path / name)
 
 
 @pytest.mark.spark

@@ -59,10 +59,9 @@ def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False,
     before this one. A partition with no folder in the source fails unless `allow_missing` (then it replays as
     empty: time passes, the state carries on)."""
     from . import engine
-    from .engine.state import StateError, read_state, require_declared_splits, stage_state
+    from .engine.state import require_declared_splits, stage_state
     from .io import read_partition_source, write_outputs
-    from .io.fs import fs_for
-    from .io.partitions import STATE_DIR, Partition
+    from .io.partitions import Partition
     from .io.lock import output_lock
 
     require_declared_splits(cfg)
@@ -71,19 +70,7 @@ def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False,
     engine.fixed_plans(spark)
     with output_lock(output, spark):
         recover_output(spark, output)
-        carried = None
-        if not first:
-            if previous is None:
-                earlier = [p for p in source_partitions(spark, cfg, part.hourly) if p < part.id]
-                # A partition replayed without a source folder (--allow-missing) has a state but no folder: it
-                # is the predecessor too, so that the history is not silently cut around it.
-                states = fs_for(output, spark).list_names(f"{output}/{STATE_DIR}")
-                earlier = sorted(set(earlier) | {s for s in states if s < part.id and len(s) == len(part.id)})
-                if not earlier:
-                    raise StateError(f"partition {part.id} has no predecessor under {cfg.source.path}: "
-                                     "start the history with --first")
-                previous = earlier[-1]
-            carried = read_state(spark, cfg, part, previous)
+        carried = None if first else continued_state(spark, cfg, part, previous)
         source = read_partition_source(spark, cfg, part.subpath, part.start_ms, part.end_ms,
                                        allow_missing=allow_missing,
                                        carried_offsets=carried.manifest.last_offsets if carried else None)
@@ -100,3 +87,23 @@ def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False,
         finally:
             source.release()
             engine.release(spark)
+
+
+def continued_state(spark, cfg: JobConfig, part, previous: str | None = None):
+    """The carried state `part` continues: `previous`'s, by default the latest partition before it that has a
+    source folder or a state (a partition replayed without a folder, --allow-missing, is the predecessor too, so
+    that the history is not silently cut around it)."""
+    from .engine.state import StateError, read_state
+    from .io.fs import fs_for
+    from .io.partitions import STATE_DIR
+
+    if previous is None:
+        output = cfg.output.path.rstrip("/")
+        earlier = [p for p in source_partitions(spark, cfg, part.hourly) if p < part.id]
+        states = fs_for(output, spark).list_names(f"{output}/{STATE_DIR}")
+        earlier = sorted(set(earlier) | {s for s in states if s < part.id and len(s) == len(part.id)})
+        if not earlier:
+            raise StateError(f"partition {part.id} has no predecessor under {cfg.source.path}: "
+                             "start the history with --first")
+        previous = earlier[-1]
+    return read_state(spark, cfg, part, previous)

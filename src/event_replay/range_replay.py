@@ -73,8 +73,9 @@ def partition_ids(first: Partition, last: Partition) -> list[str]:
 
 def run_range(spark, cfg: JobConfig, request: RangeRequest,
               progress: Callable[[str], None] | None = None) -> RangeSummary:
-    """Replay request.first_id..request.last_id in order, one commit per partition (see the module doc)."""
-    from .job import recover_output, run_partition, source_partitions
+    """Replay request.first_id..request.last_id as one span, then commit it partition by partition (see the
+    module doc)."""
+    from .job import recover_output, source_partitions
     from .io.fs import fs_for
     from .io.lock import output_lock
 
@@ -94,26 +95,77 @@ def run_range(spark, cfg: JobConfig, request: RangeRequest,
                                         "--allow-missing if no data will come")
         summary = RangeSummary(planned=len(ids))
         summary.resumed_after = _resume_point(fs, output, cfg, request, ids)
-        start = ids.index(summary.resumed_after) + 1 if summary.resumed_after else 0
         if summary.resumed_after:
             say(f"replay: resuming {ids[0]}..{ids[-1]} after {summary.resumed_after} (committed by an "
-                "interrupted run of the same range)")
+                "interrupted run of the same range): the span is replayed again, only the rest is committed")
         _save_progress(fs, output, cfg, request, summary.resumed_after)
-        for i in range(start, len(ids)):
-            t0 = time.monotonic()
-            pid = ids[i]
-            continues = ids[i - 1] if i > 0 else request.previous
-            s = run_partition(spark, cfg, pid, first=request.first and i == 0,
-                              end_of_input=request.end_of_input if i == len(ids) - 1 else "hold",
-                              previous=continues, allow_missing=request.allow_missing)
+        start = ids.index(summary.resumed_after) + 1 if summary.resumed_after else 0
+        # (start == len(ids): an interrupted run committed every partition and died before its last words.)
+        for pid, s, seconds in (replay_span(spark, cfg, request, ids, start, say) if start < len(ids) else ()):
             _save_progress(fs, output, cfg, request, pid)
             summary.replayed.append(pid)
             summary.totals = _add(summary.totals, s)
+            i = ids.index(pid)
             say(f"replay: partition {i + 1} of {len(ids)} {pid}{' (missing: empty)' if pid in missing else ''}: "
-                f"rows read {s.rows_read}, firings {s.firings}, late rows {s.late_rows}, "
-                f"{time.monotonic() - t0:.1f} s")
+                f"rows read {s.rows_read}, firings {s.firings}, late rows {s.late_rows}, committed in "
+                f"{seconds:.1f} s")
         fs.delete(f"{output}/{PROGRESS}")
     return summary
+
+
+def replay_span(spark, cfg: JobConfig, request: RangeRequest, ids: list[str], start: int,
+                say: Callable[[str], None]):
+    """Replay the span `ids` from its first partition's predecessor, stage its outputs cut by partition, and
+    commit partitions ids[start:] one after the other: yields (id, WriteSummary, seconds of its commit) after
+    each commit. Only the last partition's state is written; a stale state of the others is removed first."""
+    from . import engine
+    from .engine.span import Span, stream_at_ends
+    from .engine.state import require_declared_splits, stage_state
+    from .io.commit import commit, new_staging
+    from .job import continued_state
+    from .io.fs import fs_for
+    from .io.partitions import state_dir
+    from .io.span_output import stage_span_outputs
+    from .io.span_source import read_span_source
+
+    require_declared_splits(cfg)
+    span = Span(tuple(Partition.parse(i) for i in ids))
+    output = cfg.output.path.rstrip("/")
+    fs = fs_for(output, spark)
+    engine.fixed_plans(spark)
+    t0 = time.monotonic()
+    carried = None if request.first else continued_state(spark, cfg, span.parts[0], request.previous)
+    source = read_span_source(spark, cfg, list(span.parts), request.allow_missing,
+                              carried.manifest.last_offsets if carried else None)
+    staging = new_staging(output)
+    try:
+        result, end = engine.replay_partition(spark, source.rows, cfg, source.splits, span.whole, carried,
+                                              end_of_input=request.end_of_input,
+                                              clean_max_offsets=source.clean_max_offsets, with_cause=True)
+        # The last partition's state continues from the one before it, as its own run's does.
+        end.manifest.previous = ids[-2] if len(ids) > 1 else end.manifest.previous
+        ends = stream_at_ends(span, result.watermarks, carried.manifest.stream_watermark if carried else None,
+                              cfg.window.time == "processing")
+        fs.mkdirs(output)
+        staged = stage_span_outputs(spark, cfg, source, result, span, ends, staging)
+        staged[-1].moves.append(stage_state(spark, cfg, end.manifest, end.splits, end.rows, staging))
+    except BaseException:
+        fs.delete(staging)
+        raise
+    finally:
+        source.release()
+        engine.release(spark)
+    say(f"replay: {ids[0]}..{ids[-1]} replayed as one span in {time.monotonic() - t0:.1f} s ({len(ids)} "
+        f"partitions, rows read {sum(s.summary.rows_read for s in staged)})")
+    for k in range(start, len(staged)):
+        t1 = time.monotonic()
+        last = k == len(staged) - 1
+        if not last:
+            fs.delete(state_dir(output, ids[k]))  # from an earlier run: it would not match these outputs
+        commit(fs, output, staging, staged[k].moves, keep_staging=not last)
+        yield ids[k], staged[k].summary, time.monotonic() - t1
+    if fs.exists(staging):
+        fs.delete(staging)
 
 
 def _progress_key(cfg: JobConfig, request: RangeRequest) -> dict:

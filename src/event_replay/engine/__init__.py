@@ -60,10 +60,11 @@ def _materialise(df: "DataFrame") -> "DataFrame":
 
 def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: Sequence[str],
                      partition: "Partition", carried: "CarriedState | None", *, end_of_input: str = "hold",
-                     clean_max_offsets: dict[str, int] | None = None):
+                     clean_max_offsets: dict[str, int] | None = None, with_cause: bool = False):
     """Replay one partition's clean rows (cut to [partition.start_ms, partition.end_ms)) from the carried state of
     its predecessor (None: the partition starts a history). Returns (EngineResult, PartitionEnd): the partition's
-    own outputs and what to write as its state (state.write_state)."""
+    own outputs and what to write as its state (state.write_state). `partition` may be a span of consecutive
+    partitions (engine/span.py; `with_cause`: the firings say which row caused each late firing)."""
     from pyspark.sql import functions as F
 
     from .contract import NEG_INF, EngineResult
@@ -77,7 +78,8 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     if cfg.window.time == "processing":  # windows on the replay clock, no timeline (processing_time.py)
         from .processing_time import replay_partition as processing_time_partition
         result, (manifest, split_state, keep) = processing_time_partition(rows, cfg, splits, partition, carried,
-                                                                          end_of_input, clean_max_offsets)
+                                                                          end_of_input, clean_max_offsets,
+                                                                          with_cause)
         return result, PartitionEnd(manifest=manifest, splits=split_state, rows=keep)
     if cfg.watermark.periodic and partition.end_ms - partition.start_ms < cfg.watermark.interval_ms:
         raise ValueError(f"partition {partition.id} is shorter than the watermark interval")
@@ -98,7 +100,8 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     firings, late_rows, elems = compute_windows_with_elements(
         window_rows, stream_values, cfg, new_from_ms=partition.start_ms if carried is not None else None,
         carried_wm=w0 if carried is not None else None,
-        fire_lookup=lookup_for(spark, timeline, cfg.window, carried_range), partitions=cfg.output.windows_files)
+        fire_lookup=lookup_for(spark, timeline, cfg.window, carried_range), partitions=cfg.output.windows_files,
+        with_cause=with_cause)
     result = EngineResult(windows=firings, late_events=late_rows, watermarks=timeline.watermarks)
 
     # The end state: two small aggregates (scalars) on the driver, the rest stays in DataFrames.

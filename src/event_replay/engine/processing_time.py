@@ -65,7 +65,7 @@ def replay(rows: DataFrame, cfg: JobConfig, end_ms: int, partitions: int | None)
 
 
 def replay_partition(rows: DataFrame, cfg: JobConfig, splits: list[str], partition, carried, end_of_input: str,
-                     clean_max_offsets: dict[str, int] | None = None):
+                     clean_max_offsets: dict[str, int] | None = None, with_cause: bool = False):
     """One partition from its predecessor's state: the carried rows are those of windows whose timer is at or after
     the previous partition's end; the clock there (its end - 1) is the carried `stream_watermark`."""
     from .state import FORMAT_VERSION, Manifest, fingerprint, last_offsets_after
@@ -78,7 +78,8 @@ def replay_partition(rows: DataFrame, cfg: JobConfig, splits: list[str], partiti
     firings, late, elems = compute_windows_with_elements(
         window_rows, timer_times(window_rows, cfg, partition.end_ms), cfg,
         new_from_ms=partition.start_ms if m is not None else None,
-        carried_wm=m.stream_watermark if m is not None else None, partitions=cfg.output.windows_files)
+        carried_wm=m.stream_watermark if m is not None else None, partitions=cfg.output.windows_files,
+        with_cause=with_cause)
     clock_end = partition.end_ms - 1
     manifest = Manifest(format_version=FORMAT_VERSION, fingerprint=fingerprint(cfg), partition=partition.id,
                         previous=None if m is None else m.partition, emit=cfg.watermark.emit, origin_tick=None,

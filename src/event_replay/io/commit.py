@@ -58,8 +58,10 @@ def _journal(output: str) -> str:
     return f"{output.rstrip('/')}/{JOURNAL}"
 
 
-def commit(fs: Fs, output: str, staging: str, moves: list[tuple[str, str]]) -> None:
-    """Make the staged folders the outputs, all or nothing (see the module doc). `moves` are applied in order."""
+def commit(fs: Fs, output: str, staging: str, moves: list[tuple[str, str]], keep_staging: bool = False) -> None:
+    """Make the staged folders the outputs, all or nothing (see the module doc). `moves` are applied in order.
+    `keep_staging`: the staging folder holds more to commit after these moves (a range, partition by partition);
+    a recovery of this commit still deletes it: what was not committed yet is replayed again."""
     output = output.rstrip("/")
     if fs.exists(_journal(output)):
         raise CommitError(f"{_journal(output)} exists: an interrupted commit must be rolled forward first "
@@ -72,10 +74,10 @@ def commit(fs: Fs, output: str, staging: str, moves: list[tuple[str, str]]) -> N
         fs.delete(tmp)
         raise CommitError(f"cannot write the commit journal {_journal(output)}")
     failpoint("after_journal")
-    _apply(fs, output, staging, moves)
+    _apply(fs, output, staging, moves, keep_staging)
 
 
-def _apply(fs: Fs, output: str, staging: str, moves: list[tuple[str, str]]) -> None:
+def _apply(fs: Fs, output: str, staging: str, moves: list[tuple[str, str]], keep_staging: bool = False) -> None:
     for i, (src, dst) in enumerate(moves):
         if "/_state/" in dst:
             failpoint("before_state")
@@ -90,7 +92,7 @@ def _apply(fs: Fs, output: str, staging: str, moves: list[tuple[str, str]]) -> N
         if i == 0:
             failpoint("between_renames")
     failpoint("before_cleanup")
-    if fs.exists(staging):
+    if fs.exists(staging) and not keep_staging:
         fs.delete(staging)
     fs.delete(_journal(output))
 

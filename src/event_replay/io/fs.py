@@ -19,6 +19,7 @@ class Fs(Protocol):
     def read_text(self, path: str) -> str | None: ...
     def write_text(self, path: str, text: str) -> None: ...
     def create_exclusive(self, path: str, text: str) -> bool: ...
+    def copy_tree(self, src: str, dst: str) -> None: ...
 
 
 def is_local(path: str) -> bool:
@@ -67,6 +68,9 @@ class LocalFs:
             return []
         with os.scandir(p) as entries:
             return sorted(e.name for e in entries if e.is_dir())
+
+    def copy_tree(self, src: str, dst: str) -> None:
+        shutil.copytree(local_path(src), local_path(dst))
 
     def read_text(self, path: str) -> str | None:
         try:
@@ -136,6 +140,11 @@ class HadoopFs:
         if not self._fs.exists(p):
             return []
         return sorted(st.getPath().getName() for st in self._fs.listStatus(p) if st.isDirectory())
+
+    def copy_tree(self, src: str, dst: str) -> None:
+        conf = self._fs.getConf()
+        if not self._jvm.org.apache.hadoop.fs.FileUtil.copy(self._fs, self._p(src), self._fs, self._p(dst), False, conf):
+            raise OSError(f"cannot copy {src} to {dst}")
 
     def read_text(self, path: str) -> str | None:
         p = self._p(path)

@@ -47,12 +47,23 @@ def _exact_offset_checks(parsed: DataFrame, raw: DataFrame, s: Column, o: Column
             .drop("__offset_reason"))
 
 
+def _count(stats: dict[str, dict], status: str, group, names) -> None:
+    """Adds one aggregated group (n, lo, hi, f: its folder) to the per-status stats."""
+    d = stats.setdefault(status, {"n": 0, "lo": None, "hi": None, "splits": set(), "by_folder": {}})
+    d["n"] += group["n"]
+    d["by_folder"][group["f"]] = d["by_folder"].get(group["f"], 0) + group["n"]
+    d["lo"] = min((v for v in (d["lo"], group["lo"]) if v is not None), default=None)
+    d["hi"] = max((v for v in (d["hi"], group["hi"]) if v is not None), default=None)
+    d["splits"].update(names)
+
+
 _PRECHECK = True  # False: every split goes through the exact checks (tests prove the pre-check changes nothing)
 _split_hash = F.xxhash64  # the pre-check's key for a split (tests force collisions through it)
 
 
 def check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Column,
-                   carried: Mapping[str, int] | None = None) -> tuple[DataFrame, list[DataFrame], dict[str, dict]]:
+                  carried: Mapping[str, int] | None = None,
+                  folder: Column | None = None) -> tuple[DataFrame, list[DataFrame], dict[str, dict]]:
     """The candidates become clean, or quarantined as duplicates or out-of-order offsets (_exact_offset_checks);
     returns the checked rows, the frames cached for them, and per status: n, lo/hi (arrival range), splits; the
     clean status also has `max_offsets` (split -> largest offset of its clean rows; None when a hash collision
@@ -64,20 +75,22 @@ def check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Co
     (split, offset) either arrives at the same instant as the first (the pair is adjacent: equal offsets) or
     later (an offset not above an earlier one); an out-of-order offset is not above one that arrived before it.
     Since both exact windows partition by split, whole splits go through them unchanged. `carried`: each split's
-    last offset in the partitions before (a row not above it is bad too)."""
+    last offset in the partitions before (a row not above it is bad too). `folder`: for a span of partition folders,
+    each status also has `by_folder` (folder -> rows), counted in the same aggregates."""
     cand = F.col(STATUS) == "candidate"
     # Sorted by longs only (a status code, a 64-bit hash of the split): comparing the split strings was most of the
     # sort's cost. Two splits with one hash would share a running max: such a hash group is sent to the exact
     # checks whole (it holds more than one split name), so a collision costs time, never exactness.
     code = F.when(cand, 0).when(F.col(STATUS) == "skipped", 1).otherwise(2)
+    folder = folder if folder is not None else F.lit(0).cast("long")
     narrow = parsed.select(code.alias("c"), F.when(cand, _split_hash(s)).alias("h"), s.alias("s"), o.alias("o"),
-                           a.alias("a"), _carried_offset(s, carried).alias("carried"))
+                           a.alias("a"), _carried_offset(s, carried).alias("carried"), folder.alias("f"))
     before = Window.partitionBy("c", "h").orderBy("a", "o").rowsBetween(Window.unboundedPreceding, -1)
     # Grouped by split for the candidates only (their split names are the log's splits: few); the other rows
     # by status alone, whatever they hold in their split column.
     not_above = (F.col("o") <= F.max("o").over(before)) | (F.col("o") <= F.col("carried"))
     per_hash = (narrow.withColumn("_bad", (F.col("c") == 0) & F.coalesce(not_above, F.lit(False)))
-                .groupBy("c", "h")
+                .groupBy("c", "h", "f")
                 .agg(F.count(F.lit(1)).alias("n"), F.min("a").alias("lo"), F.max("a").alias("hi"),
                      F.max(F.col("_bad").cast("int")).alias("bad"), F.max("o").alias("max_o"),
                      F.collect_set(F.when(F.col("c") == 0, F.col("s"))).alias("names"))
@@ -93,17 +106,14 @@ def check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Co
         st = status_of[r["c"]]
         if st == "clean" and max_offsets is not None:
             if len(r["names"]) == 1:
-                max_offsets[r["names"][0]] = int(r["max_o"])
+                name = r["names"][0]
+                max_offsets[name] = max(int(r["max_o"]), max_offsets.get(name, int(r["max_o"])))
             else:
                 max_offsets = None
         # A group of two splits (a hash collision) shared one running max: its splits are checked exactly.
         if st == "clean" and (r["bad"] or len(r["names"]) > 1 or not _PRECHECK):
             dirty.update(r["names"])
-        d = stats.setdefault(st, {"n": 0, "lo": None, "hi": None, "splits": set()})
-        d["n"] += r["n"]
-        d["lo"] = min((v for v in (d["lo"], r["lo"]) if v is not None), default=None)
-        d["hi"] = max((v for v in (d["hi"], r["hi"]) if v is not None), default=None)
-        d["splits"].update(r["names"])
+        _count(stats, st, r, r["names"])
     if "clean" in stats:
         stats["clean"]["max_offsets"] = max_offsets
     if not dirty:
@@ -114,10 +124,13 @@ def check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Co
     rest = parsed.filter(~exact).withColumn(STATUS, F.when(cand, F.lit("clean")).otherwise(F.col(STATUS)))
     out = rest.unionByName(checked)
     # Counted again after the exact checks (only the clean rows' split names are brought back).
-    rows = (out.groupBy(STATUS).agg(F.count(F.lit(1)).alias("n"), F.min(a).alias("lo"), F.max(a).alias("hi"),
-                                     F.collect_set(F.when(F.col(STATUS) == "clean", s)).alias("splits"))
+    rows = (out.groupBy(STATUS, folder.alias("f"))
+            .agg(F.count(F.lit(1)).alias("n"), F.min(a).alias("lo"), F.max(a).alias("hi"),
+                 F.collect_set(F.when(F.col(STATUS) == "clean", s)).alias("splits"))
             .collect())
-    stats = {r[STATUS]: {"n": r["n"], "lo": r["lo"], "hi": r["hi"], "splits": set(r["splits"])} for r in rows}
+    stats = {}
+    for r in rows:
+        _count(stats, r[STATUS], r, r["splits"])
     if "clean" in stats:
         stats["clean"]["max_offsets"] = max_offsets
     return out, [checked], stats

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -50,17 +50,18 @@ class WriteSummary:
     skipped_rows: int
 
 
-def windows_output(firings: DataFrame, cfg: JobConfig) -> tuple[DataFrame, list[str]]:
+def windows_output(firings: DataFrame, cfg: JobConfig, keep: Sequence[str] = ()) -> tuple[DataFrame, list[str]]:
+    """The windows output from the engine's firings (`keep`: more columns to pass through, e.g. folders)."""
     aggs = list(cfg.aggregations)
     return firings.select(
         "key", ms_to_timestamp(F.col("window_start")).alias("window_start"),
         ms_to_timestamp(F.col("window_end")).alias("window_end"), F.col("fire_index").cast("int").alias("fire_index"),
         ms_to_timestamp(F.col("fire_watermark")).alias("fire_watermark"), "fire_reason",
-        *[F.col(f"`{a}`") for a in aggs], F.col("fire_watermark").cast("long").alias("fire_watermark_ms"),
+        *[F.col(f"`{a}`") for a in aggs], F.col("fire_watermark").cast("long").alias("fire_watermark_ms"), *keep,
     ), ["key", "window_start", "window_end", "fire_index"]
 
 
-def late_events_output(late: DataFrame, source: SourceData) -> tuple[DataFrame, list[str]]:
+def late_events_output(late: DataFrame, source: SourceData, keep: Sequence[str] = ()) -> tuple[DataFrame, list[str]]:
     """The late rows with every source column under its own name; time columns as the source had them (timestamp
     or ms). With ingestion/processing time the source's event-time column (if it has one) is not a role: it comes
     back as it was read, untouched."""
@@ -78,16 +79,17 @@ def late_events_output(late: DataFrame, source: SourceData) -> tuple[DataFrame, 
     out += [F.col(f"`{p}`") for p in source.payload_columns]
     out.append(ms_to_timestamp(F.col("late_watermark")).alias("late_watermark"))
     out.append(F.col("late_watermark").cast("long").alias("late_watermark_ms"))
+    out += [F.col(c) for c in keep]
     # Replay order is a total order on rows: (arrival, split, offset).
     order = [cols["arrival_time"], cols["split"], cols["offset"]]
     return late.select(*out), order
 
 
-def watermarks_output(watermarks: DataFrame) -> tuple[DataFrame, list[Column]]:
+def watermarks_output(watermarks: DataFrame, keep: Sequence[str] = ()) -> tuple[DataFrame, list[Column]]:
     out = watermarks.select(
         ms_to_timestamp(F.col("replay_time")).alias("replay_time"), "scope", "split",
         ms_to_timestamp(F.col("watermark")).alias("watermark"), "idle",
-        F.col("watermark").alias("watermark_ms"), F.col("replay_time").alias("replay_time_ms"))
+        F.col("watermark").alias("watermark_ms"), F.col("replay_time").alias("replay_time_ms"), *keep)
     # Several changes can share a replay time (per-event emission, equal arrivals); watermarks only rise, so
     # ascending watermark within (time, scope, split) is their order of occurrence.
     order = [F.col("replay_time_ms"), F.col("scope"), F.col("split").asc_nulls_first(),
@@ -95,12 +97,18 @@ def watermarks_output(watermarks: DataFrame) -> tuple[DataFrame, list[Column]]:
     return out, order
 
 
-def _write(df: DataFrame, order: list, path: str, files: int = OUTPUT_FILES, spread_by: str | None = None) -> None:
+def _write(df: DataFrame, order: list, path: str, files: int = OUTPUT_FILES, spread_by: str | None = None,
+           folders: list[str] | None = None) -> None:
     # A fixed number of partitions, each sorted: the same files whatever the cores, partitions or input file order.
     # Several files are filled by a hash of `spread_by` (Spark's murmur3: the same on any cluster), so file i holds
-    # the same rows on every run; an empty one is not written.
+    # the same rows on every run; an empty one is not written. `folders`: one sub-folder per value of these
+    # columns (a span of partitions, io/span_output.py), each holding exactly the files a write of its rows alone
+    # would (the same hash, the same order).
     parts = df.repartition(files, F.col(spread_by)) if files > 1 else df.repartition(1)
-    parts.sortWithinPartitions(*order).write.mode("errorifexists").parquet(path)
+    writer = parts.sortWithinPartitions(*(folders or []), *order).write.mode("errorifexists")
+    if folders:
+        writer = writer.partitionBy(*folders)
+    writer.parquet(path)
 
 
 def write_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firings: DataFrame,
@@ -125,34 +133,56 @@ def stage_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firin
                   partition_subpath: str | None = None) -> tuple[WriteSummary, list[tuple[str, str]]]:
     """Write every dataset under `staging`; return the counts and the moves that commit them (io/commit.py)."""
     target = cfg.output.path.rstrip("/")
-    win_df, win_order = windows_output(firings, cfg)
-    _write(win_df, win_order, f"{staging}/windows", cfg.output.windows_files, "key")
-    failpoint("mid_staging")
-    late_df, late_order = late_events_output(late, source)
-    _write(late_df, late_order, f"{staging}/late_events")
-    wm_df, wm_order = watermarks_output(watermarks)
-    _write(wm_df, wm_order, f"{staging}/watermarks")
-    q = source.quarantine
-    if source.quarantined_rows == 0:  # counted by the source already: no pass over the rows to find none
-        q = local_frame(spark, [], q.schema)
-    _write(q, [REASON_COLUMN] + [c for c in orderable_columns(q) if c != REASON_COLUMN], f"{staging}/quarantine")
-
+    stage_datasets(spark, cfg, source, firings, late, watermarks, staging)
     # Counts from what was written (the files' footers), not from a second run of the engine.
-    n_firings = parquet_rows(spark, f"{staging}/windows")
-    n_late = parquet_rows(spark, f"{staging}/late_events")
-    # Every clean row in range is either late or held by a window (SEMANTICS §5, §7).
-    counts = WriteSummary(path=target, rows_read=source.rows_read, firings=n_firings,
-                          rows_in_windows=source.clean_rows - n_late, late_rows=n_late,
-                          quarantined_rows=source.quarantined_rows, skipped_rows=source.skipped_rows)
-    counts_schema = T.StructType([T.StructField(n, T.LongType(), False) for n in
-                                  ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows",
-                                   "skipped_rows")])
-    counts_df = local_frame(spark, [(counts.rows_read, counts.rows_in_windows, counts.late_rows,
-                              counts.quarantined_rows, counts.skipped_rows)], counts_schema)
-    _write(counts_df, ["rows_read"], f"{staging}/counts")
+    counts = summary_of(target, source.rows_read, source.clean_rows, source.quarantined_rows, source.skipped_rows,
+                        parquet_rows(spark, f"{staging}/windows"), parquet_rows(spark, f"{staging}/late_events"))
+    _write(counts_frame(spark, [counts]), ["rows_read"], f"{staging}/counts")
     sub = f"/{partition_subpath}" if partition_subpath is not None else ""
     moves = [(f"{staging}/{name}", f"{target}/{name}{sub}") for name in DATASETS]
     return counts, moves
+
+
+def stage_datasets(spark: SparkSession, cfg: JobConfig, source: SourceData, firings: DataFrame, late: DataFrame,
+                   watermarks: DataFrame, staging: str, quarantine: DataFrame | None = None,
+                   folders: list[str] | None = None) -> None:
+    """windows/, late_events/, watermarks/ and quarantine/ (by default the source's) under `staging`. `folders`:
+    the frames carry these columns and each dataset is written in one sub-folder per value (a span of
+    partitions, io/span_output.py)."""
+    keep = folders or []
+
+    def write(name: str, df: DataFrame, order: list, files: int = OUTPUT_FILES, spread_by: str | None = None):
+        _write(df, order, f"{staging}/{name}", files, spread_by, folders)
+
+    write("windows", *windows_output(firings, cfg, keep), cfg.output.windows_files, "key")
+    failpoint("mid_staging")
+    write("late_events", *late_events_output(late, source, keep))
+    write("watermarks", *watermarks_output(watermarks, keep))
+    q = source.quarantine if quarantine is None else quarantine
+    if source.quarantined_rows == 0:  # counted by the source already: no pass over the rows to find none
+        q = local_frame(spark, [], q.schema)
+    order = [c for c in orderable_columns(q) if c not in (REASON_COLUMN, *keep)]
+    write("quarantine", q, [REASON_COLUMN] + order)
+
+
+def summary_of(target: str, rows_read: int, clean_rows: int, quarantined: int, skipped: int, firings: int,
+               late: int) -> WriteSummary:
+    # Every clean row in range is either late or held by a window (SEMANTICS §5, §7).
+    return WriteSummary(path=target, rows_read=rows_read, firings=firings, rows_in_windows=clean_rows - late,
+                        late_rows=late, quarantined_rows=quarantined, skipped_rows=skipped)
+
+
+COUNTS_COLUMNS = ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows", "skipped_rows")
+
+
+def counts_frame(spark: SparkSession, summaries: list[WriteSummary], folders: list[tuple] | None = None,
+                 folder_columns: list[str] | None = None) -> DataFrame:
+    """The counts/ dataset: a row per summary (plus its folder columns' values, for a span of partitions)."""
+    fields = [T.StructField(n, T.LongType(), False) for n in COUNTS_COLUMNS]
+    fields += [T.StructField(c, T.StringType(), False) for c in folder_columns or []]
+    rows = [tuple(getattr(s, n) for n in COUNTS_COLUMNS) + tuple(folders[i] if folders else ())
+            for i, s in enumerate(summaries)]
+    return local_frame(spark, rows, T.StructType(fields))
 
 
 def swap_in(spark: SparkSession, staging: str, target: str) -> None:

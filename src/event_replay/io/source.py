@@ -20,7 +20,7 @@ from ..spark import local_frame
 from .files import check_schema_drift, csv_reader, data_files, neighbour_file
 from .fs import hadoop_fs
 from .offsets import check_offsets
-from .quarantine import (ARRIVAL_TIME_AFTER_9999, ARRIVAL_TIME_BEFORE_1970, BAD_ARRIVAL_TIME, BAD_EVENT_TIME,
+from .quarantine import (FOLDER_START, ARRIVAL_TIME_AFTER_9999, ARRIVAL_TIME_BEFORE_1970, BAD_ARRIVAL_TIME, BAD_EVENT_TIME,
                          BAD_OFFSET, ENGINE_COLUMNS, EVENT_TIME_AFTER_9999, EVENT_TIME_BEFORE_1970, MAX_TIME_MS,
                          MIN_TIME_MS, MISSING_ARRIVAL_TIME, MISSING_EVENT_TIME, MISSING_KEY, MISSING_OFFSET,
                          MISSING_SPLIT, PARSED, REASON, REASON_COLUMN, SOURCE_EVENT_TIME, STATUS, UNDECLARED_SPLIT,
@@ -44,6 +44,8 @@ class SourceData:
     timestamp_roles: set[str] = field(default_factory=set)  # time roles whose source column was a timestamp
     event_time_is_role: bool = True  # False for ingestion/processing time (see SOURCE_EVENT_TIME)
     clean_max_offsets: dict[str, int] | None = None  # split -> largest clean offset (None: not known, count it)
+    # A span of partitions read at once (io/span_source.py): per folder (its start, ms) and status, the rows.
+    rows_by_folder: dict[int, dict[str, int]] | None = None
     _cached: list[DataFrame] = field(default_factory=list)
 
     def release(self) -> None:
@@ -106,21 +108,10 @@ def read_partition_source(spark: SparkSession, cfg: JobConfig, subpath: str, sta
     fs, hp = hadoop_fs(spark, path)
     exists = fs.exists(hp)
     if not exists and not allow_missing:
-        raise MissingPartitionError(f"partition {subpath} has no folder in the source ({path}): it is missing, "
-                                    "not empty; replay it as empty with --allow-missing if no data will come")
+        raise missing_partition(subpath, path)
     files = data_files(spark, path) if exists else []
     if not files:
-        neighbour = neighbour_file(spark, cfg, subpath)
-        if neighbour is not None:
-            if cfg.source.format == "csv":
-                schema = csv_reader(spark).csv(neighbour).schema
-            else:
-                schema = spark.read.parquet(neighbour).schema
-        else:  # nothing anywhere to borrow from: the role columns as strings (converted as any string column)
-            schema = T.StructType([T.StructField(c, T.StringType())
-                                   for c in dict.fromkeys(cfg.source.columns.values())])
-        raw = local_frame(spark, [], schema)
-        return prepare_source(raw, pcfg, carried_offsets)
+        return prepare_source(local_frame(spark, [], borrowed_schema(spark, cfg, subpath)), pcfg, carried_offsets)
     # Drift is judged against the past (the nearest earlier partition): a later partition's drift is its own.
     check_schema_drift(spark, files, pcfg.source.format, neighbour_file(spark, cfg, subpath, earlier_only=True))
     reader = spark.read.option("recursiveFileLookup", "true")
@@ -129,6 +120,22 @@ def read_partition_source(spark: SparkSession, cfg: JobConfig, subpath: str, sta
     else:
         raw = reader.parquet(path)
     return prepare_source(raw, pcfg, carried_offsets)
+
+
+def missing_partition(subpath: str, path: str) -> MissingPartitionError:
+    return MissingPartitionError(f"partition {subpath} has no folder in the source ({path}): it is missing, not "
+                                 "empty; replay it as empty with --allow-missing if no data will come")
+
+
+def borrowed_schema(spark: SparkSession, cfg: JobConfig, subpath: str) -> T.StructType:
+    """The column types of a partition without files: the nearest partition's that has one, else the role
+    columns as strings (converted as any string column)."""
+    neighbour = neighbour_file(spark, cfg, subpath)
+    if neighbour is None:
+        return T.StructType([T.StructField(c, T.StringType()) for c in dict.fromkeys(cfg.source.columns.values())])
+    if cfg.source.format == "csv":
+        return csv_reader(spark).csv(neighbour).schema
+    return spark.read.parquet(neighbour).schema
 
 
 @dataclass(frozen=True)
@@ -209,7 +216,15 @@ def _reason(roles: _Roles, cfg: JobConfig) -> Column:
             .when(k.isNull(), F.lit(MISSING_KEY)))
 
 
-def _with_status(parsed: DataFrame, reason: Column, cfg: JobConfig) -> DataFrame:
+@dataclass(frozen=True)
+class Folders:
+    """A span of partition folders read at once (io/span_source.py): `start` is the row's folder's start (ms),
+    each folder covers [start, start + length); a row's range is its own folder's, as in a one-partition read."""
+    start: Column
+    length: int
+
+
+def _with_status(parsed: DataFrame, reason: Column, cfg: JobConfig, folders: Folders | None = None) -> DataFrame:
     """STATUS: skipped (a valid arrival outside the range: it belongs to another partition's replay, not bad),
     quarantined (a reason; an arrival outside the time bounds belongs to no partition's replay), or candidate
     (the offset checks decide)."""
@@ -220,6 +235,8 @@ def _with_status(parsed: DataFrame, reason: Column, cfg: JobConfig) -> DataFrame
         out_of_range = out_of_range | (a < F.lit(start))
     if end is not None:
         out_of_range = out_of_range | (a >= F.lit(end))
+    if folders is not None:
+        out_of_range = out_of_range | (a < folders.start) | (a >= folders.start + F.lit(folders.length))
     # Null-safe: a null arrival must give False here, not null, or the row's reason would be lost.
     skipped = a.isNotNull() & a.between(F.lit(MIN_TIME_MS), F.lit(MAX_TIME_MS)) & out_of_range
     return parsed.withColumn(REASON, F.when(~skipped, reason)).withColumn(
@@ -240,12 +257,15 @@ def _range(cfg: JobConfig, clean_stats: dict | None) -> tuple[int | None, int | 
     return start_ms, end_ms
 
 
-def prepare_source(raw: DataFrame, cfg: JobConfig, carried_offsets: Mapping[str, int] | None = None) -> SourceData:
+def prepare_source(raw: DataFrame, cfg: JobConfig, carried_offsets: Mapping[str, int] | None = None,
+                   folders: Folders | None = None) -> SourceData:
     """Parse, quarantine and cut a raw source DataFrame (as read) per cfg. `carried_offsets`: each split's last
     offset in the partitions replayed before this one (engine/state.py), so that a redelivery or an offset going
-    back across a cut is quarantined as in one replay of the whole range."""
-    roles = _roles(raw, cfg)
-    parsed = _with_status(_parsed(raw, roles), _reason(roles, cfg), cfg)
+    back across a cut is quarantined as in one replay of the whole range. `folders`: the rows come from a span of
+    partition folders (`raw` has the folder column): each is cut to its folder and counted per folder, and the
+    quarantine keeps the folder column (FOLDER_START)."""
+    roles = _roles(raw.drop(FOLDER_START), cfg)
+    parsed = _with_status(_parsed(raw, roles), _reason(roles, cfg), cfg, folders)
     # The rows are read by the offset check, the counts and the engine (twice). Parquet is read again each time,
     # with only the columns each read needs (building an in-memory copy of whole rows costs more than that); CSV
     # is parsed once and kept.
@@ -253,19 +273,21 @@ def prepare_source(raw: DataFrame, cfg: JobConfig, carried_offsets: Mapping[str,
     if cfg.source.format == "csv":
         parsed = parsed.persist(StorageLevel.MEMORY_AND_DISK)
         cached.append(parsed)
-    parsed, more, by_status = check_offsets(parsed, raw, F.col(f"{PARSED}split"), F.col(f"{PARSED}offset"),
-                                            F.col(f"{PARSED}arrival_time"), carried_offsets)
+    plain = raw.drop(FOLDER_START)  # the columns as read (row content, order, quarantine)
+    parsed, more, by_status = check_offsets(parsed, plain, F.col(f"{PARSED}split"), F.col(f"{PARSED}offset"),
+                                            F.col(f"{PARSED}arrival_time"), carried_offsets,
+                                            folders.start if folders is not None else None)
     cached += more
     n = {st: (by_status[st]["n"] if st in by_status else 0) for st in ("clean", "quarantined", "skipped")}
     clean_stats = by_status.get("clean")
     start_ms, end_ms = _range(cfg, clean_stats)
-    return SourceData(rows=_clean_rows(parsed, roles), quarantine=_quarantined_rows(parsed, raw),
+    return SourceData(rows=_clean_rows(parsed, roles), quarantine=_quarantined_rows(parsed, plain, folders),
                       rows_read=sum(n.values()), clean_rows=n["clean"], quarantined_rows=n["quarantined"],
                       skipped_rows=n["skipped"], splits=_splits(cfg, clean_stats), start_ms=start_ms, end_ms=end_ms,
                       source_columns=roles.cols, payload_columns=roles.payload,
                       timestamp_roles=_timestamp_roles(roles), event_time_is_role=roles.event_time_from_source,
                       clean_max_offsets=clean_stats["max_offsets"] if clean_stats else {},
-                      _cached=cached)
+                      rows_by_folder=_by_folder(by_status) if folders is not None else None, _cached=cached)
 
 
 def _clean_rows(parsed: DataFrame, roles: _Roles) -> DataFrame:
@@ -278,10 +300,20 @@ def _clean_rows(parsed: DataFrame, roles: _Roles) -> DataFrame:
         F.col(f"{PARSED}key").alias("key"), *[F.col(f"`{c}`") for c in roles.payload], *carried_source_time)
 
 
-def _quarantined_rows(parsed: DataFrame, raw: DataFrame) -> DataFrame:
-    """Every column as read, plus the reason."""
+def _quarantined_rows(parsed: DataFrame, raw: DataFrame, folders: Folders | None = None) -> DataFrame:
+    """Every column as read, plus the reason (and the folder, for a span of folders)."""
     return parsed.filter(F.col(STATUS) == "quarantined").select(
-        *[F.col(f"`{c}`") for c in raw.columns], F.col(REASON).alias(REASON_COLUMN))
+        *[F.col(f"`{c}`") for c in raw.columns], F.col(REASON).alias(REASON_COLUMN),
+        *([folders.start.alias(FOLDER_START)] if folders is not None else []))
+
+
+def _by_folder(by_status: dict[str, dict]) -> dict[int, dict[str, int]]:
+    """folder start -> status -> rows, from the offset check's counts."""
+    out: dict[int, dict[str, int]] = {}
+    for status, d in by_status.items():
+        for folder, n in d["by_folder"].items():
+            out.setdefault(int(folder), {})[status] = n
+    return out
 
 
 def _splits(cfg: JobConfig, clean_stats: dict | None) -> list[str]:

@@ -30,6 +30,8 @@ from .fixed import FixedRows, fixed_firings, fixed_queries, last_start
 from .session_pass import WID_OFFSET, WID_SPLIT
 from .sessions import session_elements
 
+CAUSE_ARRIVAL = "cause_arrival_time"
+
 
 def compute_windows(rows: DataFrame, stream_values: DataFrame, cfg: JobConfig, *, new_from_ms: int | None = None,
                     carried_wm: int | None = None, fire_lookup: DataFrame | None = None,
@@ -54,12 +56,15 @@ def compute_windows(rows: DataFrame, stream_values: DataFrame, cfg: JobConfig, *
 
 def compute_windows_with_elements(rows: DataFrame, stream_values: DataFrame, cfg: JobConfig, *,
                                   new_from_ms: int | None = None, carried_wm: int | None = None,
-                                  fire_lookup: DataFrame | None = None, partitions: int | None = None):
+                                  fire_lookup: DataFrame | None = None, partitions: int | None = None,
+                                  with_cause: bool = False):
     """compute_windows, plus the elements (window bounds per row: split, offset, __we) for the carried state.
 
     `fire_lookup` (tumbling/sliding only): (__q, __v) for every window's max timestamp, from fire_lookup.py.
     `partitions`: the tumbling/sliding firings come out hash-partitioned by key into that many partitions (the
-    windows output's files), so that writing them needs no second shuffle."""
+    windows output's files), so that writing them needs no second shuffle. `with_cause`: the firings also have
+    CAUSE_ARRIVAL, the arrival time of the row that caused a `late_row` firing (what a range replay needs to
+    tell which partition emitted it, engine/span.py)."""
     input_cols = [c for c in rows.columns if c != "wm_before"]
     queries = None
     if cfg.window.type == "session":
@@ -81,7 +86,7 @@ def compute_windows_with_elements(rows: DataFrame, stream_values: DataFrame, cfg
     out = firings.select(
         "key", F.col(WS).alias("window_start"), F.col(WE).alias("window_end"),
         F.col("fire_index").cast("int").alias("fire_index"), F.col("fire_watermark").cast("long").alias("fire_watermark"),
-        "fire_reason", *cfg.aggregations.keys())
+        "fire_reason", *cfg.aggregations.keys(), *([F.col("arrival_time").alias(CAUSE_ARRIVAL)] if with_cause else []))
     return out, late, elems.select("split", "offset", WE)
 
 

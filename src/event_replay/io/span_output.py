@@ -1,0 +1,85 @@
+"""Staging the outputs of a span of partitions (engine/span.py) cut by partition, and each partition's commit.
+
+Every dataset is written once for the whole span, partitioned by the folder columns (`dt`, `hour`): a
+partition's folder then holds the files a write of its rows alone would (io/output._write: the same hash of the
+key, the same order), under `<staging>/<dataset>/dt=.../`. A partition with no rows in a dataset gets an empty
+file of the dataset's schema, as its own run writes. counts/ has one row per partition, from the source's
+per-folder counts and the staged files' footers. The moves of each partition are then committed on their own
+(io/commit.py), in order, so that a crash leaves whole partitions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from ..engine.contract import EngineResult
+from ..engine.span import Span, firing_index
+from ..semantics.config import JobConfig
+from ..spark import local_frame
+from .files import parquet_rows
+from .fs import fs_for
+from .output import DATASETS, WriteSummary, counts_frame, stage_datasets, summary_of, windows_output
+from .partitions import Partition
+from .quarantine import FOLDER_START
+from .source import SourceData
+
+
+@dataclass
+class StagedPartition:
+    partition: Partition
+    summary: WriteSummary
+    moves: list[tuple[str, str]]
+
+
+def stage_span_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, result: EngineResult, span: Span,
+                       stream_ends: list[int], staging: str) -> list[StagedPartition]:
+    """Write every dataset of the span under `staging`, cut by partition; what each partition commits."""
+    folders = span.folder_columns
+    firings = span.with_folders(result.windows, firing_index(span, stream_ends))
+    late = span.with_folders(result.late_events, span.index_at(F.col("arrival_time")))
+    watermarks = span.with_folders(result.watermarks, span.index_at(F.col("replay_time")))
+    quarantine = span.with_folders(source.quarantine, span.index_at(F.col(FOLDER_START))).drop(FOLDER_START)
+    stage_datasets(spark, cfg, source, firings, late, watermarks, staging, quarantine=quarantine, folders=folders)
+    target = cfg.output.path.rstrip("/")
+    staged = []
+    for p in span.parts:
+        by_status = (source.rows_by_folder or {}).get(p.start_ms, {})
+        sub = p.subpath
+        summary = summary_of(target, sum(by_status.values()), by_status.get("clean", 0),
+                             by_status.get("quarantined", 0), by_status.get("skipped", 0),
+                             parquet_rows(spark, f"{staging}/windows/{sub}"),
+                             parquet_rows(spark, f"{staging}/late_events/{sub}"))
+        staged.append(StagedPartition(p, summary, [(f"{staging}/{ds}/{sub}", f"{target}/{ds}/{sub}")
+                                                   for ds in DATASETS]))
+    counts = counts_frame(spark, [s.summary for s in staged], [_folder_values(p, span) for p in span.parts], folders)
+    counts.repartition(1).sortWithinPartitions(*folders).write.partitionBy(*folders).parquet(f"{staging}/counts")
+    _fill_empty(spark, cfg, source, result, staging, span)
+    return staged
+
+
+def _folder_values(p: Partition, span: Span) -> tuple:
+    return (p.id[:10], p.id[11:13]) if span.hourly else (p.id[:10],)
+
+
+def _fill_empty(spark: SparkSession, cfg: JobConfig, source: SourceData, result: EngineResult, staging: str,
+                span: Span) -> None:
+    """An empty file of the dataset's schema in each partition folder the partitioned write left out."""
+    from .output import late_events_output, watermarks_output
+
+    fs = fs_for(staging, spark)
+    schemas: dict[str, DataFrame] = {
+        "windows": windows_output(result.windows, cfg)[0], "late_events": late_events_output(result.late_events,
+                                                                                            source)[0],
+        "watermarks": watermarks_output(result.watermarks)[0], "quarantine": source.quarantine.drop(FOLDER_START)}
+    for ds, df in schemas.items():
+        empty = None
+        for p in span.parts:
+            folder = f"{staging}/{ds}/{p.subpath}"
+            if fs.exists(folder):
+                continue
+            if empty is None:
+                empty = f"{staging}/_empty/{ds}"
+                local_frame(spark, [], df.schema).repartition(1).write.parquet(empty)
+            fs.copy_tree(empty, folder)
