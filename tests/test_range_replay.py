@@ -257,7 +257,6 @@ def _messy_hours(log: Path) -> None:
 
 
 @pytest.mark.spark
-@pytest.mark.integration
 @pytest.mark.parametrize("time", ["event", "processing"])
 def test_quarantined_and_skipped_rows_stay_with_their_folder(spark, tmp_path, time):
     """Each partition's quarantine, counts and outputs are those of its own run, whatever the span read."""
