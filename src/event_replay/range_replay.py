@@ -1,16 +1,18 @@
 """`replay run --partitions FROM..TO`: a range of day (or hour) partitions replayed in one Spark application.
 
-Each partition continues the state of the one before (SEMANTICS §6 `hold`), so a range is a strict sequence of
-partition replays. It goes through exactly the code path of one `--partition` run (job.run_partition: the
-predecessor's committed state read back, the outputs and the partition's own state committed together), in one
-session and under one hold of the output lock: what a range saves is the JVM start, the Spark session and the
-lock/recovery round trip of every partition, and its outputs are those of the one-by-one runs by construction.
+Each partition continues the state of the one before (SEMANTICS §6 `hold`), and partitions replayed one by one
+give exactly the outputs of one replay of the whole range. So the range is replayed once, as one span from its
+first partition's predecessor (io/span_source.py reads every folder in one scan, each row cut to its own folder),
+and its outputs are cut by partition afterwards (engine/span.py says which partition emits each output row,
+io/span_output.py stages each dataset once, partitioned by folder): every partition gets the outputs its own
+`--partition` run writes, and the range's last partition its carried state. The partitions inside a range leave
+no state (each would cost a write per partition; nothing continues from them) and a stale one is removed.
 
-Every partition is committed on its own, so a crash leaves whole partitions. A small progress file
+Every partition is committed on its own, in order, so a crash leaves whole partitions. A small progress file
 `<output.path>/_range.json` names the request and the last partition committed; a rerun of the same request
-continues after it. A finished range removes the file, so running a range again replays it again (as rerunning a
-`--partition` does). A torn or foreign progress file only means starting the range over, which is always correct:
-its first partition's predecessor state is left untouched by the range.
+replays the span again and commits only the partitions after it. A finished range removes the file, so running a
+range again replays it again (as rerunning a `--partition` does). A torn or foreign progress file only means
+starting the range over, which is always correct: the range never touches its first partition's predecessor.
 """
 from __future__ import annotations
 
