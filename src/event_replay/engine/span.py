@@ -56,10 +56,6 @@ class Span:
         return self.parts[0].hourly
 
     @property
-    def ids(self) -> list[str]:
-        return [p.id for p in self.parts]
-
-    @property
     def whole(self) -> Partition:
         """The span as one partition of the engine: the last one's id, from the first one's start."""
         return Partition(self.parts[-1].id, self.parts[0].start_ms, self.parts[-1].end_ms)

@@ -97,7 +97,7 @@ def watermarks_output(watermarks: DataFrame, keep: Sequence[str] = ()) -> tuple[
     return out, order
 
 
-def _write(df: DataFrame, order: list, path: str, files: int = OUTPUT_FILES, spread_by: str | None = None,
+def write_dataset(df: DataFrame, order: list, path: str, files: int = OUTPUT_FILES, spread_by: str | None = None,
            folders: list[str] | None = None) -> None:
     # A fixed number of partitions, each sorted: the same files whatever the cores, partitions or input file order.
     # Several files are filled by a hash of `spread_by` (Spark's murmur3: the same on any cluster), so file i holds
@@ -137,7 +137,7 @@ def stage_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firin
     # Counts from what was written (the files' footers), not from a second run of the engine.
     counts = summary_of(target, source.rows_read, source.clean_rows, source.quarantined_rows, source.skipped_rows,
                         parquet_rows(spark, f"{staging}/windows"), parquet_rows(spark, f"{staging}/late_events"))
-    _write(counts_frame(spark, [counts]), ["rows_read"], f"{staging}/counts")
+    write_dataset(counts_frame(spark, [counts]), ["rows_read"], f"{staging}/counts")
     sub = f"/{partition_subpath}" if partition_subpath is not None else ""
     moves = [(f"{staging}/{name}", f"{target}/{name}{sub}") for name in DATASETS]
     return counts, moves
@@ -145,14 +145,16 @@ def stage_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firin
 
 def stage_datasets(spark: SparkSession, cfg: JobConfig, source: SourceData, firings: DataFrame, late: DataFrame,
                    watermarks: DataFrame, staging: str, quarantine: DataFrame | None = None,
-                   folders: list[str] | None = None) -> None:
-    """windows/, late_events/, watermarks/ and quarantine/ (by default the source's) under `staging`. `folders`:
-    the frames carry these columns and each dataset is written in one sub-folder per value (a span of
-    partitions, io/span_output.py)."""
+                   folders: list[str] | None = None) -> dict[str, DataFrame]:
+    """windows/, late_events/, watermarks/ and quarantine/ (by default the source's) under `staging`; returns the
+    frames written, by dataset. `folders`: the frames carry these columns and each dataset is written in one
+    sub-folder per value (a span of partitions, io/span_output.py)."""
     keep = folders or []
+    written: dict[str, DataFrame] = {}
 
     def write(name: str, df: DataFrame, order: list, files: int = OUTPUT_FILES, spread_by: str | None = None):
-        _write(df, order, f"{staging}/{name}", files, spread_by, folders)
+        written[name] = df
+        write_dataset(df, order, f"{staging}/{name}", files, spread_by, folders)
 
     write("windows", *windows_output(firings, cfg, keep), cfg.output.windows_files, "key")
     failpoint("mid_staging")
@@ -163,6 +165,7 @@ def stage_datasets(spark: SparkSession, cfg: JobConfig, source: SourceData, firi
         q = local_frame(spark, [], q.schema)
     order = [c for c in orderable_columns(q) if c not in (REASON_COLUMN, *keep)]
     write("quarantine", q, [REASON_COLUMN] + order)
+    return written
 
 
 def summary_of(target: str, rows_read: int, clean_rows: int, quarantined: int, skipped: int, firings: int,

@@ -20,8 +20,9 @@ from ..spark import local_frame
 from .files import check_schema_drift, csv_reader, data_files, neighbour_file
 from .fs import hadoop_fs
 from .offsets import check_offsets
-from .quarantine import (FOLDER_START, ARRIVAL_TIME_AFTER_9999, ARRIVAL_TIME_BEFORE_1970, BAD_ARRIVAL_TIME, BAD_EVENT_TIME,
-                         BAD_OFFSET, ENGINE_COLUMNS, EVENT_TIME_AFTER_9999, EVENT_TIME_BEFORE_1970, MAX_TIME_MS,
+from .quarantine import (ARRIVAL_TIME_AFTER_9999, ARRIVAL_TIME_BEFORE_1970, BAD_ARRIVAL_TIME, BAD_EVENT_TIME,
+                         BAD_OFFSET, ENGINE_COLUMNS, EVENT_TIME_AFTER_9999, EVENT_TIME_BEFORE_1970, FOLDER_START,
+                         MAX_TIME_MS,
                          MIN_TIME_MS, MISSING_ARRIVAL_TIME, MISSING_EVENT_TIME, MISSING_KEY, MISSING_OFFSET,
                          MISSING_SPLIT, PARSED, REASON, REASON_COLUMN, SOURCE_EVENT_TIME, STATUS, UNDECLARED_SPLIT,
                          offset_to_long, time_to_ms)
@@ -114,12 +115,16 @@ def read_partition_source(spark: SparkSession, cfg: JobConfig, subpath: str, sta
         return prepare_source(local_frame(spark, [], borrowed_schema(spark, cfg, subpath)), pcfg, carried_offsets)
     # Drift is judged against the past (the nearest earlier partition): a later partition's drift is its own.
     check_schema_drift(spark, files, pcfg.source.format, neighbour_file(spark, cfg, subpath, earlier_only=True))
+    return prepare_source(read_folders(spark, pcfg.source.format, [path]), pcfg, carried_offsets)
+
+
+def read_folders(spark: SparkSession, fmt: str, paths: list[str]) -> DataFrame:
+    """The files under partition folders, looked up recursively with partition discovery off (a day made of
+    `hour=` folders reads as its data columns only); CSV as strings, as read_raw."""
     reader = spark.read.option("recursiveFileLookup", "true")
-    if pcfg.source.format == "csv":
-        raw = reader.option("header", True).option("mode", "PERMISSIVE").csv(path)
-    else:
-        raw = reader.parquet(path)
-    return prepare_source(raw, pcfg, carried_offsets)
+    if fmt == "csv":
+        return reader.option("header", True).option("mode", "PERMISSIVE").csv(paths)
+    return reader.parquet(*paths)
 
 
 def missing_partition(subpath: str, path: str) -> MissingPartitionError:
@@ -264,7 +269,8 @@ def prepare_source(raw: DataFrame, cfg: JobConfig, carried_offsets: Mapping[str,
     back across a cut is quarantined as in one replay of the whole range. `folders`: the rows come from a span of
     partition folders (`raw` has the folder column): each is cut to its folder and counted per folder, and the
     quarantine keeps the folder column (FOLDER_START)."""
-    roles = _roles(raw.drop(FOLDER_START), cfg)
+    plain = raw.drop(FOLDER_START)  # the columns as read (roles, row content, order, quarantine)
+    roles = _roles(plain, cfg)
     parsed = _with_status(_parsed(raw, roles), _reason(roles, cfg), cfg, folders)
     # The rows are read by the offset check, the counts and the engine (twice). Parquet is read again each time,
     # with only the columns each read needs (building an in-memory copy of whole rows costs more than that); CSV
@@ -273,7 +279,6 @@ def prepare_source(raw: DataFrame, cfg: JobConfig, carried_offsets: Mapping[str,
     if cfg.source.format == "csv":
         parsed = parsed.persist(StorageLevel.MEMORY_AND_DISK)
         cached.append(parsed)
-    plain = raw.drop(FOLDER_START)  # the columns as read (row content, order, quarantine)
     parsed, more, by_status = check_offsets(parsed, plain, F.col(f"{PARSED}split"), F.col(f"{PARSED}offset"),
                                             F.col(f"{PARSED}arrival_time"), carried_offsets,
                                             folders.start if folders is not None else None)

@@ -20,7 +20,7 @@ from ..semantics.config import JobConfig
 from ..spark import local_frame
 from .files import parquet_rows
 from .fs import fs_for
-from .output import DATASETS, WriteSummary, counts_frame, stage_datasets, summary_of, windows_output
+from .output import DATASETS, WriteSummary, counts_frame, stage_datasets, summary_of, write_dataset
 from .partitions import Partition
 from .quarantine import FOLDER_START
 from .source import SourceData
@@ -41,7 +41,8 @@ def stage_span_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, 
     late = span.with_folders(result.late_events, span.index_at(F.col("arrival_time")))
     watermarks = span.with_folders(result.watermarks, span.index_at(F.col("replay_time")))
     quarantine = span.with_folders(source.quarantine, span.index_at(F.col(FOLDER_START))).drop(FOLDER_START)
-    stage_datasets(spark, cfg, source, firings, late, watermarks, staging, quarantine=quarantine, folders=folders)
+    written = stage_datasets(spark, cfg, source, firings, late, watermarks, staging, quarantine=quarantine,
+                             folders=folders)
     target = cfg.output.path.rstrip("/")
     staged = []
     for p in span.parts:
@@ -54,8 +55,8 @@ def stage_span_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, 
         staged.append(StagedPartition(p, summary, [(f"{staging}/{ds}/{sub}", f"{target}/{ds}/{sub}")
                                                    for ds in DATASETS]))
     counts = counts_frame(spark, [s.summary for s in staged], [_folder_values(p, span) for p in span.parts], folders)
-    counts.repartition(1).sortWithinPartitions(*folders).write.partitionBy(*folders).parquet(f"{staging}/counts")
-    _fill_empty(spark, cfg, source, result, staging, span)
+    write_dataset(counts, ["rows_read"], f"{staging}/counts", folders=folders)
+    _fill_empty(spark, {name: df.drop(*folders) for name, df in written.items()}, staging, span)
     return staged
 
 
@@ -63,17 +64,11 @@ def _folder_values(p: Partition, span: Span) -> tuple:
     return (p.id[:10], p.id[11:13]) if span.hourly else (p.id[:10],)
 
 
-def _fill_empty(spark: SparkSession, cfg: JobConfig, source: SourceData, result: EngineResult, staging: str,
-                span: Span) -> None:
-    """An empty file of the dataset's schema in each partition folder the partitioned write left out."""
-    from .output import late_events_output, watermarks_output
-
+def _fill_empty(spark: SparkSession, written: dict[str, DataFrame], staging: str, span: Span) -> None:
+    """An empty file of the dataset's schema (`written`: the frames written, without the folder columns) in each
+    partition folder the partitioned write left out."""
     fs = fs_for(staging, spark)
-    schemas: dict[str, DataFrame] = {
-        "windows": windows_output(result.windows, cfg)[0], "late_events": late_events_output(result.late_events,
-                                                                                            source)[0],
-        "watermarks": watermarks_output(result.watermarks)[0], "quarantine": source.quarantine.drop(FOLDER_START)}
-    for ds, df in schemas.items():
+    for ds, df in written.items():
         empty = None
         for p in span.parts:
             folder = f"{staging}/{ds}/{p.subpath}"

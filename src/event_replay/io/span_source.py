@@ -21,7 +21,7 @@ from .files import check_schema_drift, data_files, neighbour_file
 from .fs import hadoop_fs
 from .partitions import Partition
 from .quarantine import FOLDER_START
-from .source import Folders, SourceData, borrowed_schema, missing_partition, prepare_source
+from .source import Folders, SourceData, borrowed_schema, missing_partition, prepare_source, read_folders
 
 DAY_MS = 86_400_000
 HOUR_MS = 3_600_000
@@ -64,10 +64,6 @@ def read_span_source(spark: SparkSession, cfg: JobConfig, parts: list[Partition]
         return prepare_source(raw.withColumn(FOLDER_START, F.lit(None).cast("long")), span, carried_offsets, folders)
     # Drift is judged against the past: the nearest partition before the span, else the span's first file.
     check_schema_drift(spark, files, cfg.source.format, neighbour_file(spark, cfg, parts[0].subpath, earlier_only=True))
-    reader = spark.read.option("recursiveFileLookup", "true")
-    if cfg.source.format == "csv":
-        raw = reader.option("header", True).option("mode", "PERMISSIVE").csv(paths)
-    else:
-        raw = reader.parquet(*paths)
-    raw = raw.select("*", folder_start(F.col("_metadata.file_path"), parts[0].hourly).alias(FOLDER_START))
+    folder = folder_start(F.col("_metadata.file_path"), parts[0].hourly)
+    raw = read_folders(spark, cfg.source.format, paths).select("*", folder.alias(FOLDER_START))
     return prepare_source(raw, span, carried_offsets, folders)
