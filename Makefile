@@ -35,9 +35,15 @@ AIRFLOW_ENV = AIRFLOW_HOME=$(AIRFLOW_HOME_DIR) AIRFLOW__CORE__DAGS_FOLDER=$(CURD
 export UV_PYTHON_DOWNLOADS := never
 export PATH := $(TOOLS)/bin:$(PATH)
 
-.PHONY: install test test-all test-slow test-integration tune demo airflow airflow-init bench clean distclean check-python check-java sync data-docs-assets
+.PHONY: install jvm test test-all test-slow test-integration tune demo airflow airflow-init bench clean distclean check-python check-java sync data-docs-assets
 
-install: check-python check-java sync
+install: check-python check-java sync jvm
+
+# The engine's Spark extension (jvm/src: the read-order pass of the offset check, io/read_order.py), compiled against
+# the venv's pyspark into src/event_replay/jvm/; rebuilt only when a source or pyspark changed. Without javac it is
+# skipped with a note: replays then sort every split to check offsets (same results, slower).
+jvm: sync
+	@bash jvm/build.sh $(VENV)/bin/python
 
 check-python:
 	@if [ -z "$(PYTHON)" ]; then echo "error: Python 3.11 is required (python3.11 not found on PATH)" >&2; exit 1; fi

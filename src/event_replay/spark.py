@@ -30,12 +30,25 @@ def build_session(master: str | None = None, app_name: str = "event-replay",
     if master:
         builder = builder.master(master)
     settings = {**DETERMINISTIC_CONF, **(conf or {})}
+    _add_extension_jar(settings)
     for k, v in settings.items():
         builder = builder.config(k, v)
     spark = builder.getOrCreate()
     local_shuffle_partitions(spark, user_set="spark.sql.shuffle.partitions" in settings)
     spark.sparkContext.setLogLevel("WARN")
     return spark
+
+
+def _add_extension_jar(settings: dict[str, str]) -> None:
+    """The engine's Spark extension (io/read_order.py) on the classpath of a JVM this builder starts, beside any
+    jars the caller gave. A JVM that spark-submit started has its classpath already: there it takes --jars
+    (the DAGs' operators pass it; spark.jars set here would replace the submitted jars and not reach the driver)."""
+    from .io.read_order import extension_jars
+
+    jar = extension_jars()
+    if jar is None or os.environ.get("PYSPARK_GATEWAY_PORT"):
+        return
+    settings["spark.jars"] = ",".join(j for j in (settings.get("spark.jars"), jar) if j)
 
 
 def local_shuffle_partitions(spark: SparkSession, user_set: bool = False) -> None:

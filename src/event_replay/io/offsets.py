@@ -8,6 +8,7 @@ from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from .read_order import proven_clean, read_order_records
 from .quarantine import (DUPLICATE_OFFSET, DUPLICATE_ROW, OFFSET_OUT_OF_ORDER, PARSED, REASON, STATUS,
                          orderable_columns, row_content)
 
@@ -48,7 +49,7 @@ def _exact_offset_checks(parsed: DataFrame, raw: DataFrame, s: Column, o: Column
 
 
 def _count(stats: dict[str, dict], status: str, group, names) -> None:
-    """Adds one aggregated group (n, lo, hi, f: its folder) to the per-status stats."""
+    """Adds one record (n, lo, hi, f: its folder) to the per-status stats."""
     d = stats.setdefault(status, {"n": 0, "lo": None, "hi": None, "splits": set(), "by_folder": {}})
     d["n"] += group["n"]
     d["by_folder"][group["f"]] = d["by_folder"].get(group["f"], 0) + group["n"]
@@ -57,8 +58,42 @@ def _count(stats: dict[str, dict], status: str, group, names) -> None:
     d["splits"].update(names)
 
 
-_PRECHECK = True  # False: every split goes through the exact checks (tests prove the pre-check changes nothing)
-_split_hash = F.xxhash64  # the pre-check's key for a split (tests force collisions through it)
+_PRECHECK = True  # False: every split goes through the exact checks (tests prove the pre-checks change nothing)
+_split_hash = F.xxhash64  # the sorted check's key for a split (tests force collisions through it)
+_STATUS_OF = {0: "clean", 1: "skipped", 2: "quarantined"}  # a candidate that passes is clean
+
+
+def _stats(records: list[dict]) -> tuple[dict[str, dict], dict[str, int]]:
+    """Per status: n, lo/hi (arrival range), splits, by_folder; and each candidate split's largest offset."""
+    stats: dict[str, dict] = {}
+    max_offsets: dict[str, int] = {}
+    for r in records:
+        names = [r["s"]] if r["c"] == 0 else []
+        _count(stats, _STATUS_OF[r["c"]], r, names)
+        if r["c"] == 0 and r["max_o"] is not None:
+            max_offsets[r["s"]] = max(r["max_o"], max_offsets.get(r["s"], r["max_o"]))
+    return stats, max_offsets
+
+
+def _sorted_check(parsed: DataFrame, s: Column, o: Column, a: Column, carried: Mapping[str, int] | None,
+                  splits: set[str]) -> set[str]:
+    """Of `splits`, those that may hold a bad row: in (arrival, offset) order, an offset not above every offset
+    before it (or not above the carried one). One sort of four narrow columns; it finds every bad row's split: a
+    second row at (split, offset) either arrives at the same instant as the first (the pair is adjacent: equal
+    offsets) or later (an offset not above an earlier one); an out-of-order offset is not above one that arrived
+    before it."""
+    # Sorted by a 64-bit hash of the split, not its string (comparing the strings was most of the sort's cost).
+    # Two splits with one hash share a running max: such a group is returned whole, so a collision costs time,
+    # never exactness.
+    cand = (F.col(STATUS) == "candidate") & s.isin(sorted(splits))
+    narrow = parsed.filter(cand).select(_split_hash(s).alias("h"), s.alias("s"), o.alias("o"), a.alias("a"),
+                                        _carried_offset(s, carried).alias("carried"))
+    before = Window.partitionBy("h").orderBy("a", "o").rowsBetween(Window.unboundedPreceding, -1)
+    not_above = (F.col("o") <= F.max("o").over(before)) | (F.col("o") <= F.col("carried"))
+    per_hash = (narrow.withColumn("_bad", F.coalesce(not_above, F.lit(False)))
+                .groupBy("h").agg(F.max(F.col("_bad").cast("int")).alias("bad"), F.collect_set("s").alias("names"))
+                .collect())
+    return {name for r in per_hash if r["bad"] or len(r["names"]) > 1 for name in r["names"]}
 
 
 def check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Column,
@@ -66,54 +101,25 @@ def check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Co
                   folder: Column | None = None) -> tuple[DataFrame, list[DataFrame], dict[str, dict]]:
     """The candidates become clean, or quarantined as duplicates or out-of-order offsets (_exact_offset_checks);
     returns the checked rows, the frames cached for them, and per status: n, lo/hi (arrival range), splits; the
-    clean status also has `max_offsets` (split -> largest offset of its clean rows; None when a hash collision
-    hides it), which the carried state needs.
+    clean status also has `max_offsets` (split -> largest offset of its clean rows), which the carried state needs.
 
-    The exact checks sort whole rows twice; they run only on the splits that can hold such a row. A split is
-    clean when, in (arrival, offset) order, every offset is above all the offsets before it: one sort of four
-    narrow columns, in the same pass as the counts. That finds every bad row's split: a second row at
-    (split, offset) either arrives at the same instant as the first (the pair is adjacent: equal offsets) or
-    later (an offset not above an earlier one); an out-of-order offset is not above one that arrived before it.
-    Since both exact windows partition by split, whole splits go through them unchanged. `carried`: each split's
-    last offset in the partitions before (a row not above it is bad too). `folder`: for a span of partition folders,
-    each status also has `by_folder` (folder -> rows), counted in the same aggregates."""
+    The exact checks sort whole rows twice; they run only on the splits that can hold such a row. Two filters
+    find those splits: the read-order pass (io/read_order.py: no sort, proves most splits of a log written in
+    arrival order clean, and counts every status) and, for the splits it cannot prove, the sorted check
+    (_sorted_check). Since both exact windows partition by split, whole splits go through them unchanged.
+    `carried`: each split's last offset in the partitions before (a row not above it is bad too). `folder`: for a
+    span of partition folders, each status also has `by_folder` (folder -> rows)."""
     cand = F.col(STATUS) == "candidate"
-    # Sorted by longs only (a status code, a 64-bit hash of the split): comparing the split strings was most of the
-    # sort's cost. Two splits with one hash would share a running max: such a hash group is sent to the exact
-    # checks whole (it holds more than one split name), so a collision costs time, never exactness.
     code = F.when(cand, 0).when(F.col(STATUS) == "skipped", 1).otherwise(2)
     folder = folder if folder is not None else F.lit(0).cast("long")
-    narrow = parsed.select(code.alias("c"), F.when(cand, _split_hash(s)).alias("h"), s.alias("s"), o.alias("o"),
-                           a.alias("a"), _carried_offset(s, carried).alias("carried"), folder.alias("f"))
-    before = Window.partitionBy("c", "h").orderBy("a", "o").rowsBetween(Window.unboundedPreceding, -1)
-    # Grouped by split for the candidates only (their split names are the log's splits: few); the other rows
-    # by status alone, whatever they hold in their split column.
-    not_above = (F.col("o") <= F.max("o").over(before)) | (F.col("o") <= F.col("carried"))
-    per_hash = (narrow.withColumn("_bad", (F.col("c") == 0) & F.coalesce(not_above, F.lit(False)))
-                .groupBy("c", "h", "f")
-                .agg(F.count(F.lit(1)).alias("n"), F.min("a").alias("lo"), F.max("a").alias("hi"),
-                     F.max(F.col("_bad").cast("int")).alias("bad"), F.max("o").alias("max_o"),
-                     F.collect_set(F.when(F.col("c") == 0, F.col("s"))).alias("names"))
-                .collect())
-    # Per status (a candidate that passes is clean): counts, arrival range, split names; and the splits to check.
-    status_of = {0: "clean", 1: "skipped", 2: "quarantined"}
-    stats: dict[str, dict] = {}
-    dirty: set[str] = set()
-    # A split's largest candidate offset is its largest clean one: the first row at that offset is above every
-    # offset before it (and a carried offset at or above it is kept anyway: last_offsets_after).
-    max_offsets: dict[str, int] | None = {}
-    for r in per_hash:
-        st = status_of[r["c"]]
-        if st == "clean" and max_offsets is not None:
-            if len(r["names"]) == 1:
-                name = r["names"][0]
-                max_offsets[name] = max(int(r["max_o"]), max_offsets.get(name, int(r["max_o"])))
-            else:
-                max_offsets = None
-        # A group of two splits (a hash collision) shared one running max: its splits are checked exactly.
-        if st == "clean" and (r["bad"] or len(r["names"]) > 1 or not _PRECHECK):
-            dirty.update(r["names"])
-        _count(stats, st, r, r["names"])
+    records = read_order_records(code, s, folder, o, a, parsed).to_pylist()
+    stats, max_offsets = _stats(records)
+    splits = {r["s"] for r in records if r["c"] == 0}
+    if not _PRECHECK:
+        dirty = splits
+    else:
+        unproven = splits - proven_clean(records, carried)
+        dirty = _sorted_check(parsed, s, o, a, carried, unproven) if unproven else set()
     if "clean" in stats:
         stats["clean"]["max_offsets"] = max_offsets
     if not dirty:

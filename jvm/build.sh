@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds the engine's small Spark extension (jvm/src: the offset pre-check's read-order pass, io/offsets.py) into
+# src/event_replay/jvm/event-replay-spark.jar, compiled against the jars of the installed pyspark; idempotent and
+# cheap when nothing changed. Without a JDK (javac) nothing is built and the replay sorts every split instead:
+# same results, slower (io/read_order.py).
+# Usage: jvm/build.sh PYTHON   (the venv's python, which has pyspark)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PY="${1:?usage: jvm/build.sh PYTHON}"
+SRC="$ROOT/jvm/src"
+JAR="$ROOT/src/event_replay/jvm/event-replay-spark.jar"
+
+if ! command -v javac >/dev/null 2>&1; then
+  echo "install: javac not found (a JDK 17, not only a JRE): the read-order pass is not built; replays sort every split instead (same results, slower)" >&2
+  rm -f "$JAR"
+  exit 0
+fi
+LIB="$("$PY" -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')"
+CP="$(ls "$LIB"/*.jar | sort | tr '\n' ':')"
+STAMP="$ROOT/build/jvm/.built"
+if [ -f "$JAR" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$CP" ] && \
+   [ -z "$(find "$SRC" -name '*.java' -newer "$JAR" | head -n1)" ]; then
+  exit 0
+fi
+CLASSES="$ROOT/build/jvm/classes"
+rm -rf "$CLASSES"; mkdir -p "$CLASSES" "$(dirname "$JAR")"
+javac -nowarn -encoding UTF-8 --release 17 -cp "$CP" -d "$CLASSES" $(find "$SRC" -name '*.java' | sort)
+jar --create --file "$JAR.tmp" -C "$CLASSES" .
+mv "$JAR.tmp" "$JAR"
+printf '%s' "$CP" > "$STAMP"
+echo "install: built $JAR" >&2

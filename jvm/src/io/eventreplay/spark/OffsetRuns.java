@@ -1,0 +1,175 @@
+package io.eventreplay.spark;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The offset pre-check's first pass: each Spark partition's rows in the order they were read, cut into runs.
+ *
+ * <p>Input columns, by position: status code (int: 0 a candidate row, else a row the check only counts), split
+ * (string), folder (long), offset (long), arrival time (long), file (long: a hash of the file's name). A run is a
+ * sequence of one split's candidate rows of one folder and file, in read order, whose arrival times never fall and
+ * whose offsets strictly rise. (A partition reads its files in no particular order: a run across a file boundary
+ * would span the time of the files read elsewhere and fail to chain. The row-by-row test is what proves a run,
+ * so two files with one hash cost chaining, never exactness.) A log written in
+ * arrival order per split (a Kafka dump, this project's own outputs) has one run per split and file, so the driver
+ * can prove a split clean from a handful of runs instead of sorting its rows: when the runs, ordered by their first
+ * row, follow one another in both arrival and offset, the split's rows in (arrival, offset) order are the runs one
+ * after the other, and every offset rises. Past {@code maxRuns} runs of one split in a partition, the rest of that
+ * split's rows in the partition are summed into one record marked unordered (the driver then checks the split by
+ * sorting). The other statuses get one summary record per (status, folder). Nothing here decides a row: the records
+ * only say which splits need the sorted check.
+ */
+public final class OffsetRuns {
+    public static final StructType SCHEMA = new StructType()
+            .add("c", DataTypes.IntegerType, false)
+            .add("s", DataTypes.StringType, true)
+            .add("f", DataTypes.LongType, false)
+            .add("n", DataTypes.LongType, false)
+            .add("lo", DataTypes.LongType, true)
+            .add("hi", DataTypes.LongType, true)
+            .add("min_o", DataTypes.LongType, true)
+            .add("max_o", DataTypes.LongType, true)
+            .add("ordered", DataTypes.BooleanType, false);
+
+    private static final long NONE = Long.MIN_VALUE;  // a missing offset or arrival time (never a candidate's)
+
+    private OffsetRuns() {
+    }
+
+    /** One record per run (or per unordered rest, or per other status) of each partition of {@code narrow}. */
+    public static Dataset<Row> runs(Dataset<Row> narrow, int maxRuns) {
+        if (maxRuns < 1) {
+            throw new IllegalArgumentException("maxRuns must be at least 1, got " + maxRuns);
+        }
+        return narrow.mapPartitions(new Pass(maxRuns), Encoders.row(SCHEMA));
+    }
+
+    private static final class Pass implements MapPartitionsFunction<Row, Row> {
+        private static final long serialVersionUID = 1L;
+        private final int maxRuns;
+
+        Pass(int maxRuns) {
+            this.maxRuns = maxRuns;
+        }
+
+        @Override
+        public Iterator<Row> call(Iterator<Row> rows) {
+            List<Row> out = new ArrayList<>();
+            Map<Key, Run> open = new LinkedHashMap<>();
+            Map<Key, Integer> closed = new HashMap<>();
+            while (rows.hasNext()) {
+                Row r = rows.next();
+                Key key = new Key(r.getInt(0), r.isNullAt(1) ? null : r.getString(1), r.getLong(2));
+                // Only candidates are sure to have both (the others may lack them: that is why they are not).
+                long offset = r.isNullAt(3) ? NONE : r.getLong(3);
+                long arrival = r.isNullAt(4) ? NONE : r.getLong(4);
+                long file = r.getLong(5);
+                Run run = open.get(key);
+                if (run == null) {
+                    open.put(key, new Run(key.code == 0, offset, arrival, file));
+                } else if (!run.ordered || run.follows(offset, arrival, file)) {
+                    run.add(offset, arrival);
+                } else {
+                    int done = closed.merge(key, 1, Integer::sum);
+                    if (done <= maxRuns) {
+                        out.add(run.record(key));
+                        open.put(key, new Run(true, offset, arrival, file));
+                    } else {  // too many runs: the rest of this split's rows here only count
+                        run.ordered = false;
+                        run.add(offset, arrival);
+                    }
+                }
+            }
+            for (Map.Entry<Key, Run> e : open.entrySet()) {
+                out.add(e.getValue().record(e.getKey()));
+            }
+            return out.iterator();
+        }
+    }
+
+    private static final class Key {
+        final int code;
+        final String split;
+        final long folder;
+
+        Key(int code, String split, long folder) {
+            this.code = code;
+            this.split = code == 0 ? split : null;  // the other statuses are counted whatever their split holds
+            this.folder = folder;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Key)) {
+                return false;
+            }
+            Key k = (Key) o;
+            return code == k.code && folder == k.folder && Objects.equals(split, k.split);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(code, split, folder);
+        }
+    }
+
+    /** A run in progress: its rows' count and ranges (NONE values left out); `ordered` false once it is a sum. */
+    private static final class Run {
+        boolean ordered;
+        long n;
+        long lo = Long.MAX_VALUE;
+        long hi = NONE;
+        long minOffset = Long.MAX_VALUE;
+        long maxOffset = NONE;
+        long lastOffset;
+        long lastArrival;
+        final long file;
+
+        Run(boolean ordered, long offset, long arrival, long file) {
+            this.ordered = ordered;
+            this.file = file;
+            add(offset, arrival);
+        }
+
+        boolean follows(long offset, long arrival, long file) {
+            return arrival >= lastArrival && offset > lastOffset && file == this.file;
+        }
+
+        void add(long offset, long arrival) {
+            n++;
+            if (arrival != NONE) {
+                lo = Math.min(lo, arrival);
+                hi = Math.max(hi, arrival);
+            }
+            if (offset != NONE) {
+                minOffset = Math.min(minOffset, offset);
+                maxOffset = Math.max(maxOffset, offset);
+            }
+            lastOffset = offset;
+            lastArrival = arrival;
+        }
+
+        Row record(Key key) {
+            return RowFactory.create(key.code, key.split, key.folder, n, orNull(lo, hi), orNull(hi, hi),
+                    orNull(minOffset, maxOffset), orNull(maxOffset, maxOffset), ordered);
+        }
+
+        private static Long orNull(long value, long max) {
+            return max == NONE ? null : value;  // max is NONE only when no row had the value
+        }
+    }
+}

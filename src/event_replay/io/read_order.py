@@ -1,0 +1,80 @@
+"""Which splits are clean of duplicate and out-of-order offsets, proven from the order the rows were read in.
+
+The offset check (io/offsets.py) wants every split's rows in (arrival, offset) order, each offset above all
+before it. Sorting every row for that was most of a replay's read cost. But logs are mostly written the way they
+arrived: one pass over each Spark partition in read order (the engine's Spark extension, jvm/src/.../OffsetRuns.java)
+cuts each split's rows of each file into runs whose arrival times never fall and whose offsets strictly rise, and reports per
+run its count, arrival range and offset range (a handful per split and file on such a log). On the driver, a split
+is proven clean when its runs, ordered by first arrival then first offset, each end before the next begins in
+both arrival and offset, and the first offset is above the offset carried from the partitions before: the split
+in (arrival, offset) order is then its runs one after the other. Any other split (runs that interleave, or more
+than MAX_RUNS of them in a partition: a shuffled file) is left to the sorted check, which decides it exactly; so
+the order of the files can change the work done, never a result.
+
+The same records give the counts every status needs (rows, arrival range, per folder) and each split's largest
+offset. Without the extension (no JDK at install, or a spark-submit without --jars) the records are one plain
+aggregate per (status, split, folder), none proven: every split takes the sorted check, same results, slower.
+"""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Mapping
+
+import pyarrow as pa
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+JAR = Path(__file__).resolve().parents[1] / "jvm" / "event-replay-spark.jar"  # built by jvm/build.sh
+MAX_RUNS = 64  # runs of one split in one partition before the rest of its rows there only count
+_log = logging.getLogger(__name__)
+
+
+def extension_jars() -> str | None:
+    """The extension's jar for `spark.jars` / `spark-submit --jars`, if it was built."""
+    return str(JAR) if JAR.is_file() else None
+
+
+def _runs_class(spark):
+    from py4j.java_gateway import JavaClass
+    cls = spark._jvm.io.eventreplay.spark.OffsetRuns
+    if isinstance(cls, JavaClass):
+        return cls
+    _log.warning("the read-order pass is not on the driver's classpath (%s): every split is sorted to check its "
+                 "offsets (same results, slower); spark-submit needs --jars %s", JAR, JAR)
+    return None
+
+
+def read_order_records(code: Column, split: Column, folder: Column, offset: Column, arrival: Column,
+                       rows: DataFrame) -> pa.Table:
+    """Per run (status code c = 0) or per (c, folder) otherwise: c, s, f, n, lo, hi (arrival), min_o, max_o,
+    ordered (False: not a run, a sum)."""
+    narrow = rows.select(code.alias("c"), F.when(code == 0, split).alias("s"), folder.alias("f"),
+                         offset.alias("o"), arrival.alias("a"), F.xxhash64(F.input_file_name()).alias("file"))
+    spark = rows.sparkSession
+    cls = _runs_class(spark)
+    if cls is not None:
+        return DataFrame(cls.runs(narrow._jdf, MAX_RUNS), spark).toArrow()
+    return (narrow.drop("file").groupBy("c", "s", "f")
+            .agg(F.count(F.lit(1)).alias("n"), F.min("a").alias("lo"), F.max("a").alias("hi"),
+                 F.min("o").alias("min_o"), F.max("o").alias("max_o"), F.lit(False).alias("ordered"))
+            .toArrow())
+
+
+def proven_clean(records: list[dict], carried: Mapping[str, int] | None) -> set[str]:
+    """The candidate splits whose runs (read_order_records, as dicts) chain (module doc): every row of them is
+    clean."""
+    by_split: dict[str, list[dict]] = {}
+    for r in records:
+        if r["c"] == 0:
+            by_split.setdefault(r["s"], []).append(r)
+    return {s for s, runs in by_split.items() if _chains(runs, (carried or {}).get(s))}
+
+
+def _chains(runs: list[dict], carried: int | None) -> bool:
+    if any(not r["ordered"] or r["min_o"] is None or r["lo"] is None for r in runs):
+        return False
+    runs = sorted(runs, key=lambda r: (r["lo"], r["min_o"]))
+    if carried is not None and runs[0]["min_o"] <= carried:
+        return False
+    return all(a["hi"] <= b["lo"] and a["max_o"] < b["min_o"] for a, b in zip(runs, runs[1:]))

@@ -1,0 +1,121 @@
+"""The read-order pass (io/read_order.py, jvm/src/.../OffsetRuns.java): runs in read order, and which splits they
+prove clean. Reading with it must quarantine exactly what the exact checks on every split quarantine, whatever the
+files' order; on a log written in arrival order it must prove the clean splits, and never a bad one."""
+from __future__ import annotations
+
+import os
+import random
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from pyspark.sql import functions as F
+
+from event_replay.io import offsets as offsets_mod
+from event_replay.io import read_order
+from event_replay.io.read_order import proven_clean, read_order_records
+from source_logs import make_cfg
+from test_offsets import _outcome, _random_log
+
+pytestmark = pytest.mark.spark
+
+SCHEMA = pa.schema([("split", pa.string()), ("offset", pa.int64()), ("arrival_time", pa.int64()),
+                    ("event_time", pa.int64()), ("key", pa.string()), ("value", pa.int64())])
+
+
+def _write_in_arrival_order(path, table: dict, files: int, seed: int) -> str:
+    """The rows in (arrival, offset) order, cut at random points into `files` files: a log written as it arrived,
+    a file per stretch of time (the files are listed in another order than their times)."""
+    rnd = random.Random(seed)
+    rows = sorted(zip(*table.values()), key=lambda r: (r[2], r[1]))
+    cuts = sorted(rnd.sample(range(1, len(rows)), files - 1))
+    parts = [rows[i:j] for i, j in zip([0] + cuts, cuts + [len(rows)])]
+    rnd.shuffle(parts)
+    os.makedirs(path, exist_ok=True)
+    for i, part in enumerate(parts):
+        cols = list(zip(*part)) if part else [()] * len(SCHEMA)
+        pq.write_table(pa.table([list(c) for c in cols], schema=SCHEMA), os.path.join(path, f"part-{i}.parquet"))
+    return str(path)
+
+
+@pytest.mark.parametrize("seed,files", [(3, 1), (4, 3)])
+def test_arrival_ordered_log_is_proven_and_quarantined_exactly(spark, tmp_path, monkeypatch, seed, files):
+    table = _random_log(seed, n_splits=200)
+    cfg = make_cfg(_write_in_arrival_order(tmp_path / "log", table, files, seed))
+    sorted_checks: list[set[str]] = []
+    real_sorted_check = offsets_mod._sorted_check
+
+    def recording(parsed, s, o, a, carried, splits):
+        sorted_checks.append(set(splits))
+        return real_sorted_check(parsed, s, o, a, carried, splits)
+
+    monkeypatch.setattr(offsets_mod, "_sorted_check", recording)
+    fast = _outcome(spark, cfg)
+    monkeypatch.setattr(offsets_mod, "_PRECHECK", False)
+    exact = _outcome(spark, cfg)
+    assert fast == exact
+    clean, quarantined, _ = fast
+    bad_splits = {q[0] for q in quarantined}
+    assert {q[-1] for q in quarantined} >= {"duplicate_row", "duplicate_offset", "offset_out_of_order"}
+    left = sorted_checks[0] if sorted_checks else set()
+    assert bad_splits <= left  # never proven: a bad split always reaches the sorted check
+    # Written in (arrival, offset) order, a clean split is one run per file, the files follow one another in time:
+    # every clean split is proven without sorting.
+    assert left == bad_splits
+
+
+def test_without_the_extension_every_split_is_sorted(spark, tmp_path, monkeypatch):
+    table = _random_log(5, n_splits=60)
+    cfg = make_cfg(_write_in_arrival_order(tmp_path / "log", table, 1, 5))
+    with_pass = _outcome(spark, cfg)
+    monkeypatch.setattr(read_order, "_runs_class", lambda spark: None)
+    seen: list[set[str]] = []
+    real_sorted_check = offsets_mod._sorted_check
+    monkeypatch.setattr(offsets_mod, "_sorted_check",
+                        lambda parsed, s, o, a, carried, splits: seen.append(set(splits))
+                        or real_sorted_check(parsed, s, o, a, carried, splits))
+    assert _outcome(spark, cfg) == with_pass
+    assert seen == [set(table["split"])]
+
+
+def _records(spark, rows, max_runs=None, monkeypatch=None):
+    """The pass over one partition of (code, split, folder, offset, arrival) rows, in that order."""
+    df = spark.createDataFrame(rows, "c int, s string, f long, o long, a long").coalesce(1)  # no file: one hash
+    if max_runs is not None:
+        monkeypatch.setattr(read_order, "MAX_RUNS", max_runs)
+    out = read_order_records(F.col("c"), F.col("s"), F.col("f"), F.col("o"), F.col("a"), df).to_pylist()
+    return sorted(out, key=lambda r: (r["c"], r["s"] or "", r["lo"] or 0, r["min_o"] or 0))
+
+
+def test_runs_break_where_arrival_falls_or_offset_does_not_rise(spark):
+    rows = [(0, "a", 0, 1, 10), (0, "b", 0, 7, 10), (0, "a", 0, 2, 10), (0, "a", 0, 3, 12),
+            (0, "a", 0, 3, 13),  # offset not above: a new run
+            (0, "a", 0, 4, 11),  # arrival falls: a new run
+            (2, None, 0, None, None), (1, "x", 0, 9, 5)]
+    recs = _records(spark, rows)
+    runs_a = [(r["n"], r["lo"], r["hi"], r["min_o"], r["max_o"]) for r in recs if r["s"] == "a"]
+    assert runs_a == [(3, 10, 12, 1, 3), (1, 11, 11, 4, 4), (1, 13, 13, 3, 3)]
+    assert all(r["ordered"] for r in recs if r["c"] == 0)
+    assert [(r["c"], r["s"], r["n"], r["lo"]) for r in recs if r["c"] != 0] == [(1, None, 1, 5), (2, None, 1, None)]
+    assert proven_clean(recs, None) == {"b"}
+
+
+def test_past_max_runs_a_split_is_summed_and_never_proven(spark, monkeypatch):
+    rows = [(0, "a", 0, o, 100 - o) for o in range(10)]  # every row a run of its own
+    recs = _records(spark, rows, max_runs=3, monkeypatch=monkeypatch)
+    assert sorted(r["ordered"] for r in recs) == [False, True, True, True]  # 3 runs, then a sum
+    assert sum(r["n"] for r in recs) == 10 and proven_clean(recs, None) == set()
+
+
+def _run(s, lo, hi, min_o, max_o, ordered=True):
+    return {"c": 0, "s": s, "lo": lo, "hi": hi, "min_o": min_o, "max_o": max_o, "ordered": ordered}
+
+
+def test_runs_chain_when_each_ends_before_the_next_begins():
+    touching = [_run("a", 5, 9, 10, 20), _run("a", 0, 5, 1, 9)]  # equal arrival at the seam is fine
+    assert proven_clean(touching, None) == {"a"}
+    assert proven_clean(touching, {"a": 0}) == {"a"}
+    assert proven_clean(touching, {"a": 1}) == set()  # the first offset is not above the carried one
+    assert proven_clean([_run("a", 0, 5, 1, 9), _run("a", 5, 9, 9, 20)], None) == set()  # offset 9 twice
+    assert proven_clean([_run("a", 0, 6, 1, 9), _run("a", 5, 9, 10, 20)], None) == set()  # arrivals interleave
+    assert proven_clean([_run("a", 0, 5, 1, 9, ordered=False)], None) == set()
