@@ -135,7 +135,8 @@ def main() -> int:
     source = ph.run("read+quarantine", lambda: read_source(spark, cfg))
     start = source.start_ms if source.start_ms is not None else 0
     end = source.end_ms if source.end_ms is not None else start
-    result = ph.run("engine.replay", lambda: engine.replay(spark, source.rows, cfg, source.splits, start, end))
+    result = ph.run("engine.replay", lambda: engine.replay(spark, source.rows, cfg, source.splits, start, end,
+                                                           source.tick_partials))
     for name in ("windows", "late_events", "watermarks"):
         print(f"  {name}: {plan_stats(getattr(result, name), name, explain_dir)}", flush=True)
     import shutil

@@ -24,7 +24,7 @@ def run_replay(spark, cfg: JobConfig):
         try:
             start = source.start_ms if source.start_ms is not None else 0
             end = source.end_ms if source.end_ms is not None else start
-            result = engine.replay(spark, source.rows, cfg, source.splits, start, end)
+            result = engine.replay(spark, source.rows, cfg, source.splits, start, end, source.tick_partials)
             return write_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks)
         finally:
             source.release()
@@ -77,7 +77,8 @@ def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False,
         try:
             result, end = engine.replay_partition(spark, source.rows, cfg, source.splits, part, carried,
                                                   end_of_input=end_of_input,
-                                                  clean_max_offsets=source.clean_max_offsets)
+                                                  clean_max_offsets=source.clean_max_offsets,
+                                                  tick_partials=source.tick_partials)
             # The state last: whoever finds a partition's state finds all its outputs in place.
             summary = write_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks,
                                     partition_subpath=part.subpath,

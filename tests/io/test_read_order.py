@@ -14,7 +14,7 @@ from pyspark.sql import functions as F
 from event_replay.io import offsets as offsets_mod
 from event_replay.io import read_order
 from event_replay.io.read_order import proven_clean, read_order_records
-from source_logs import make_cfg
+from source_logs import BASE, make_cfg
 from test_offsets import _outcome, _random_log
 
 pytestmark = pytest.mark.spark
@@ -83,7 +83,7 @@ def _records(spark, rows, max_runs=None, monkeypatch=None):
     df = spark.createDataFrame(rows, "c int, s string, f long, o long, a long").coalesce(1)  # no file: one hash
     if max_runs is not None:
         monkeypatch.setattr(read_order, "MAX_RUNS", max_runs)
-    out = read_order_records(F.col("c"), F.col("s"), F.col("f"), F.col("o"), F.col("a"), df).to_pylist()
+    out = read_order_records(F.col("c"), F.col("s"), F.col("f"), F.col("o"), F.col("a"), df).records
     return sorted(out, key=lambda r: (r["c"], r["s"] or "", r["lo"] or 0, r["min_o"] or 0))
 
 
@@ -119,3 +119,43 @@ def test_runs_chain_when_each_ends_before_the_next_begins():
     assert proven_clean([_run("a", 0, 5, 1, 9), _run("a", 5, 9, 9, 20)], None) == set()  # offset 9 twice
     assert proven_clean([_run("a", 0, 6, 1, 9), _run("a", 5, 9, 10, 20)], None) == set()  # arrivals interleave
     assert proven_clean([_run("a", 0, 5, 1, 9, ordered=False)], None) == set()
+
+
+def _tables_equal(a, b) -> bool:
+    import numpy as np
+    return (all(np.array_equal(getattr(a, f), getattr(b, f)) for f in ("split", "tick", "max_event_time", "row_ticks"))
+            and (a.min_event_time, a.max_event_time_all) == (b.min_event_time, b.max_event_time_all))
+
+
+@pytest.mark.parametrize("interval", [1, 7])
+def test_the_passs_tick_partials_are_the_timelines_aggregate(spark, tmp_path, interval):
+    """The pass's per-(split, tick) event times, summed on the driver, equal the timeline's own Spark aggregate
+    of the clean rows, for any first tick (ticks before it are published at it); a log with a bad offset gives
+    none (its clean rows are not the candidates)."""
+    from event_replay.engine.timeline.driver import collect_tick_table
+    from event_replay.io import read_source
+
+    rnd = random.Random(interval)
+    rows = [[f"s{rnd.randrange(5)}", 0, BASE + rnd.randrange(200), 0, rnd.choice("kq"), 1] for _ in range(400)]
+    rows.sort(key=lambda r: r[2])
+    for i, r in enumerate(rows):
+        r[1], r[3] = i, r[2] - rnd.randrange(60)  # offsets rise with arrival in every split
+    table = {name: list(col) for name, col in zip(SCHEMA.names, zip(*rows))}
+    every = {"max_out_of_orderness": "1s", "interval": f"{interval}ms"}
+    cfg = make_cfg(_write_in_arrival_order(tmp_path / "log", table, 3, interval), watermark=every)
+    data = read_source(spark, cfg)
+    try:
+        assert data.tick_partials is not None and data.tick_partials.interval == interval
+        splits = sorted(set(table["split"]) - {"s4"})  # s4 as a side input: in the row ticks, not the splits
+        for first_tick in (BASE - 5 * interval, BASE + 50, BASE + 1000):
+            spark_side = collect_tick_table(data.rows, splits, first_tick, interval)
+            passed = collect_tick_table(data.rows, splits, first_tick, interval, partials=data.tick_partials)
+            assert _tables_equal(passed, spark_side)
+    finally:
+        data.release()
+    table["offset"][5] = table["offset"][4]  # a duplicate offset (or one going back): quarantined
+    data = read_source(spark, make_cfg(_write_in_arrival_order(tmp_path / "bad", table, 1, interval), watermark=every))
+    try:
+        assert data.quarantined_rows >= 1 and data.tick_partials is None
+    finally:
+        data.release()

@@ -9,12 +9,14 @@ if TYPE_CHECKING:
     from ..semantics.config import JobConfig
     from .contract import EngineResult
     from ..io.partitions import Partition
+    from ..io.read_order import TickPartials
     from .state import CarriedState
 
 
 def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: Sequence[str],
-           start_ms: int, end_ms: int) -> "EngineResult":
-    """Replay clean rows (already cut to [start_ms, end_ms)) over the declared splits (sorted)."""
+           start_ms: int, end_ms: int, tick_partials: "TickPartials | None" = None) -> "EngineResult":
+    """Replay clean rows (already cut to [start_ms, end_ms)) over the declared splits (sorted). `tick_partials`:
+    the rows' per-(split, tick) event times if the read already took them (io/read_order.py)."""
     # Imported here so that importing the package (e.g. the CLI validating a config) does not need the stages.
     from .contract import EngineResult
     from .timeline import compute_timeline
@@ -28,7 +30,7 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     if cfg.window.time == "processing":  # windows on the replay clock, no timeline (processing_time.py)
         from .processing_time import replay as processing_time_replay
         return processing_time_replay(rows, cfg, end_ms, cfg.output.windows_files)
-    timeline = compute_timeline(rows, cfg, sorted(splits), start_ms, end_ms)
+    timeline = compute_timeline(rows, cfg, sorted(splits), start_ms, end_ms, tick_partials)
     tl_rows, stream_values = _kept(timeline)
     firings, late_rows = compute_windows(tl_rows, stream_values, cfg,
                                          fire_lookup=lookup_for(spark, timeline, cfg.window),
@@ -60,7 +62,8 @@ def _materialise(df: "DataFrame") -> "DataFrame":
 
 def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: Sequence[str],
                      partition: "Partition", carried: "CarriedState | None", *, end_of_input: str = "hold",
-                     clean_max_offsets: dict[str, int] | None = None, with_cause: bool = False):
+                     clean_max_offsets: dict[str, int] | None = None, with_cause: bool = False,
+                     tick_partials: "TickPartials | None" = None):
     """Replay one partition's clean rows (cut to [partition.start_ms, partition.end_ms)) from the carried state of
     its predecessor (None: the partition starts a history). Returns (EngineResult, PartitionEnd): the partition's
     own outputs and what to write as its state (state.write_state). `partition` may be a span of consecutive
@@ -89,7 +92,8 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     if m is not None:
         carry = TimelineCarry(origin_tick=m.origin_tick, stream_wm=m.stream_watermark, stream_idle=m.stream_idle,
                               splits=carried.splits)
-    timeline, end = compute_timeline_carried(rows, cfg, all_splits, partition.start_ms, partition.end_ms, carry)
+    timeline, end = compute_timeline_carried(rows, cfg, all_splits, partition.start_ms, partition.end_ms, carry,
+                                             tick_partials)
     # As in replay(): the rows with their watermark as the windows read them (_kept).
     tl_rows, stream_values = _kept(timeline)
     window_rows, carried_range = tl_rows, None

@@ -97,8 +97,9 @@ def _sorted_check(parsed: DataFrame, s: Column, o: Column, a: Column, carried: M
 
 
 def check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Column,
-                  carried: Mapping[str, int] | None = None,
-                  folder: Column | None = None) -> tuple[DataFrame, list[DataFrame], dict[str, dict]]:
+                  carried: Mapping[str, int] | None = None, folder: Column | None = None,
+                  event_time: Column | None = None,
+                  interval: int = 0) -> tuple[DataFrame, list[DataFrame], dict[str, dict]]:
     """The candidates become clean, or quarantined as duplicates or out-of-order offsets (_exact_offset_checks);
     returns the checked rows, the frames cached for them, and per status: n, lo/hi (arrival range), splits; the
     clean status also has `max_offsets` (split -> largest offset of its clean rows), which the carried state needs.
@@ -108,11 +109,14 @@ def check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Co
     arrival order clean, and counts every status) and, for the splits it cannot prove, the sorted check
     (_sorted_check). Since both exact windows partition by split, whole splits go through them unchanged.
     `carried`: each split's last offset in the partitions before (a row not above it is bad too). `folder`: for a
-    span of partition folders, each status also has `by_folder` (folder -> rows)."""
+    span of partition folders, each status also has `by_folder` (folder -> rows). `interval` (periodic watermarks,
+    with `event_time`): the clean status also has `tick_partials` (read_order.TickPartials) when every candidate
+    is clean, else None."""
     cand = F.col(STATUS) == "candidate"
     code = F.when(cand, 0).when(F.col(STATUS) == "skipped", 1).otherwise(2)
     folder = folder if folder is not None else F.lit(0).cast("long")
-    records = read_order_records(code, s, folder, o, a, parsed).to_pylist()
+    read = read_order_records(code, s, folder, o, a, parsed, event_time, interval)
+    records = read.records
     stats, max_offsets = _stats(records)
     splits = {r["s"] for r in records if r["c"] == 0}
     if not _PRECHECK:
@@ -122,6 +126,7 @@ def check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Co
         dirty = _sorted_check(parsed, s, o, a, carried, unproven) if unproven else set()
     if "clean" in stats:
         stats["clean"]["max_offsets"] = max_offsets
+        stats["clean"]["tick_partials"] = None if dirty else read.ticks
     if not dirty:
         return parsed.withColumn(STATUS, F.when(cand, F.lit("clean")).otherwise(F.col(STATUS))), [], stats
     exact = cand & s.isin(sorted(dirty))

@@ -12,16 +12,19 @@ than MAX_RUNS of them in a partition: a shuffled file) is left to the sorted che
 the order of the files can change the work done, never a result.
 
 The same records give the counts every status needs (rows, arrival range, per folder) and each split's largest
-offset. Without the extension (no JDK at install, or a spark-submit without --jars) the records are one plain
+offset; with periodic watermarks also the timeline's per-(split, tick) event times of the candidate rows
+(`TickPartials`), so that the engine's timeline needs no scan of its own when every candidate turns out clean. Without the extension (no JDK at install, or a spark-submit without --jars) the records are one plain
 aggregate per (status, split, folder), none proven: every split takes the sorted check, same results, slower.
 """
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -45,17 +48,45 @@ def _runs_class(spark):
     return None
 
 
+@dataclass(frozen=True)
+class TickPartials:
+    """Per (split, tick of `interval` at or after the arrival) of the clean rows: `table` has split, tick, n,
+    min_event_time, max_event_time, one entry per partition that had such rows (engine/timeline/driver.py sums
+    them and clamps ticks before the range's first)."""
+    interval: int
+    table: pa.Table
+
+
+@dataclass(frozen=True)
+class ReadOrder:
+    records: list[dict]  # c, s, f, n, lo, hi (arrival), min_o, max_o, ordered (False: a sum, not a run)
+    ticks: TickPartials | None  # None: not asked for, or no extension
+
+
 def read_order_records(code: Column, split: Column, folder: Column, offset: Column, arrival: Column,
-                       rows: DataFrame) -> pa.Table:
-    """Per run (status code c = 0) or per (c, folder) otherwise: c, s, f, n, lo, hi (arrival), min_o, max_o,
-    ordered (False: not a run, a sum)."""
+                       rows: DataFrame, event_time: Column | None = None, interval: int = 0) -> ReadOrder:
+    """Per run (status code c = 0) or per (c, folder) otherwise; with `interval` (and `event_time`), the tick
+    partials of the candidate rows too."""
     narrow = rows.select(code.alias("c"), F.when(code == 0, split).alias("s"), folder.alias("f"),
-                         offset.alias("o"), arrival.alias("a"), F.xxhash64(F.input_file_name()).alias("file"))
+                         offset.alias("o"), arrival.alias("a"), F.xxhash64(F.input_file_name()).alias("file"),
+                         (event_time if interval else F.lit(None)).cast("long").alias("e"))
     spark = rows.sparkSession
     cls = _runs_class(spark)
-    if cls is not None:
-        return DataFrame(cls.runs(narrow._jdf, MAX_RUNS), spark).toArrow()
-    return (narrow.drop("file").groupBy("c", "s", "f")
+    if cls is None:
+        return ReadOrder(records=_summed(narrow).to_pylist(), ticks=None)
+    table = DataFrame(cls.runs(narrow._jdf, MAX_RUNS, interval), spark).toArrow()
+    is_tick = pc.is_valid(table.column("tick"))
+    runs = table.filter(pc.invert(is_tick)).drop_columns(["tick", "min_e", "max_e"])
+    ticks = None
+    if interval:
+        cols = table.filter(is_tick).select(["s", "tick", "n", "min_e", "max_e"])
+        ticks = TickPartials(interval, cols.rename_columns(["split", "tick", "n", "min_event_time", "max_event_time"]))
+    return ReadOrder(records=runs.to_pylist(), ticks=ticks)
+
+
+def _summed(narrow: DataFrame) -> pa.Table:
+    """Without the extension: one record per (status, split, folder), none a run."""
+    return (narrow.groupBy("c", "s", "f")
             .agg(F.count(F.lit(1)).alias("n"), F.min("a").alias("lo"), F.max("a").alias("hi"),
                  F.min("o").alias("min_o"), F.max("o").alias("max_o"), F.lit(False).alias("ordered"))
             .toArrow())

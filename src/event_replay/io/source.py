@@ -20,6 +20,7 @@ from ..spark import local_frame
 from .files import check_schema_drift, csv_reader, data_files, neighbour_file
 from .fs import hadoop_fs
 from .offsets import check_offsets
+from .read_order import TickPartials
 from .quarantine import (ARRIVAL_TIME_AFTER_9999, ARRIVAL_TIME_BEFORE_1970, BAD_ARRIVAL_TIME, BAD_EVENT_TIME,
                          BAD_OFFSET, ENGINE_COLUMNS, EVENT_TIME_AFTER_9999, EVENT_TIME_BEFORE_1970, FOLDER_START,
                          MAX_TIME_MS,
@@ -47,6 +48,8 @@ class SourceData:
     clean_max_offsets: dict[str, int] | None = None  # split -> largest clean offset (None: not known, count it)
     # A span of partitions read at once (io/span_source.py): per folder (its start, ms) and status, the rows.
     rows_by_folder: dict[int, dict[str, int]] | None = None
+    # The timeline's per-(split, tick) event times of `rows`, from the offset check's pass (io/read_order.py).
+    tick_partials: TickPartials | None = None
     _cached: list[DataFrame] = field(default_factory=list)
 
     def release(self) -> None:
@@ -281,7 +284,8 @@ def prepare_source(raw: DataFrame, cfg: JobConfig, carried_offsets: Mapping[str,
         cached.append(parsed)
     parsed, more, by_status = check_offsets(parsed, plain, F.col(f"{PARSED}split"), F.col(f"{PARSED}offset"),
                                             F.col(f"{PARSED}arrival_time"), carried_offsets,
-                                            folders.start if folders is not None else None)
+                                            folders.start if folders is not None else None,
+                                            F.col(f"{PARSED}event_time"), _tick_interval(cfg))
     cached += more
     n = {st: (by_status[st]["n"] if st in by_status else 0) for st in ("clean", "quarantined", "skipped")}
     clean_stats = by_status.get("clean")
@@ -292,7 +296,14 @@ def prepare_source(raw: DataFrame, cfg: JobConfig, carried_offsets: Mapping[str,
                       source_columns=roles.cols, payload_columns=roles.payload,
                       timestamp_roles=_timestamp_roles(roles), event_time_is_role=roles.event_time_from_source,
                       clean_max_offsets=clean_stats["max_offsets"] if clean_stats else {},
+                      tick_partials=clean_stats.get("tick_partials") if clean_stats else None,
                       rows_by_folder=_by_folder(by_status) if folders is not None else None, _cached=cached)
+
+
+def _tick_interval(cfg: JobConfig) -> int:
+    """The interval whose tick partials the offset check takes (0: none): periodic emission on event or
+    ingestion time, the timelines that aggregate per (split, tick)."""
+    return cfg.watermark.interval_ms if cfg.watermark.periodic and cfg.window.time != "processing" else 0
 
 
 def _clean_rows(parsed: DataFrame, roles: _Roles) -> DataFrame:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from pyspark.sql import DataFrame
 
+from ...io.read_order import TickPartials
 from ...semantics.config import JobConfig
 from ..contract import NEG_INF, POS_INF, Timeline
 from .carry import TimelineCarry, TimelineEnd
@@ -28,15 +29,18 @@ from .carry import TimelineCarry, TimelineEnd
 __all__ = ["TimelineCarry", "TimelineEnd", "compute_timeline", "compute_timeline_carried"]
 
 
-def compute_timeline(rows: DataFrame, cfg: JobConfig, splits: list[str], start_ms: int, end_ms: int) -> Timeline:
+def compute_timeline(rows: DataFrame, cfg: JobConfig, splits: list[str], start_ms: int, end_ms: int,
+                     tick_partials: TickPartials | None = None) -> Timeline:
     """The stream watermark before every row, the watermark changes and the values the stream moved to.
 
-    `splits` is the full declared split list (sorted, with side inputs); `rows` are cut to the range."""
-    return compute_timeline_carried(rows, cfg, splits, start_ms, end_ms, None)[0]
+    `splits` is the full declared split list (sorted, with side inputs); `rows` are cut to the range.
+    `tick_partials`: the rows' per-(split, tick) event times, if the read took them (driver.py)."""
+    return compute_timeline_carried(rows, cfg, splits, start_ms, end_ms, None, tick_partials)[0]
 
 
 def compute_timeline_carried(rows: DataFrame, cfg: JobConfig, splits: list[str], start_ms: int, end_ms: int,
-                             carry: TimelineCarry | None) -> tuple[Timeline, TimelineEnd]:
+                             carry: TimelineCarry | None,
+                             tick_partials: TickPartials | None = None) -> tuple[Timeline, TimelineEnd]:
     """compute_timeline continuing from `carry` (None: the start of a history), and the state it ends in.
     With a carry, only the changes at or after the range's first tick (rows: at or after start_ms) come out and
     stream_values holds only values above the carried stream watermark."""
@@ -47,6 +51,6 @@ def compute_timeline_carried(rows: DataFrame, cfg: JobConfig, splits: list[str],
     initial = POS_INF if (not main_splits and has_side) else NEG_INF
     if cfg.watermark.periodic:
         from .periodic import periodic
-        return periodic(rows, cfg, main_splits, has_side, initial, start_ms, end_ms, carry)
+        return periodic(rows, cfg, main_splits, has_side, initial, start_ms, end_ms, carry, tick_partials)
     from .per_event import per_event
     return per_event(rows, cfg, main_splits, side, initial, start_ms, carry)

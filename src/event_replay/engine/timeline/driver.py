@@ -25,6 +25,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from ...io.read_order import TickPartials
 from ...semantics.config import JobConfig
 from ..contract import Timeline
 from .split_changes import SplitGroups, split_changes
@@ -55,10 +56,14 @@ def publish_tick(arrival, first_tick: int, interval: int):
 
 
 def collect_tick_table(rows: DataFrame, main_splits: list[str], first_tick: int, interval: int,
-                       limit: int | None = None) -> TickTable | None:
+                       limit: int | None = None, partials: TickPartials | None = None) -> TickTable | None:
     """One aggregate of the rows per (split, tick): None if it has more than `limit` (default
-    DRIVER_GROUPS_MAX) entries."""
+    DRIVER_GROUPS_MAX) entries. `partials` of the same interval (the read's, io/read_order.py) are summed on the
+    driver instead of aggregating the rows again."""
     limit = DRIVER_GROUPS_MAX if limit is None else limit
+    if partials is not None and partials.interval == interval:
+        table = _summed_partials(partials.table, first_tick)
+        return None if table.num_rows > limit else _to_tick_table(table, main_splits)
     # Every split's rows (side inputs too: their event times reach windows), side inputs dropped on the driver.
     agg = (rows.groupBy("split", publish_tick(F.col("arrival_time"), first_tick, interval).alias("tick"))
            .agg(F.max("event_time").alias("max_event_time"), F.min("event_time").alias("min_event_time")))
@@ -66,6 +71,18 @@ def collect_tick_table(rows: DataFrame, main_splits: list[str], first_tick: int,
     if table.num_rows > limit:
         return None
     return _to_tick_table(table, main_splits)
+
+
+def _summed_partials(partials: pa.Table, first_tick: int) -> pa.Table:
+    """The partials' entries of one (split, tick) combined, ticks before `first_tick` published at it (as
+    publish_tick)."""
+    clamped = pa.table({"split": partials.column("split"),
+                        "tick": pc.max_element_wise(partials.column("tick"), pa.scalar(first_tick, pa.int64())),
+                        "max_event_time": partials.column("max_event_time"),
+                        "min_event_time": partials.column("min_event_time")})
+    summed = clamped.group_by(["split", "tick"]).aggregate([("max_event_time", "max"), ("min_event_time", "min")])
+    return summed.rename_columns([{"max_event_time_max": "max_event_time", "min_event_time_min": "min_event_time"}
+                                  .get(c, c) for c in summed.column_names])
 
 
 def _to_tick_table(table: pa.Table, main_splits: list[str]) -> TickTable:

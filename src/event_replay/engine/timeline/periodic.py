@@ -10,6 +10,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from ...io.read_order import TickPartials
 from ...semantics.config import JobConfig
 from ...spark import local_frame
 from ..contract import NEG_INF, SPLIT_STATE_SCHEMA, WATERMARKS_SCHEMA, Timeline
@@ -18,7 +19,8 @@ from .frames import empty, lit, stream_values_const, with_rows_watermark
 
 
 def periodic(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side: bool, initial: int,
-             start_ms: int, end_ms: int, carry: TimelineCarry | None) -> tuple[Timeline, TimelineEnd]:
+             start_ms: int, end_ms: int, carry: TimelineCarry | None,
+             tick_partials: TickPartials | None = None) -> tuple[Timeline, TimelineEnd]:
     interval = cfg.watermark.interval_ms
     first_tick = -(-start_ms // interval) * interval
     origin = carry.origin_tick if carry is not None and carry.origin_tick is not None else first_tick
@@ -40,7 +42,7 @@ def periodic(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side: 
                               WATERMARKS_SCHEMA) \
             if before.initial != before.value else empty(rows, WATERMARKS_SCHEMA)
         return _constant(rows, cols, before, origin, changes)
-    driver = _on_driver(rows.select(*cols), cfg, main_splits, has_side, before, ticks, carry)
+    driver = _on_driver(rows.select(*cols), cfg, main_splits, has_side, before, ticks, carry, tick_partials)
     if driver is not None:
         return driver
     from .periodic_spark import periodic_spark
@@ -57,11 +59,12 @@ def _constant(rows: DataFrame, cols: list[str], before: StreamBefore, origin: in
 
 
 def _on_driver(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side: bool, before: StreamBefore,
-               ticks: Ticks, carry: TimelineCarry | None) -> tuple[Timeline, TimelineEnd] | None:
+               ticks: Ticks, carry: TimelineCarry | None,
+               tick_partials: TickPartials | None) -> tuple[Timeline, TimelineEnd] | None:
     """The driver path (driver.py) when the per-(split, tick) aggregate is small enough; else None."""
     from .driver import collect_tick_table, end_split_state, periodic_on_driver
 
-    table = collect_tick_table(rows, main_splits, ticks.first, ticks.interval)
+    table = collect_tick_table(rows, main_splits, ticks.first, ticks.interval, partials=tick_partials)
     if table is None:
         return None
     pseudo = [(r["split"], r["t"], r["m"]) for r in carry.splits.collect()] if carry is not None else []

@@ -32,6 +32,9 @@ import org.apache.spark.sql.types.StructType;
  * split's rows in the partition are summed into one record marked unordered (the driver then checks the split by
  * sorting). The other statuses get one summary record per (status, folder). Nothing here decides a row: the records
  * only say which splits need the sorted check.
+ *
+ * <p>With an interval above 0 (periodic watermarks), the pass also takes the timeline's per-(split, tick) event
+ * times of the candidate rows (TickTimes; input column 6: event time), as records with a tick.
  */
 public final class OffsetRuns {
     public static final StructType SCHEMA = new StructType()
@@ -43,27 +46,42 @@ public final class OffsetRuns {
             .add("hi", DataTypes.LongType, true)
             .add("min_o", DataTypes.LongType, true)
             .add("max_o", DataTypes.LongType, true)
-            .add("ordered", DataTypes.BooleanType, false);
+            .add("ordered", DataTypes.BooleanType, false)
+            .add("tick", DataTypes.LongType, true)  // set on tick records only
+            .add("min_e", DataTypes.LongType, true)
+            .add("max_e", DataTypes.LongType, true);
 
     private static final long NONE = Long.MIN_VALUE;  // a missing offset or arrival time (never a candidate's)
 
     private OffsetRuns() {
     }
 
-    /** One record per run (or per unordered rest, or per other status) of each partition of {@code narrow}. */
-    public static Dataset<Row> runs(Dataset<Row> narrow, int maxRuns) {
+    /**
+     * One record per run (or per unordered rest, or per other status) of each partition of {@code narrow}; with
+     * {@code interval} above 0, also one per (split, tick) of its candidate rows.
+     */
+    public static Dataset<Row> runs(Dataset<Row> narrow, int maxRuns, long interval) {
         if (maxRuns < 1) {
             throw new IllegalArgumentException("maxRuns must be at least 1, got " + maxRuns);
         }
-        return narrow.mapPartitions(new Pass(maxRuns), Encoders.row(SCHEMA));
+        if (interval < 0) {
+            throw new IllegalArgumentException("interval must be 0 (none) or positive, got " + interval);
+        }
+        return narrow.mapPartitions(new Pass(maxRuns, interval), Encoders.row(SCHEMA));
+    }
+
+    static Row tickRecord(String split, long tick, long n, long minEventTime, long maxEventTime) {
+        return RowFactory.create(0, split, 0L, n, null, null, null, null, false, tick, minEventTime, maxEventTime);
     }
 
     private static final class Pass implements MapPartitionsFunction<Row, Row> {
         private static final long serialVersionUID = 1L;
         private final int maxRuns;
+        private final long interval;
 
-        Pass(int maxRuns) {
+        Pass(int maxRuns, long interval) {
             this.maxRuns = maxRuns;
+            this.interval = interval;
         }
 
         @Override
@@ -71,6 +89,7 @@ public final class OffsetRuns {
             List<Row> out = new ArrayList<>();
             Map<Key, Run> open = new LinkedHashMap<>();
             Map<Key, Integer> closed = new HashMap<>();
+            TickTimes ticks = interval > 0 ? new TickTimes(interval) : null;
             while (rows.hasNext()) {
                 Row r = rows.next();
                 Key key = new Key(r.getInt(0), r.isNullAt(1) ? null : r.getString(1), r.getLong(2));
@@ -78,6 +97,9 @@ public final class OffsetRuns {
                 long offset = r.isNullAt(3) ? NONE : r.getLong(3);
                 long arrival = r.isNullAt(4) ? NONE : r.getLong(4);
                 long file = r.getLong(5);
+                if (ticks != null && key.code == 0) {
+                    ticks.add(key.split, arrival, r.getLong(6));
+                }
                 Run run = open.get(key);
                 if (run == null) {
                     open.put(key, new Run(key.code == 0, offset, arrival, file));
@@ -96,6 +118,9 @@ public final class OffsetRuns {
             }
             for (Map.Entry<Key, Run> e : open.entrySet()) {
                 out.add(e.getValue().record(e.getKey()));
+            }
+            if (ticks != null) {
+                ticks.emit(out);
             }
             return out.iterator();
         }
@@ -165,7 +190,7 @@ public final class OffsetRuns {
 
         Row record(Key key) {
             return RowFactory.create(key.code, key.split, key.folder, n, orNull(lo, hi), orNull(hi, hi),
-                    orNull(minOffset, maxOffset), orNull(maxOffset, maxOffset), ordered);
+                    orNull(minOffset, maxOffset), orNull(maxOffset, maxOffset), ordered, null, null, null);
         }
 
         private static Long orNull(long value, long max) {

@@ -1,0 +1,71 @@
+package io.eventreplay.spark;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+import org.apache.spark.sql.Row;
+
+/**
+ * Per (split, tick) of one partition's candidate rows: the count and the largest and smallest event time, the
+ * periodic timeline's aggregate (engine/timeline/driver.py), taken in the read-order pass so that it needs no scan
+ * of its own. A row's tick is the first multiple of the interval at or after its arrival; the driver clamps ticks
+ * below the range's first tick onto it and sums the partitions. Rows of a split arrive mostly in order, so each
+ * split's current tick is kept apart from the map, which a row then touches only when its split changes tick.
+ */
+final class TickTimes {
+    private final long interval;
+    private final Map<Key, long[]> byTick = new HashMap<>();
+    private final Map<String, Key> current = new HashMap<>();
+    private final Map<String, long[]> currentTimes = new HashMap<>();
+
+    TickTimes(long interval) {
+        this.interval = interval;
+    }
+
+    void add(String split, long arrival, long eventTime) {
+        long tick = arrival + Math.floorMod(-arrival, interval);
+        Key key = current.get(split);
+        long[] times;
+        if (key != null && key.tick == tick) {
+            times = currentTimes.get(split);
+        } else {
+            key = new Key(split, tick);
+            times = byTick.computeIfAbsent(key, k -> new long[] {0, Long.MIN_VALUE, Long.MAX_VALUE});
+            current.put(split, key);
+            currentTimes.put(split, times);
+        }
+        times[0]++;
+        times[1] = Math.max(times[1], eventTime);
+        times[2] = Math.min(times[2], eventTime);
+    }
+
+    /** Records in OffsetRuns.SCHEMA: c 0, the split, the tick, count, min and max event time. */
+    void emit(List<Row> out) {
+        for (Map.Entry<Key, long[]> e : byTick.entrySet()) {
+            long[] t = e.getValue();
+            out.add(OffsetRuns.tickRecord(e.getKey().split, e.getKey().tick, t[0], t[2], t[1]));
+        }
+    }
+
+    private static final class Key {
+        final String split;
+        final long tick;
+
+        Key(String split, long tick) {
+            this.split = split;
+            this.tick = tick;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key && ((Key) o).tick == tick && ((Key) o).split.equals(split);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(split, tick);
+        }
+    }
+}
