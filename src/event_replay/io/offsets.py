@@ -1,5 +1,6 @@
-"""Duplicate and out-of-order offsets (docs/semantics.md, "Quarantine"): a narrow pre-check finds the splits that
-can hold such a row, and the exact checks decide those splits row by row."""
+"""Duplicate and out-of-order offsets (docs/semantics.md, "Quarantine"): two filters find the splits that can hold
+such a row (the read-order pass of io/read_order.py, then a sort of the splits it cannot prove clean), and the
+exact checks decide those splits row by row."""
 from __future__ import annotations
 
 from typing import Mapping
@@ -64,7 +65,9 @@ _STATUS_OF = {0: "clean", 1: "skipped", 2: "quarantined"}  # a candidate that pa
 
 
 def _stats(records: list[dict]) -> tuple[dict[str, dict], dict[str, int]]:
-    """Per status: n, lo/hi (arrival range), splits, by_folder; and each candidate split's largest offset."""
+    """Per status: n, lo/hi (arrival range), splits, by_folder; and each candidate split's largest offset, which is
+    its largest clean one (the first row at that offset is above every offset before it; a carried offset at or
+    above it is kept anyway: last_offsets_after)."""
     stats: dict[str, dict] = {}
     max_offsets: dict[str, int] = {}
     for r in records:

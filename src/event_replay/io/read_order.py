@@ -2,19 +2,22 @@
 
 The offset check (io/offsets.py) wants every split's rows in (arrival, offset) order, each offset above all
 before it. Sorting every row for that was most of a replay's read cost. But logs are mostly written the way they
-arrived: one pass over each Spark partition in read order (the engine's Spark extension, jvm/src/.../OffsetRuns.java)
-cuts each split's rows of each file into runs whose arrival times never fall and whose offsets strictly rise, and reports per
-run its count, arrival range and offset range (a handful per split and file on such a log). On the driver, a split
-is proven clean when its runs, ordered by first arrival then first offset, each end before the next begins in
-both arrival and offset, and the first offset is above the offset carried from the partitions before: the split
-in (arrival, offset) order is then its runs one after the other. Any other split (runs that interleave, or more
-than MAX_RUNS of them in a partition: a shuffled file) is left to the sorted check, which decides it exactly; so
-the order of the files can change the work done, never a result.
+arrived: one pass over each Spark partition in read order (the engine's Spark extension,
+jvm/src/io/eventreplay/spark/OffsetRuns.java) cuts each split's rows of each file into runs whose arrival times
+never fall and whose offsets strictly rise, and reports per run its count, arrival range and offset range (a
+handful per split and file on such a log). On the driver, a split is proven clean when its runs, ordered by first
+arrival then first offset, each end before the next begins in both arrival and offset, and the first offset is
+above the offset carried from the partitions before: the split in (arrival, offset) order is then its runs one
+after the other. Any other split (runs that interleave, or more than MAX_RUNS of them in a partition: a shuffled
+file) is left to the sorted check, which decides it exactly; so the order of the files can change the work done,
+never a result.
 
 The same records give the counts every status needs (rows, arrival range, per folder) and each split's largest
 offset; with periodic watermarks also the timeline's per-(split, tick) event times of the candidate rows
-(`TickPartials`), so that the engine's timeline needs no scan of its own when every candidate turns out clean. Without the extension (no JDK at install, or a spark-submit without --jars) the records are one plain
-aggregate per (status, split, folder), none proven: every split takes the sorted check, same results, slower.
+(`TickPartials`, TickTimes.java), so that the engine's timeline needs no scan of its own when every candidate
+turns out clean. Without the extension (no JDK at install, or a spark-submit without --jars) the records are one
+plain aggregate per (status, split, folder), none proven: every split takes the sorted check and the timeline
+its own aggregate; same results, slower.
 """
 from __future__ import annotations
 

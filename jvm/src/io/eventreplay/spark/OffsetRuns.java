@@ -22,16 +22,16 @@ import org.apache.spark.sql.types.StructType;
  * <p>Input columns, by position: status code (int: 0 a candidate row, else a row the check only counts), split
  * (string), folder (long), offset (long), arrival time (long), file (long: a hash of the file's name). A run is a
  * sequence of one split's candidate rows of one folder and file, in read order, whose arrival times never fall and
- * whose offsets strictly rise. (A partition reads its files in no particular order: a run across a file boundary
- * would span the time of the files read elsewhere and fail to chain. The row-by-row test is what proves a run,
- * so two files with one hash cost chaining, never exactness.) A log written in
- * arrival order per split (a Kafka dump, this project's own outputs) has one run per split and file, so the driver
- * can prove a split clean from a handful of runs instead of sorting its rows: when the runs, ordered by their first
- * row, follow one another in both arrival and offset, the split's rows in (arrival, offset) order are the runs one
- * after the other, and every offset rises. Past {@code maxRuns} runs of one split in a partition, the rest of that
- * split's rows in the partition are summed into one record marked unordered (the driver then checks the split by
- * sorting). The other statuses get one summary record per (status, folder). Nothing here decides a row: the records
- * only say which splits need the sorted check.
+ * whose offsets strictly rise. A log written in arrival order per split (a Kafka dump, this project's own outputs)
+ * has one run per split and file, so the driver can prove a split clean from a handful of runs instead of sorting
+ * its rows: when the runs, ordered by their first row, follow one another in both arrival and offset, the split's
+ * rows in (arrival, offset) order are the runs one after the other, and every offset rises. Runs stop at a file's
+ * end because a partition reads its files in no particular order: a run across two files would span the time of
+ * the files read elsewhere and fail to chain (the row-by-row test is what proves a run, so two files with one hash
+ * cost chaining, never exactness). Past {@code maxRuns} runs of one split in a partition, the rest of that split's
+ * rows in the partition are summed into one record marked unordered (the driver then checks the split by
+ * sorting). The other statuses get one summary record per (status, folder). Nothing here decides a row: the
+ * records only say which splits need the sorted check.
  *
  * <p>With an interval above 0 (periodic watermarks), the pass also takes the timeline's per-(split, tick) event
  * times of the candidate rows (TickTimes; input column 6: event time), as records with a tick.
