@@ -47,6 +47,7 @@ def main() -> int:
     ap.add_argument("--out-dir", default=str(BENCH / "out"))
     ap.add_argument("--timeout", type=float, default=4 * 3600)
     args = ap.parse_args()
+    args.out_dir = str(Path(args.out_dir).resolve())  # the old tree's runs start in that tree
     log = ensure_log(args.rows, args)
     runs: dict[str, list[dict]] = {"old": [], "naive": [], "new": []}
     plan = [("old", args.old_tree.resolve(), "replay"), ("naive", HERE.parent, "naive"), ("new", HERE.parent, "replay")]
