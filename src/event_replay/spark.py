@@ -43,12 +43,11 @@ def _add_extension_jar(settings: dict[str, str]) -> None:
     """The engine's Spark extension (io/read_order.py) on the classpath of a JVM this builder starts, beside any
     jars the caller gave. A JVM that spark-submit started has its classpath already: there it takes --jars
     (the DAGs' operators pass it; spark.jars set here would replace the submitted jars and not reach the driver)."""
-    from .io.read_order import extension_jars
+    from .io.read_order import with_extension_jar
 
-    jar = extension_jars()
-    if jar is None or os.environ.get("PYSPARK_GATEWAY_PORT"):
-        return
-    settings["spark.jars"] = ",".join(j for j in (settings.get("spark.jars"), jar) if j)
+    jars = with_extension_jar(settings.get("spark.jars"))
+    if jars is not None and not os.environ.get("PYSPARK_GATEWAY_PORT"):
+        settings["spark.jars"] = jars
 
 
 def local_shuffle_partitions(spark: SparkSession, user_set: bool = False) -> None:

@@ -41,6 +41,12 @@ def extension_jars() -> str | None:
     return str(JAR) if JAR.is_file() else None
 
 
+def with_extension_jar(jars: str | None) -> str | None:
+    """A comma-separated jar list (`spark.jars`, `--jars`) with the extension's jar added once, if it was built."""
+    listed = [j for j in (jars or "").split(",") if j] + [extension_jars() or ""]
+    return ",".join(dict.fromkeys(j for j in listed if j)) or None
+
+
 def _runs_class(spark):
     from py4j.java_gateway import JavaClass
     cls = spark._jvm.io.eventreplay.spark.OffsetRuns
