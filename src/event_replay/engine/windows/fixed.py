@@ -94,11 +94,12 @@ def fixed_firings(fixed: FixedRows, input_cols: list[str], aggs: dict[str, str],
     """Every firing of tumbling/sliding windows (timer firings still PENDING their watermark), see the module doc."""
     if not all(_order_free(fixed.early, e) for e in aggs.values()):
         return _by_key(_numbered(fixed.accepted, input_cols, aggs), partitions)
-    ranked = (fixed.late_accepted
-              .withColumn("__slot", F.row_number().over(Window.partitionBy(*_WID).orderBy(*ORDER)).cast("long"))
-              .localCheckpoint(eager=True))
-    per_window = ranked.groupBy(*_WID).agg(F.max("__slot").alias("__k")).localCheckpoint(eager=True)
-    stats = per_window.agg(F.sum("__k").alias("n"), F.max("__k").alias("k")).collect()[0]
+    # Late-accepted elements are few and come from the materialised `behind` rows: numbering them again in each
+    # of their readers costs less than a job per step. Slots run 1..k per window, so their count is the sum of k.
+    ranked = fixed.late_accepted.withColumn(
+        "__slot", F.row_number().over(Window.partitionBy(*_WID).orderBy(*ORDER)).cast("long"))
+    per_window = ranked.groupBy(*_WID).agg(F.max("__slot").alias("__k"))
+    stats = ranked.agg(F.count(F.lit(1)).alias("n"), F.max("__slot").alias("k")).collect()[0]
     if (stats["n"] or 0) > _LATE_ELEMENTS_MAX or (stats["k"] or 0) > _LATE_FIRINGS_PER_WINDOW_MAX:
         return _by_key(_numbered(fixed.accepted, input_cols, aggs), partitions)
     return _slot_firings(fixed.early, ranked, per_window if stats["n"] else None, aggs, partitions)
