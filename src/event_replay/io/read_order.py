@@ -59,9 +59,9 @@ def _runs_class(spark):
 
 @dataclass(frozen=True)
 class TickPartials:
-    """Per (split, tick of `interval` at or after the arrival) of the clean rows: `table` has split, tick, n,
-    min_event_time, max_event_time, one entry per partition that had such rows (engine/timeline/driver.py sums
-    them and clamps ticks before the range's first)."""
+    """Per (split, tick of `interval` at or after the arrival) of the clean rows: `table` has split (dictionary),
+    tick, min_event_time, max_event_time, one entry per partition that had such rows (engine/timeline/driver.py
+    combines them and clamps ticks before the range's first)."""
     interval: int
     table: pa.Table
 
@@ -84,15 +84,25 @@ def read_order_records(code: Column, split: Column, folder: Column, offset: Colu
     if cls is None:
         return ReadOrder(records=_summed(narrow).to_pylist(), ticks=None)
     table = DataFrame(cls.runs(narrow._jdf, MAX_RUNS, interval), spark).toArrow()
-    is_tick = pc.is_valid(table.column("tick"))
-    # Columns chosen before rows are filtered: at 100M rows the tick records are ~1.7M, and a filter copies
-    # every column it is given.
-    runs = table.drop_columns(["tick", "min_e", "max_e"]).filter(pc.invert(is_tick))
+    is_tick = pc.is_valid(table.column("ticks"))
+    runs = table.drop_columns(["ticks", "min_e", "max_e"]).filter(pc.invert(is_tick))
     ticks = None
     if interval:
-        cols = table.select(["s", "tick", "n", "min_e", "max_e"]).filter(is_tick)
-        ticks = TickPartials(interval, cols.rename_columns(["split", "tick", "n", "min_event_time", "max_event_time"]))
+        ticks = TickPartials(interval, _tick_partials(table.select(["s", "ticks", "min_e", "max_e"]).filter(is_tick)))
     return ReadOrder(records=runs.to_pylist(), ticks=ticks)
+
+
+def _tick_partials(records: pa.Table) -> pa.Table:
+    """The tick records (one per split of a partition, arrays of one length) as one entry per tick, the split
+    dictionary-encoded: at 100M rows that is ~1.6M entries, so no string is repeated per entry."""
+    split = records.column("s").combine_chunks()
+    splits = pc.unique(split)
+    ticks = records.column("ticks").combine_chunks()
+    entry_record = pc.list_parent_indices(ticks)
+    flat = lambda name: pc.list_flatten(records.column(name).combine_chunks())  # noqa: E731
+    return pa.table({
+        "split": pa.DictionaryArray.from_arrays(pc.index_in(split, value_set=splits).take(entry_record), splits),
+        "tick": pc.list_flatten(ticks), "min_event_time": flat("min_e"), "max_event_time": flat("max_e")})
 
 
 def _summed(narrow: DataFrame) -> pa.Table:

@@ -87,24 +87,35 @@ def _summed_partials(partials: pa.Table, first_tick: int) -> pa.Table:
     starts = np.flatnonzero(np.r_[True, (code[1:] != code[:-1]) | (tick[1:] != tick[:-1])])
     emax = np.maximum.reduceat(partials.column("max_event_time").to_numpy()[order], starts)
     emin = np.minimum.reduceat(partials.column("min_event_time").to_numpy()[order], starts)
-    return pa.table([names.dictionary.take(pa.array(code[starts])), pa.array(tick[starts], pa.int64()),
-                     pa.array(emax, pa.int64()), pa.array(emin, pa.int64())], names=cols)
+    split = pa.DictionaryArray.from_arrays(pa.array(code[starts]), names.dictionary)  # not one string per entry
+    return pa.table([split, pa.array(tick[starts], pa.int64()), pa.array(emax, pa.int64()),
+                     pa.array(emin, pa.int64())], names=cols)
 
 
 def _to_tick_table(table: pa.Table, main_splits: list[str]) -> TickTable:
-    index = pc.index_in(table.column("split"), value_set=pa.array(main_splits, pa.string()))
+    index = _main_split_index(table.column("split").combine_chunks(), main_splits)
     main = pc.is_valid(index).to_numpy(zero_copy_only=False)
     split = index.to_numpy(zero_copy_only=False)[main].astype(np.int32)
-    tick = table.column("tick").to_numpy()[main].astype(np.int64)
-    emax_all = table.column("max_event_time").to_numpy().astype(np.int64)
-    emin_all = table.column("min_event_time").to_numpy().astype(np.int64)
+    tick_all = table.column("tick").to_numpy().astype(np.int64, copy=False)
+    tick = tick_all[main]
+    emax_all = table.column("max_event_time").to_numpy().astype(np.int64, copy=False)
+    emin_all = table.column("min_event_time").to_numpy().astype(np.int64, copy=False)
     emax = emax_all[main]
     order = np.lexsort((tick, split))
     has_rows = table.num_rows > 0
     return TickTable(split=split[order], tick=tick[order], max_event_time=emax[order],
-                     row_ticks=np.unique(table.column("tick").to_numpy().astype(np.int64)),
+                     row_ticks=np.unique(tick_all),
                      min_event_time=int(emin_all.min()) if has_rows else None,
                      max_event_time_all=int(emax_all.max()) if has_rows else None)
+
+
+def _main_split_index(split: pa.Array, main_splits: list[str]) -> pa.Array:
+    """Each entry's index in `main_splits` (null: a side input). A dictionary column is mapped through its
+    dictionary, without decoding a string per entry."""
+    names = pa.array(main_splits, pa.string())
+    if pa.types.is_dictionary(split.type):
+        return pc.index_in(split.dictionary, value_set=names).take(split.indices)
+    return pc.index_in(split, value_set=names)
 
 
 @dataclass

@@ -13,6 +13,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
@@ -34,9 +35,11 @@ import org.apache.spark.sql.types.StructType;
  * records only say which splits need the sorted check.
  *
  * <p>With an interval above 0 (periodic watermarks), the pass also takes the timeline's per-(split, tick) event
- * times of the candidate rows (TickTimes; input column 6: event time), as records with a tick.
+ * times of the candidate rows (TickTimes; input column 6: event time), as one record per split holding arrays
+ * (tick, min and max event time).
  */
 public final class OffsetRuns {
+    private static final DataType TICK_ARRAY = DataTypes.createArrayType(DataTypes.LongType, false);
     public static final StructType SCHEMA = new StructType()
             .add("c", DataTypes.IntegerType, false)
             .add("s", DataTypes.StringType, true)
@@ -47,9 +50,11 @@ public final class OffsetRuns {
             .add("min_o", DataTypes.LongType, true)
             .add("max_o", DataTypes.LongType, true)
             .add("ordered", DataTypes.BooleanType, false)
-            .add("tick", DataTypes.LongType, true)  // set on tick records only
-            .add("min_e", DataTypes.LongType, true)
-            .add("max_e", DataTypes.LongType, true);
+            // Set on tick records only (one per split of a partition, see TickTimes): arrays, not a record per
+            // tick, because a record here carries every column above and ticks outnumber runs by far.
+            .add("ticks", TICK_ARRAY, true)
+            .add("min_e", TICK_ARRAY, true)
+            .add("max_e", TICK_ARRAY, true);
 
     private static final long NONE = Long.MIN_VALUE;  // a missing offset or arrival time (never a candidate's)
 
@@ -70,8 +75,9 @@ public final class OffsetRuns {
         return narrow.mapPartitions(new Pass(maxRuns, interval), Encoders.row(SCHEMA));
     }
 
-    static Row tickRecord(String split, long tick, long n, long minEventTime, long maxEventTime) {
-        return RowFactory.create(0, split, 0L, n, null, null, null, null, false, tick, minEventTime, maxEventTime);
+    static Row tickRecord(String split, long n, long[] ticks, long[] minEventTimes, long[] maxEventTimes) {
+        return RowFactory.create(0, split, 0L, n, null, null, null, null, false, ticks, minEventTimes,
+                maxEventTimes);
     }
 
     private static final class Pass implements MapPartitionsFunction<Row, Row> {

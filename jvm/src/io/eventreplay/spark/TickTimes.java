@@ -1,9 +1,11 @@
 package io.eventreplay.spark;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 import org.apache.spark.sql.Row;
 
@@ -41,11 +43,29 @@ final class TickTimes {
         times[2] = Math.min(times[2], eventTime);
     }
 
-    /** Records in OffsetRuns.SCHEMA: c 0, the split, the tick, count, min and max event time. */
+    /**
+     * Records in OffsetRuns.SCHEMA, one per split: c 0, the split, its row count, and its ticks with their min and
+     * max event times as three arrays of one length (in no particular order: the driver sorts).
+     */
     void emit(List<Row> out) {
+        Map<String, List<Map.Entry<Key, long[]>>> bySplit = new TreeMap<>();
         for (Map.Entry<Key, long[]> e : byTick.entrySet()) {
-            long[] t = e.getValue();
-            out.add(OffsetRuns.tickRecord(e.getKey().split, e.getKey().tick, t[0], t[2], t[1]));
+            bySplit.computeIfAbsent(e.getKey().split, s -> new ArrayList<>()).add(e);
+        }
+        for (Map.Entry<String, List<Map.Entry<Key, long[]>>> s : bySplit.entrySet()) {
+            List<Map.Entry<Key, long[]>> entries = s.getValue();
+            long[] ticks = new long[entries.size()];
+            long[] minTimes = new long[entries.size()];
+            long[] maxTimes = new long[entries.size()];
+            long n = 0;
+            for (int i = 0; i < ticks.length; i++) {
+                long[] t = entries.get(i).getValue();
+                ticks[i] = entries.get(i).getKey().tick;
+                n += t[0];
+                maxTimes[i] = t[1];
+                minTimes[i] = t[2];
+            }
+            out.add(OffsetRuns.tickRecord(s.getKey(), n, ticks, minTimes, maxTimes));
         }
     }
 
