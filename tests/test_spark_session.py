@@ -40,3 +40,24 @@ def test_a_chosen_count_is_kept():
     s = _session("local[2]", 2)
     local_shuffle_partitions(s, user_set=True)  # build_session(conf=...)
     assert "spark.sql.shuffle.partitions" not in s.conf
+
+
+def test_the_driver_allocates_arrow_memory_from_the_c_allocator(monkeypatch):
+    """Numpy and Arrow share one allocator on the driver (spark._driver_arrow_pool), unless the deployment chose
+    Arrow's pool itself."""
+    import pyarrow as pa
+
+    from event_replay.spark import _driver_arrow_pool
+
+    before = pa.default_memory_pool()
+    try:
+        monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL", raising=False)
+        pa.set_memory_pool(pa.mimalloc_memory_pool())  # pyarrow's default pool here
+        _driver_arrow_pool()
+        assert pa.default_memory_pool().backend_name == "system"
+        monkeypatch.setenv("ARROW_DEFAULT_MEMORY_POOL", "mimalloc")
+        pa.set_memory_pool(pa.mimalloc_memory_pool())
+        _driver_arrow_pool()
+        assert pa.default_memory_pool().backend_name == "mimalloc"
+    finally:
+        pa.set_memory_pool(before)

@@ -13,7 +13,7 @@ from pyspark.sql import functions as F
 
 from event_replay.io import offsets as offsets_mod
 from event_replay.io import read_order
-from event_replay.io.read_order import proven_clean, read_order_records
+from event_replay.io.read_order import TickPartials, proven_clean, read_order_records
 from source_logs import BASE, make_cfg
 from test_offsets import _outcome, _random_log
 
@@ -147,10 +147,18 @@ def test_the_passs_tick_partials_are_the_timelines_aggregate(spark, tmp_path, in
     try:
         assert data.tick_partials is not None and data.tick_partials.interval == interval
         splits = sorted(set(table["split"]) - {"s4"})  # s4 as a side input: in the row ticks, not the splits
+        taken = data.tick_partials.take()
+        assert data.tick_partials.take() is None  # handed over once
         for first_tick in (BASE - 5 * interval, BASE + 50, BASE + 1000):
             spark_side = collect_tick_table(data.rows, splits, first_tick, interval)
-            passed = collect_tick_table(data.rows, splits, first_tick, interval, partials=data.tick_partials)
-            assert _tables_equal(passed, spark_side)
+            partials = TickPartials(interval, taken)
+            passed = collect_tick_table(data.rows, splits, first_tick, interval, partials=partials)
+            assert _tables_equal(passed, spark_side) and partials.take() is None
+            groups = len(passed.tick)  # the main splits' (split, tick) groups: above the limit, the Spark path
+            again = collect_tick_table(data.rows, splits, first_tick, interval, groups, TickPartials(interval, taken))
+            assert again is not None
+            assert collect_tick_table(data.rows, splits, first_tick, interval, groups - 1,
+                                      TickPartials(interval, taken)) is None
     finally:
         data.release()
     table["offset"][5] = table["offset"][4]  # a duplicate offset (or one going back): quarantined

@@ -57,13 +57,22 @@ def _runs_class(spark):
     return None
 
 
-@dataclass(frozen=True)
 class TickPartials:
-    """Per (split, tick of `interval` at or after the arrival) of the clean rows: `table` has split (dictionary),
+    """Per (split, tick of `interval` at or after the arrival) of the clean rows: a table of split (dictionary),
     tick, min_event_time, max_event_time, one entry per partition that had such rows (engine/timeline/driver.py
-    combines them and clamps ticks before the range's first)."""
-    interval: int
-    table: pa.Table
+    combines them and clamps ticks before the range's first). At 100M rows that is ~40 MB of the driver's memory,
+    so the timeline takes it once (`take`), and it is freed as soon as the tick table is built."""
+
+    def __init__(self, interval: int, table: pa.Table):
+        if interval <= 0:
+            raise ValueError(f"interval must be positive, got {interval}")
+        self.interval = interval
+        self._table: pa.Table | None = table
+
+    def take(self) -> pa.Table | None:
+        """The table, handed over once: later calls get None (the timeline then aggregates the rows itself)."""
+        table, self._table = self._table, None
+        return table
 
 
 @dataclass(frozen=True)

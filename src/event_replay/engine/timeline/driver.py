@@ -32,7 +32,7 @@ from .split_changes import SplitGroups, split_changes
 from .stream import StreamTimeline, combine_splits
 from ..contract import WATERMARKS_SCHEMA
 
-DRIVER_GROUPS_MAX = 4_000_000  # (split, tick) entries brought to the driver; above it, the Spark path
+DRIVER_GROUPS_MAX = 4_000_000  # (split, tick) entries on the driver (from the read: the main splits'); above, Spark
 
 TICK_LOOKUP = T.StructType([T.StructField("_tick", T.LongType(), False),
                             T.StructField("wm_before", T.LongType(), False)])
@@ -59,11 +59,11 @@ def collect_tick_table(rows: DataFrame, main_splits: list[str], first_tick: int,
                        limit: int | None = None, partials: TickPartials | None = None) -> TickTable | None:
     """One aggregate of the rows per (split, tick): None if it has more than `limit` (default
     DRIVER_GROUPS_MAX) entries. `partials` of the same interval (the read's, io/read_order.py) are summed on the
-    driver instead of aggregating the rows again."""
+    driver instead of aggregating the rows again (taken: see TickPartials.take)."""
     limit = DRIVER_GROUPS_MAX if limit is None else limit
-    if partials is not None and partials.interval == interval:
-        table = _summed_partials(partials.table, first_tick)
-        return None if table.num_rows > limit else _to_tick_table(table, main_splits)
+    table = partials.take() if partials is not None and partials.interval == interval else None
+    if table is not None:
+        return _partials_tick_table(table, main_splits, first_tick, limit)
     # Every split's rows (side inputs too: their event times reach windows), side inputs dropped on the driver.
     agg = (rows.groupBy("split", publish_tick(F.col("arrival_time"), first_tick, interval).alias("tick"))
            .agg(F.max("event_time").alias("max_event_time"), F.min("event_time").alias("min_event_time")))
@@ -73,23 +73,33 @@ def collect_tick_table(rows: DataFrame, main_splits: list[str], first_tick: int,
     return _to_tick_table(table, main_splits)
 
 
-def _summed_partials(partials: pa.Table, first_tick: int) -> pa.Table:
-    """The partials' entries of one (split, tick) combined, ticks before `first_tick` published at it (as
-    publish_tick). numpy, not Arrow's group_by: that starts a thread pool whose arenas cost the driver ~40 MB."""
-    cols = ["split", "tick", "max_event_time", "min_event_time"]
+def _partials_tick_table(partials: pa.Table, main_splits: list[str], first_tick: int,
+                         limit: int) -> TickTable | None:
+    """The tick table from the read's partials: the entries of one (main split, tick) combined, ticks before
+    `first_tick` published at it (as publish_tick); side inputs' entries count only for the row ticks and the event
+    time range. One numpy sort of the entries (Arrow's group_by starts a thread pool whose arenas cost the driver
+    ~40 MB); None above `limit` (split, tick) groups."""
     if partials.num_rows == 0:
-        return partials.select(cols)
-    names = partials.column("split").combine_chunks().dictionary_encode()
-    code = names.indices.to_numpy(zero_copy_only=False)
+        return _to_tick_table(partials, main_splits)
     tick = np.maximum(partials.column("tick").to_numpy(), first_tick)
-    order = np.lexsort((tick, code))
-    code, tick = code[order], tick[order]
-    starts = np.flatnonzero(np.r_[True, (code[1:] != code[:-1]) | (tick[1:] != tick[:-1])])
-    emax = np.maximum.reduceat(partials.column("max_event_time").to_numpy()[order], starts)
-    emin = np.minimum.reduceat(partials.column("min_event_time").to_numpy()[order], starts)
-    split = pa.DictionaryArray.from_arrays(pa.array(code[starts]), names.dictionary)  # not one string per entry
-    return pa.table([split, pa.array(tick[starts], pa.int64()), pa.array(emax, pa.int64()),
-                     pa.array(emin, pa.int64())], names=cols)
+    row_ticks = np.unique(tick)
+    emax = partials.column("max_event_time").to_numpy()
+    event_times = (pc.min(partials.column("min_event_time")).as_py(), int(emax.max()))
+    index = _main_split_index(partials.column("split").combine_chunks(), main_splits)
+    split = pc.drop_null(index).to_numpy().astype(np.int32, copy=False)
+    if index.null_count:
+        main = pc.is_valid(index).to_numpy(zero_copy_only=False)
+        tick, emax = tick[main], emax[main]
+    # Names rebound as they go, so that each copy frees the array before it (the driver's peak at 100M rows).
+    order = np.lexsort((tick, split))
+    split, tick, emax = split[order], tick[order], emax[order]
+    del order
+    starts = np.flatnonzero(np.r_[len(split) > 0, (split[1:] != split[:-1]) | (tick[1:] != tick[:-1])])
+    if len(starts) > limit:
+        return None
+    group_max = np.maximum.reduceat(emax, starts) if len(starts) else emax
+    return TickTable(split=split[starts], tick=tick[starts], max_event_time=group_max, row_ticks=row_ticks,
+                     min_event_time=event_times[0], max_event_time_all=event_times[1])
 
 
 def _to_tick_table(table: pa.Table, main_splits: list[str]) -> TickTable:
@@ -155,6 +165,8 @@ def _with_pseudo_groups(table: TickTable, pseudo: list[tuple[str, int, int]], ma
     """The rows' groups plus the carried pseudo-groups, merged per (split, tick) by max and sorted."""
     index = {s: i for i, s in enumerate(main_splits)}
     kept = [(index[s], t, m) for s, t, m in pseudo if s in index]
+    if not kept:  # the table is sorted by (split, tick) with one entry each already: no copy
+        return SplitGroups(split=table.split, tick=table.tick, max_event_time=table.max_event_time)
     split = np.concatenate([table.split, np.array([k[0] for k in kept], np.int32)])
     tick = np.concatenate([table.tick, np.array([k[1] for k in kept], np.int64)])
     emax = np.concatenate([table.max_event_time, np.array([k[2] for k in kept], np.int64)])

@@ -75,7 +75,7 @@ def split_changes(groups: SplitGroups, wmc: WatermarkConfig, n_splits: int, end_
         max_ts[lo:hi] = m
         keep = tick < end_bound
         parts.append((np.full(int(keep.sum()), i, np.int32), tick[keep], value[keep], idle[keep]))
-    cat = (lambda k, dt: np.concatenate([p[k] for p in parts]).astype(dt)) if parts else \
+    cat = (lambda k, dt: np.concatenate([p[k] for p in parts]).astype(dt, copy=False)) if parts else \
         (lambda k, dt: np.empty(0, dt))
     return SplitChanges(split=cat(0, np.int32), tick=cat(1, np.int64), value=cat(2, np.int64),
                         idle=cat(3, bool), max_ts_after=max_ts)
