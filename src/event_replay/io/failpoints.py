@@ -2,7 +2,7 @@
 itself (SIGKILL: no cleanup, no finally, exactly like `kill -9` or a lost node) when it reaches that point.
 
 Points, in the order a run reaches them:
-    mid_staging     some outputs staged (windows), others not yet written
+    mid_staging     the windows staged, the other outputs possibly still being written (beside it)
     after_staging   every output (and the state) staged, no commit journal yet
     after_journal   the journal written (the commit point), nothing renamed
     between_renames the first dataset renamed into place, the others not

@@ -8,6 +8,7 @@ is rolled forward, the new complete ones.
 from __future__ import annotations
 
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -150,22 +151,28 @@ def stage_datasets(spark: SparkSession, cfg: JobConfig, source: SourceData, firi
     frames written, by dataset. `folders`: the frames carry these columns and each dataset is written in one
     sub-folder per value (a span of partitions, io/span_output.py)."""
     keep = folders or []
-    written: dict[str, DataFrame] = {}
-
-    def write(name: str, df: DataFrame, order: list, files: int = OUTPUT_FILES, spread_by: str | None = None):
-        written[name] = df
-        write_dataset(df, order, f"{staging}/{name}", files, spread_by, folders)
-
-    write("windows", *windows_output(firings, cfg, keep), cfg.output.windows_files, "key")
-    failpoint("mid_staging")
-    write("late_events", *late_events_output(late, source, keep))
-    write("watermarks", *watermarks_output(watermarks, keep))
     q = source.quarantine if quarantine is None else quarantine
     if source.quarantined_rows == 0:  # counted by the source already: no pass over the rows to find none
         q = local_frame(spark, [], q.schema)
-    order = [c for c in orderable_columns(q) if c not in (REASON_COLUMN, *keep)]
-    write("quarantine", q, [REASON_COLUMN] + order)
-    return written
+    quarantine_order = [REASON_COLUMN] + [c for c in orderable_columns(q) if c not in (REASON_COLUMN, *keep)]
+    specs = {"windows": (*windows_output(firings, cfg, keep), cfg.output.windows_files, "key"),
+             "late_events": (*late_events_output(late, source, keep), OUTPUT_FILES, None),
+             "watermarks": (*watermarks_output(watermarks, keep), OUTPUT_FILES, None),
+             "quarantine": (q, quarantine_order, OUTPUT_FILES, None)}
+
+    def write(name: str) -> None:
+        df, order, files, spread_by = specs[name]
+        write_dataset(df, order, f"{staging}/{name}", files, spread_by, folders)
+
+    # The small datasets are written beside the windows (Spark runs the jobs of several threads at once): their
+    # planning and few tasks then overlap the large write instead of following it. Each write is the same.
+    with ThreadPoolExecutor(max_workers=len(specs) - 1, thread_name_prefix="replay-write") as pool:
+        beside = [pool.submit(write, name) for name in specs if name != "windows"]
+        write("windows")
+        failpoint("mid_staging")
+        for done in beside:
+            done.result()  # a failed write raises here (the pool has let every write end first)
+    return {name: spec[0] for name, spec in specs.items()}
 
 
 def summary_of(target: str, rows_read: int, clean_rows: int, quarantined: int, skipped: int, firings: int,
