@@ -39,9 +39,9 @@ export PATH := $(TOOLS)/bin:$(PATH)
 
 install: check-python check-java sync jvm
 
-# The engine's Spark extension (jvm/src: the read-order pass of the offset check, io/read_order.py), compiled against
+# The engine's Spark extension (jvm/src: the offset check's read-order pass, the session walk), compiled against
 # the venv's pyspark into src/event_replay/jvm/; rebuilt only when a source or pyspark changed. Without javac it is
-# skipped with a note: replays then sort every split to check offsets (same results, slower).
+# skipped with a note: replays then sort every split to check offsets (same results, slower) and refuse session windows.
 jvm: sync
 	@bash jvm/build.sh $(VENV)/bin/python
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds the engine's small Spark extension (jvm/src: the offset pre-check's read-order pass, io/offsets.py) into
-# src/event_replay/jvm/event-replay-spark.jar, compiled against the jars of the installed pyspark; idempotent and
-# cheap when nothing changed. Without a JDK (javac) nothing is built and the replay sorts every split instead:
-# same results, slower (io/read_order.py).
+# Builds the engine's small Spark extension (jvm/src: the offset pre-check's read-order pass, io/read_order.py; the
+# session windows' walk, engine/windows/sessions.py) into src/event_replay/jvm/event-replay-spark.jar, compiled
+# against the jars of the installed pyspark; idempotent and cheap when nothing changed. Without a JDK (javac) nothing
+# is built: replays then sort every split to check offsets (same results, slower) and refuse session windows.
 # Usage: jvm/build.sh PYTHON   (the venv's python, which has pyspark)
 set -euo pipefail
 
@@ -12,7 +12,7 @@ SRC="$ROOT/jvm/src"
 JAR="$ROOT/src/event_replay/jvm/event-replay-spark.jar"
 
 if ! command -v javac >/dev/null 2>&1; then
-  echo "install: javac not found (a JDK 17, not only a JRE): the read-order pass is not built; replays sort every split instead (same results, slower)" >&2
+  echo "install: javac not found (a JDK 17, not only a JRE): the engine's Spark extension is not built: replays sort every split to check offsets (same results, slower) and refuse session windows" >&2
   rm -f "$JAR"
   exit 0
 fi

@@ -142,3 +142,19 @@ def test_validate_passes_then_names_the_broken_rule(sample_log, tmp_path):
     bad = run("validate", "--config", str(cfg))
     assert bad.returncode == 1, bad.stdout[-3000:] + bad.stderr[-3000:]
     assert "FAILED" in bad.stdout.upper() and "duplicate" in bad.stdout.lower(), bad.stdout[-3000:]
+
+
+def test_sessions_without_the_extension_are_refused_before_spark(sample_log, tmp_path, monkeypatch, capsys):
+    """The session walk runs in the engine's Spark extension: with no jar built, `replay run` says how to get it
+    and starts nothing."""
+    from event_replay import cli, extension
+
+    monkeypatch.setattr(extension, "JAR", tmp_path / "missing" / "event-replay-spark.jar")
+    cfg = tmp_path / "sessions.yaml"
+    raw = job_config(sample_log, tmp_path / "out")
+    raw["window"] = {"type": "session", "gap": "10s"}
+    cfg.write_text(yaml.safe_dump(raw, sort_keys=False))
+    assert cli.main(["run", "--config", str(cfg)]) == 2
+    err = capsys.readouterr().err
+    assert "session windows need the engine's Spark extension" in err and "make install" in err
+    assert not (tmp_path / "out").exists()

@@ -22,8 +22,8 @@ DETERMINISTIC_CONF = {
 
 def build_session(master: str | None = None, app_name: str = "event-replay",
                   conf: dict[str, str] | None = None) -> SparkSession:
-    # PySpark's workers default to `python3` from PATH, which may lack pandas/pyarrow (sessions use a grouped
-    # pandas UDF): use this interpreter unless the deployment says otherwise (e.g. a cluster image's path).
+    # PySpark's workers default to `python3` from PATH, which may lack this project's packages: use this
+    # interpreter unless the deployment says otherwise (e.g. a cluster image's path).
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName(app_name)
     master = master or os.environ.get("REPLAY_SPARK_MASTER")
@@ -44,7 +44,7 @@ def _add_extension_jar(settings: dict[str, str]) -> None:
     """The engine's Spark extension (io/read_order.py) on the classpath of a JVM this builder starts, beside any
     jars the caller gave. A JVM that spark-submit started has its classpath already: there it takes --jars
     (the DAGs' operators pass it; spark.jars set here would replace the submitted jars and not reach the driver)."""
-    from .io.read_order import with_extension_jar
+    from .extension import with_extension_jar
 
     jars = with_extension_jar(settings.get("spark.jars"))
     if jars is not None and not os.environ.get("PYSPARK_GATEWAY_PORT"):

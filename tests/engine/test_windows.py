@@ -4,27 +4,20 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import sys
 from typing import Any, Iterable, Mapping
 
-import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from event_replay.engine.windows import compute_windows
-from event_replay.engine.windows.session_pass import session_pass
 from event_replay.semantics.config import parse_config, to_raw
 from event_replay.semantics.durations import NEG_INF
 from event_replay.semantics.model import LogRow
 from event_replay.semantics.reference import replay
 from strategies import cases, config
 
-# applyInPandas needs executors on this venv's Python (pandas, pyarrow); the shared session does not pin it
-# (yet), so set it before the session-scoped fixture starts Spark: collection happens before any test runs.
-os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
 ROW_SCHEMA = T.StructType([
     T.StructField("split", T.StringType()), T.StructField("offset", T.LongType()),
@@ -207,38 +200,35 @@ def test_same_as_reference(spark, case, wtype, extra):
     assert_same_as_reference(spark, list(case.rows), _with_window(case.cfg, wtype), case.declared_splits, extra)
 
 
-# The session pass alone (plain pandas, no Spark): many more cases, checking every firing's exact rows.
+# The session walk alone (the extension's pass, fed the reference's wm_before): checking every firing's exact rows.
 
-def _session_pass_firings(rows: list[LogRow], wm_before, cfg):
-    pdf = pd.DataFrame([(r.key, r.split, r.offset, r.arrival_time, r.event_time, wm_before[(r.split, r.offset)])
-                        for r in rows], columns=["key", "split", "offset", "arrival_time", "event_time", "wm_before"])
-    run = session_pass(cfg.window.gap_ms, cfg.window.allowed_lateness_ms)
-    if pdf.empty:
-        return [], []
-    out = pd.concat([run(g) for _, g in pdf.groupby("key")]).rename(columns=lambda c: c.lstrip("_"))
-    key_of = {(r.split, r.offset): r.key for r in rows}
-    elems = out[out["kind"] == "m"].sort_values("pos")
+def _session_walk_firings(spark, rows: list[LogRow], wm_before, cfg):
+    from event_replay.engine.windows.sessions import session_elements
+
+    data = [(r.split, r.offset, r.arrival_time, r.event_time, r.key, r.payload.get("value"),
+             wm_before[(r.split, r.offset)]) for r in rows]
+    df = spark.createDataFrame(data, ROW_SCHEMA)
+    elems, late_rows = session_elements(df, cfg, [c for c in df.columns if c != "wm_before"])
     held: dict[tuple, list] = {}
     firings = []
-    for e in elems.itertuples(index=False):
-        wid = (e.wid_split, int(e.wid_offset))
-        held.setdefault(wid, []).append((e.split, int(e.offset)))
-        assert len(held[wid]) == e.pos
-        if isinstance(e.fire_reason, str):
-            fw = None if pd.isna(e.fire_watermark) else int(e.fire_watermark)
-            firings.append((key_of[wid], int(e.ws), int(e.we), int(e.fire_index), fw, e.fire_reason,
+    for e in sorted(elems.collect(), key=lambda e: (e["__wid_split"], e["__wid_offset"], e["__pos"])):
+        wid = (e["__wid_split"], e["__wid_offset"])
+        held.setdefault(wid, []).append((e["split"], e["offset"]))
+        assert len(held[wid]) == e["__pos"]
+        if e["fire_reason"] is not None:
+            firings.append((e["key"], e["__ws"], e["__we"], e["fire_index"], e["fire_watermark"], e["fire_reason"],
                             tuple(sorted(held[wid]))))
-    late = sorted((r.split, int(r.offset), int(r.fire_watermark)) for r in out[out["kind"] == "l"].itertuples())
+    late = sorted((r["split"], r["offset"], r["late_watermark"]) for r in late_rows.collect())
     return firings, late
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(case=cases())
-def test_session_pass_holds_the_reference_rows(case):
+def test_session_walk_holds_the_reference_rows(spark, case):
     cfg = _with_window(case.cfg, "session")
     ref = replay(list(case.rows), cfg, declared_splits=case.declared_splits)
     in_range = [r for r in case.rows if (r.split, r.offset) in ref.wm_before]
-    firings, late = _session_pass_firings(in_range, ref.wm_before, cfg)
+    firings, late = _session_walk_firings(spark, in_range, ref.wm_before, cfg)
     resolved = []
     for key, ws, we, index, fw, reason, rows in firings:
         if reason == "__pending":  # the timer's stream value, as the Spark side looks it up

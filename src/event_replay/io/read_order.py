@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Mapping
 
 import pyarrow as pa
@@ -31,30 +30,17 @@ import pyarrow.compute as pc
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-JAR = Path(__file__).resolve().parents[1] / "jvm" / "event-replay-spark.jar"  # built by jvm/build.sh
+from ..extension import extension_class, missing_reason
+
 MAX_RUNS = 64  # runs of one split in one partition before the rest of its rows there only count
 _log = logging.getLogger(__name__)
 
 
-def extension_jars() -> str | None:
-    """The extension's jar for `spark.jars` / `spark-submit --jars`, if it was built."""
-    return str(JAR) if JAR.is_file() else None
-
-
-def with_extension_jar(jars: str | None) -> str | None:
-    """A comma-separated jar list (`spark.jars`, `--jars`) with the extension's jar added once, if it was built."""
-    listed = [j for j in (jars or "").split(",") if j] + [extension_jars() or ""]
-    return ",".join(dict.fromkeys(j for j in listed if j)) or None
-
-
 def _runs_class(spark):
-    from py4j.java_gateway import JavaClass
-    cls = spark._jvm.io.eventreplay.spark.OffsetRuns
-    if isinstance(cls, JavaClass):
-        return cls
-    _log.warning("the read-order pass is not on the driver's classpath (%s): every split is sorted to check its "
-                 "offsets (same results, slower); spark-submit needs --jars %s", JAR, JAR)
-    return None
+    cls = extension_class(spark, "OffsetRuns")
+    if cls is None:
+        _log.warning("%s: every split is sorted to check its offsets (same results, slower)", missing_reason())
+    return cls
 
 
 class TickPartials:

@@ -27,7 +27,7 @@ from airflow.sdk.exceptions import AirflowSkipException
 
 from .assets import OUTPUT_ASSETS, outlet_extras
 from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
-from ..io.read_order import with_extension_jar
+from ..extension import with_extension_jar
 from .links import RUN_LINKS
 from .plan import Plan, check_state
 from .report import clear_chunk_record, partition_figures, progress_line, progress_table, write_chunk_record
@@ -67,7 +67,7 @@ class ReplaySparkSubmitOperator(SparkSubmitOperator):
             # pyspark installs spark-submit next to the worker's python; the worker's PATH may not have it.
             os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
         self.conf = {**spark_conf(), **(self.conf or {})}  # the worker's python, not the DAG parser's
-        self.jars = with_extension_jar(self.jars)  # io/read_order.py
+        self.jars = with_extension_jar(self.jars)  # extension.py
         self.application_args = list(args)
         self._hook = None  # a fresh hook (and spark-submit) per job
         super().execute(context)

@@ -13,7 +13,7 @@ cleanup time `c = m + allowed_lateness`, its rows split by `W = wm_before` into
 
 So every firing holds a prefix of its window's rows in one fixed order. Tumbling and sliding windows are
 `fixed.py` (one aggregate over slots). Sessions merge, so they need one sequential pass per key
-(`session_pass.py`, run by `sessions.py` over buckets of keys, O(n log n)); the pass emits window memberships in
+(`sessions.py`: a walk in the engine's Spark extension, O(n log n)); the pass emits window memberships in
 prefix form and elements.firings_with_aggregates evaluates the Spark SQL aggregates as running aggregates over
 them. The timer firings' watermarks are looked up in `fire_lookup.py`. This module dispatches and picks the rows a
 partition carries.
@@ -27,8 +27,7 @@ from ...semantics.config import JobConfig
 from ..elements import PENDING, POS, WE, WS, cleanup, firings_with_aggregates
 from .fire_lookup import with_fire_watermarks
 from .fixed import FixedRows, fixed_firings, fixed_queries, last_start
-from .session_pass import WID_OFFSET, WID_SPLIT
-from .sessions import session_elements
+from .sessions import WID_OFFSET, WID_SPLIT, session_elements
 
 CAUSE_ARRIVAL = "cause_arrival_time"
 
