@@ -22,6 +22,7 @@ from ...semantics.model import FIRE_END_OF_INPUT, FIRE_WATERMARK
 from ...semantics.windows import window_start  # Flink's TimeWindow.getWindowStartWithOffset
 from ..elements import PENDING, WE
 from .fixed import slide_of
+from .value_buckets import ValueBuckets, value_buckets
 
 FIRE_TABLE_MAX = 2_000_000
 _BUCKET_BITS = 20  # the as-of lookup's time buckets are 2^20 ms (~17 min) wide
@@ -48,11 +49,14 @@ def fire_table(spark: SparkSession, ends: np.ndarray, stream_values: np.ndarray)
 
 
 def lookup_for(spark: SparkSession, timeline, window: WindowConfig,
-               also: tuple[int | None, int | None] | None = None) -> DataFrame | None:
-    """The fire table for a driver-computed timeline (contract.Timeline) of tumbling or sliding windows, over
-    its rows' event times and `also` (the carried rows' range); None when the Spark lookup must be used."""
-    if window.type == "session" or timeline.known_stream_values is None:
+               also: tuple[int | None, int | None] | None = None) -> DataFrame | ValueBuckets | None:
+    """The driver's lookup for a driver-computed timeline (contract.Timeline): for tumbling or sliding windows the
+    fire table over its rows' event times and `also` (the carried rows' range), for sessions the stream's value
+    buckets (value_buckets.py); None when the Spark lookup must be used."""
+    if timeline.known_stream_values is None:
         return None
+    if window.type == "session":
+        return value_buckets(spark, timeline.known_stream_values)
     bounds = [b for b in (timeline.event_time_range, also) if b is not None and b[0] is not None]
     if not bounds:
         return None
@@ -66,13 +70,27 @@ LOOKUP_BROADCAST_MAX = 500_000  # (max timestamp -> stream value) pairs: broadca
 
 
 def with_fire_watermarks(firings: DataFrame, stream_values: DataFrame, cfg: JobConfig,
-                          queries: DataFrame | None = None, known: bool = False) -> DataFrame:
+                          queries: DataFrame | None = None, known: bool = False,
+                          buckets: ValueBuckets | None = None) -> DataFrame:
     """A timer firing happens when the stream first reaches the window's max timestamp: at the smallest stream
     value >= end - 1. None: `end_of_input` with flush; with hold the window stays open and does not fire.
     `queries` (column __q): a superset of the timer firings' max timestamps, if the caller has a cheaper source
-    of them than the firings themselves; `known`: `queries` already holds the answers (__q, __v)."""
+    of them than the firings themselves; `known`: `queries` already holds the answers (__q, __v); `buckets`: the
+    stream's values from the driver (value_buckets.py), looked up without a join of the firings."""
     pending = F.col("fire_reason") == PENDING
     with_q = firings.withColumn("__q", F.when(pending, F.col(WE) - F.lit(1)))
+    looked_up = buckets.looked_up(with_q) if buckets is not None else _joined(with_q, stream_values, queries, known)
+    flushed = F.lit(FIRE_END_OF_INPUT) if cfg.replay.end_of_input == "flush" else F.lit(None).cast("string")
+    out = (looked_up
+           .withColumn("fire_watermark", F.when(pending, F.col("__v")).otherwise(F.col("fire_watermark")))
+           .withColumn("fire_reason", F.when(~pending, F.col("fire_reason"))
+                       .when(F.col("__v").isNotNull(), F.lit(FIRE_WATERMARK)).otherwise(flushed))
+           .drop("__q", "__v"))
+    return out.where(F.col("fire_reason").isNotNull())  # hold: windows still waiting do not fire
+
+
+def _joined(with_q: DataFrame, stream_values: DataFrame, queries: DataFrame | None, known: bool) -> DataFrame:
+    """`with_q` with `__v` from a join on `__q` (see with_fire_watermarks)."""
     given = queries is not None
     if not given:
         queries = with_q.where(F.col("__q").isNotNull()).select("__q").distinct()
@@ -85,13 +103,7 @@ def with_fire_watermarks(firings: DataFrame, stream_values: DataFrame, cfg: JobC
         found = found.localCheckpoint(eager=True)
         if found.count() <= LOOKUP_BROADCAST_MAX:
             found = F.broadcast(found)
-    flushed = F.lit(FIRE_END_OF_INPUT) if cfg.replay.end_of_input == "flush" else F.lit(None).cast("string")
-    out = (with_q.join(found, "__q", "left")  # a null __q (not a timer firing) matches nothing
-           .withColumn("fire_watermark", F.when(pending, F.col("__v")).otherwise(F.col("fire_watermark")))
-           .withColumn("fire_reason", F.when(~pending, F.col("fire_reason"))
-                       .when(F.col("__v").isNotNull(), F.lit(FIRE_WATERMARK)).otherwise(flushed))
-           .drop("__q", "__v"))
-    return out.where(F.col("fire_reason").isNotNull())  # hold: windows still waiting do not fire
+    return with_q.join(found, "__q", "left")  # a null __q (not a timer firing) matches nothing
 
 
 def _next_values(queries: DataFrame, stream_values: DataFrame) -> DataFrame:
