@@ -200,49 +200,6 @@ def test_same_as_reference(spark, case, wtype, extra):
     assert_same_as_reference(spark, list(case.rows), _with_window(case.cfg, wtype), case.declared_splits, extra)
 
 
-# The session walk alone (the extension's pass, fed the reference's wm_before): checking every firing's exact rows.
-
-def _session_walk_firings(spark, rows: list[LogRow], wm_before, cfg):
-    from event_replay.engine.windows.sessions import session_elements
-
-    data = [(r.split, r.offset, r.arrival_time, r.event_time, r.key, r.payload.get("value"),
-             wm_before[(r.split, r.offset)]) for r in rows]
-    df = spark.createDataFrame(data, ROW_SCHEMA)
-    elems, late_rows = session_elements(df, cfg, [c for c in df.columns if c != "wm_before"])
-    held: dict[tuple, list] = {}
-    firings = []
-    for e in sorted(elems.collect(), key=lambda e: (e["__wid_split"], e["__wid_offset"], e["__pos"])):
-        wid = (e["__wid_split"], e["__wid_offset"])
-        held.setdefault(wid, []).append((e["split"], e["offset"]))
-        assert len(held[wid]) == e["__pos"]
-        if e["fire_reason"] is not None:
-            firings.append((e["key"], e["__ws"], e["__we"], e["fire_index"], e["fire_watermark"], e["fire_reason"],
-                            tuple(sorted(held[wid]))))
-    late = sorted((r["split"], r["offset"], r["late_watermark"]) for r in late_rows.collect())
-    return firings, late
-
-
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(case=cases())
-def test_session_walk_holds_the_reference_rows(spark, case):
-    cfg = _with_window(case.cfg, "session")
-    ref = replay(list(case.rows), cfg, declared_splits=case.declared_splits)
-    in_range = [r for r in case.rows if (r.split, r.offset) in ref.wm_before]
-    firings, late = _session_walk_firings(spark, in_range, ref.wm_before, cfg)
-    resolved = []
-    for key, ws, we, index, fw, reason, rows in firings:
-        if reason == "__pending":  # the timer's stream value, as the Spark side looks it up
-            fw = min((v for v in ref.stream_values if v >= we - 1), default=None)
-            reason = "watermark" if fw is not None else "end_of_input"
-            if fw is None and cfg.replay.end_of_input == "hold":
-                continue
-        resolved.append((key, ws, we, index, fw, reason, rows))
-    want = [(f.key, f.window_start, f.window_end, f.fire_index, f.fire_watermark, f.fire_reason, f.rows)
-            for f in ref.firings]
-    assert sorted(resolved, key=str) == sorted(want, key=str)
-    assert late == sorted((lr.row.split, lr.row.offset, lr.late_watermark) for lr in ref.late_rows)
-
-
 # -- the two ways fixed windows fire -----------------------------------------------------------------------------
 
 def test_slot_aggregate_and_numbered_paths_agree(spark, monkeypatch):
