@@ -154,7 +154,8 @@ def test_sessions_without_the_extension_are_refused_before_spark(sample_log, tmp
     raw = job_config(sample_log, tmp_path / "out")
     raw["window"] = {"type": "session", "gap": "10s"}
     cfg.write_text(yaml.safe_dump(raw, sort_keys=False))
-    assert cli.main(["run", "--config", str(cfg)]) == 2
-    err = capsys.readouterr().err
-    assert "session windows need the engine's Spark extension" in err and "make install" in err
+    for command in (["run", "--config", str(cfg)], ["tune", "--config", str(cfg), "--allowed-lateness", "0s,1s"]):
+        assert cli.main(command) == 2
+        err = capsys.readouterr().err
+        assert "session windows need the engine's Spark extension" in err and "make install" in err
     assert not (tmp_path / "out").exists()

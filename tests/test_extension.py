@@ -24,3 +24,16 @@ def test_the_jar_joins_a_jar_list_once():
     jar = extension.extension_jars()
     assert extension.with_extension_jar(None) == jar
     assert extension.with_extension_jar(f"a.jar,{jar}") == f"a.jar,{jar}"
+
+
+def test_only_session_windows_are_refused_without_the_jar(tmp_path, monkeypatch):
+    from strategies import config
+
+    wm = {"max_out_of_orderness": 0}
+    sessions = config(watermark=wm, window={"type": "session", "gap": 1000})
+    assert extension.refusal(sessions) is None  # built here
+    monkeypatch.setattr(extension, "JAR", tmp_path / "event-replay-spark.jar")
+    assert "make install" in extension.refusal(sessions)
+    assert extension.refusal(config(watermark=wm)) is None  # tumbling: the offset check sorts instead
+    processing = config(window={"type": "session", "gap": 1000, "time": "processing"})
+    assert extension.refusal(processing) is None  # processing-time sessions run on the replay clock, no walk

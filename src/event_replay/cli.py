@@ -90,12 +90,12 @@ def _checked_run_config(args: argparse.Namespace) -> JobConfig | None:
     from .io.preflight import check_source
 
     check_source(cfg)  # a role's column missing from a local source: refused before Spark starts
-    if cfg.window.type == "session" and cfg.window.time != "processing":
-        from .extension import extension_jars, missing_reason
+    from .extension import refusal
 
-        if extension_jars() is None:  # the session walk runs in it (engine/windows/sessions.py)
-            print(f"replay: session windows need the engine's Spark extension: {missing_reason()}", file=sys.stderr)
-            return None
+    why = refusal(cfg)  # a session config without the extension's jar
+    if why is not None:
+        print(f"replay: {why}", file=sys.stderr)
+        return None
     return cfg
 
 

@@ -48,3 +48,12 @@ def required_class(spark, name: str, what: str):
     if cls is None:
         raise ExtensionMissing(f"{what} need the engine's Spark extension: {missing_reason()}")
     return cls
+
+
+def refusal(cfg) -> str | None:
+    """Why `cfg` cannot run on this install, checked before Spark starts: session windows (event or ingestion
+    time) are walked in the extension (engine/windows/sessions.py) and its jar was not built. None: nothing is
+    missing."""
+    if cfg.window.type == "session" and cfg.window.time != "processing" and extension_jars() is None:
+        return f"session windows need the engine's Spark extension: {missing_reason()}"
+    return None

@@ -10,6 +10,7 @@ starts, the option named), 1 for any other failure.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from typing import Sequence
 
@@ -21,6 +22,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
     cfg = load_config(args.config)
     grid, variants = parse_grid(cfg, args.max_out_of_orderness, args.idle_timeout, args.allowed_lateness)
+    from ..extension import refusal
+
+    why = refusal(cfg)  # a session config without the extension's jar: refused before Spark starts
+    if why is not None:
+        print(f"replay tune: {why}", file=sys.stderr)
+        return 2
     from ..spark import build_session, parse_conf
 
     conf = parse_conf(args.conf or [])
