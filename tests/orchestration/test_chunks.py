@@ -128,20 +128,20 @@ def test_operator_default_is_one_job_for_a_month(operator, tmp_path):
 
 
 def test_every_submit_ships_the_engine_extension_beside_the_users_jars(monkeypatch):
-    """spark-submit starts the driver's JVM, so the read-order pass (io/read_order.py) reaches its classpath only
-    through --jars; a deployment's own jars stay, and a task's second job does not add it twice."""
+    """spark-submit starts the driver's JVM, so the engine's Spark extension (extension.py) reaches its classpath
+    only through --jars; a deployment's own jars stay, and a task's second job does not add it twice."""
     from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 
-    from event_replay.io import read_order
+    from event_replay import extension
     from event_replay.orchestration.operators import ReplaySparkSubmitOperator
 
     seen = []
     monkeypatch.setattr(SparkSubmitOperator, "execute", lambda self, context: seen.append(self.jars))
-    monkeypatch.setattr(read_order, "JAR", ROOT / "pyproject.toml")  # any file: "built"
+    monkeypatch.setattr(extension, "JAR", ROOT / "pyproject.toml")  # any file: "built"
     op = ReplaySparkSubmitOperator(task_id="t", application="app.py", jars="/opt/site/udfs.jar")
     op.submit({}, ["a"])
     op.submit({}, ["b"])
     assert seen == [f"/opt/site/udfs.jar,{ROOT / 'pyproject.toml'}"] * 2
-    monkeypatch.setattr(read_order, "JAR", ROOT / "no-such.jar")  # not built (no JDK): nothing to ship
+    monkeypatch.setattr(extension, "JAR", ROOT / "no-such.jar")  # not built (no JDK): nothing to ship
     assert ReplaySparkSubmitOperator(task_id="u", application="app.py").submit({}, []) is None
     assert seen[-1] is None
