@@ -202,11 +202,12 @@ def test_same_as_reference(spark, case, wtype, extra):
 
 # -- the two ways fixed windows fire -----------------------------------------------------------------------------
 
-def test_slot_aggregate_and_numbered_paths_agree(spark, monkeypatch):
-    """Tumbling/sliding windows fire through one aggregate over slots (timer firing in slot 0, late firing j in
-    slot j) when the aggregates are order-free; through numbered elements and running aggregates when they are not,
-    or when late firings are many. Each way must give the reference's firings on the same rows, with windows
-    that have early and late-accepted rows, and windows whose only rows are late-accepted."""
+def test_combined_and_numbered_paths_agree(spark, monkeypatch):
+    """Tumbling/sliding windows fire through one aggregate over each window's early rows combined with running
+    aggregates over its late-accepted rows (merge.py) when every aggregate combines, by a hash join or, with many
+    late rows, a sort-merge join; through numbered elements and running aggregates when they do not. Each way must
+    give the reference's firings on the same rows, with windows that have early and late-accepted rows, and windows
+    whose only rows are late-accepted."""
     from event_replay.engine.windows import fixed as fixed_windows
 
     # (event time, key) in arrival order; per-event watermark = max - 5001. After 16000 (watermark 10999) the
@@ -218,16 +219,15 @@ def test_slot_aggregate_and_numbered_paths_agree(spark, monkeypatch):
     for window in ({"size": "10s", "allowed_lateness": "3s"},
                    {"type": "sliding", "size": "10s", "slide": "5s", "allowed_lateness": "3s"}):
         cfg = config(watermark={"max_out_of_orderness": "5s", "emit": "per_event"}, window=window,
-                     aggregations={"cnt": "count(*)", "total": "sum(value)", "top": "max(value)"})
-        ref, _ = assert_same_as_reference(spark, rows, cfg)  # slots
+                     aggregations={"cnt": "count(*)", "total": "sum(value)", "top": "max(value)",
+                                   "low": "min(value)", "n": "count(value)"})
+        ref, _ = assert_same_as_reference(spark, rows, cfg)  # combined, hash join
         assert {f.fire_reason for f in ref.firings} >= {"watermark", "late_row"}
         assert any(f.fire_reason == "late_row" and f.fire_index >= 2 for f in ref.firings)  # several late firings
         assert any(f.key == "m" and f.fire_reason == "late_row" and f.fire_index == 1 for f in ref.firings)
         with monkeypatch.context() as m:
-            m.setattr(fixed_windows, "_LATE_FIRINGS_PER_WINDOW_MAX", 0)  # every window numbered
+            m.setattr(fixed_windows, "_LATE_HASHED_MAX", -1)  # combined, sort-merge join
             assert_same_as_reference(spark, rows, cfg)
-    # Order-dependent aggregates (a float sum) never take the hash path; they still match.
-    assert not fixed_windows._order_free(spark.createDataFrame([(1.5,)], "value double"), "sum(value)")
-    assert fixed_windows._order_free(spark.createDataFrame([(1,)], "value long"), "sum(value)")
-    assert fixed_windows._order_free(spark.createDataFrame([(1,)], "value long"), "count(DISTINCT value)")
-    assert not fixed_windows._order_free(spark.createDataFrame([(1,)], "value long"), "max(value) - min(value)")
+        with monkeypatch.context() as m:
+            m.setattr(fixed_windows, "combiners", lambda frame, aggs: None)  # every window numbered
+            assert_same_as_reference(spark, rows, cfg)

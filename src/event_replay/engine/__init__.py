@@ -38,12 +38,19 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     return EngineResult(windows=firings, late_events=late_rows, watermarks=timeline.watermarks)
 
 
+_CO_PARTITION = "spark.sql.requireAllClusterKeysForCoPartition"
+
+
 def fixed_plans(spark: "SparkSession") -> None:
     """Adaptive query execution off for the replay, unless the deployment set it: the engine's plans are fixed
     (broadcasts hinted, partition counts chosen), so re-planning at run time gains nothing here and costs a job
     per stage and a re-optimisation of each; a fixed plan is also the same plan on every run."""
     if not spark.sparkContext.getConf().contains("spark.sql.adaptive.enabled"):
         spark.conf.set("spark.sql.adaptive.enabled", "false")
+    # Tables partitioned by key alike join per (key, window) without a shuffle (windows/fixed.py: the timer
+    # firings meet their late firings); Spark's default would re-shuffle both sides by every join column.
+    if not spark.sparkContext.getConf().contains(_CO_PARTITION):
+        spark.conf.set(_CO_PARTITION, "false")
 
 
 def _kept(timeline) -> tuple["DataFrame", "DataFrame"]:

@@ -12,30 +12,27 @@ its rows split by `W = wm_before` into
 
 Late-accepted rows are few (they arrive after their window fired and before it is purged), so the rows that are
 not early in some window (`behind`) are materialised once; the late rows and the late-accepted elements come from
-them. Firings are then one aggregate over slots: slot 0 of a window holds its early rows (the timer firing), slot
-j >= 1 its early rows and late-accepted rows 1..j (its j-th late firing). The early rows of the few windows with
-late firings are copied into each of their slots (a broadcast join on those windows). The aggregate is shuffled
-by key straight into the windows output's partitions, so writing it needs no second shuffle.
+them. When every aggregate combines (merge.py: one count/sum/min/max call, not over floating point), the timer
+firings are one aggregate per window over its early rows (the work of a plain groupBy-window job), and the late
+firings are running aggregates over each window's late-accepted elements (slot j = the j-th, in replay order),
+combined with the window's early aggregate by a full outer join per window. Both sides are shuffled by key into the
+windows output's partitions, so the join and the write need no second shuffle of the timer firings.
 
-That is exact when every aggregate is order-free (count, min, max, sum over integers); otherwise, or when the late
-windows are many, the firings come from numbered elements and running aggregates in replay order (`_numbered`).
+Otherwise the firings come from numbered elements and running aggregates in replay order (`_numbered`).
 """
 from __future__ import annotations
 
-import re
-
-from pyspark.errors import AnalysisException
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import Column, DataFrame, Observation, Window
 from pyspark.sql import functions as F
 
 from ...semantics.config import JobConfig, WindowConfig
 from ...semantics.model import FIRE_LATE_ROW
-from ..elements import ORDER, PENDING, POS, WE, WS, cleanup, firings_with_aggregates, single_call
+from ..elements import ORDER, PENDING, POS, WE, WS, cleanup, firings_with_aggregates
+from .merge import Combine, combiners
 
-# Slot aggregation is used up to this many late-accepted elements, and windows with at most this many late firings
-# (each copies its window's early rows once per late firing); beyond, the numbered path.
-_LATE_ELEMENTS_MAX = 200_000
-_LATE_FIRINGS_PER_WINDOW_MAX = 64
+# Late-accepted elements (an upper bound: behind rows x windows per row) joined as a hash table per partition up to
+# this many; beyond, by a sort-merge join (no table in memory, but the timer firings are sorted too).
+_LATE_HASHED_MAX = 2_000_000
 _WID = ["key", WS, WE]
 
 
@@ -75,8 +72,12 @@ class FixedRows:
         w, wm = cfg.window, F.col("wm_before")
         lateness = w.allowed_lateness_ms
         self.early = assign(rows, w).where(wm < F.col(WE) - F.lit(1))
-        # Not early in some window: late rows and late-accepted ones (few), computed once.
-        self.behind = rows.where(wm >= _first_max_ts(w)).localCheckpoint(eager=True)
+        # Not early in some window: late rows and late-accepted ones (few), computed once; their count comes with
+        # that job (an observation, no job of its own) and bounds the late-accepted elements.
+        seen = Observation("behind")
+        self.behind = (rows.where(wm >= _first_max_ts(w)).observe(seen, F.count(F.lit(1)).alias("n"))
+                       .localCheckpoint(eager=True))
+        self.late_bound = seen.get["n"] * -(-w.size_ms // slide_of(w))
         last_max_ts = last_start(w) + F.lit(w.size_ms - 1)
         # A row is late iff its latest window (the largest max timestamp) is dropped: cleanup grows with the end.
         self.late_rows = (self.behind.where(wm >= cleanup(last_max_ts, lateness))
@@ -92,54 +93,53 @@ class FixedRows:
 def fixed_firings(fixed: FixedRows, input_cols: list[str], aggs: dict[str, str],
                   partitions: int | None = None) -> DataFrame:
     """Every firing of tumbling/sliding windows (timer firings still PENDING their watermark), see the module doc."""
-    if not all(_order_free(fixed.early, e) for e in aggs.values()):
+    combine = combiners(fixed.early, aggs)
+    if combine is None:
         return _by_key(_numbered(fixed.accepted, input_cols, aggs), partitions)
-    # Late-accepted elements are few and come from the materialised `behind` rows: numbering them again in each
-    # of their readers costs less than a job per step. Slots run 1..k per window, so their count is the sum of k.
-    ranked = fixed.late_accepted.withColumn(
-        "__slot", F.row_number().over(Window.partitionBy(*_WID).orderBy(*ORDER)).cast("long"))
-    per_window = ranked.groupBy(*_WID).agg(F.max("__slot").alias("__k"))
-    stats = ranked.agg(F.count(F.lit(1)).alias("n"), F.max("__slot").alias("k")).collect()[0]
-    if (stats["n"] or 0) > _LATE_ELEMENTS_MAX or (stats["k"] or 0) > _LATE_FIRINGS_PER_WINDOW_MAX:
-        return _by_key(_numbered(fixed.accepted, input_cols, aggs), partitions)
-    return _slot_firings(fixed.early, ranked, per_window if stats["n"] else None, aggs, partitions)
+    timer = (_by_key(fixed.early, partitions).groupBy(*_WID)
+             .agg(F.count(F.lit(1)).alias(POS), F.max("arrival_time").alias("arrival_time"),
+                  *[F.expr(e).alias(n) for n, e in aggs.items()]))
+    late = _by_key(_late_firings(fixed.late_accepted, aggs), partitions)
+    if fixed.late_bound <= _LATE_HASHED_MAX:
+        late = late.hint("shuffle_hash")  # few: a hash table of them per partition, the timer side streams past it
+    return _combined(timer, late, combine)
 
 
 def _by_key(df: DataFrame, partitions: int | None) -> DataFrame:
     return df if partitions is None else df.repartition(partitions, "key")
 
 
-def _slot_firings(early: DataFrame, ranked: DataFrame, per_window: DataFrame | None, aggs: dict[str, str],
-                  partitions: int | None) -> DataFrame:
-    """One aggregate per (window, slot); see the module doc."""
-    agg_cols = sorted({c for c in early.columns} - {"wm_before"})
-    if per_window is None:  # no late firing at all: every early row in slot 0, no join
-        slots = early.withColumn("__slot", F.lit(0).cast("long"))
-    else:
-        slots = (early.join(F.broadcast(per_window), _WID, "left")
-                 .withColumn("__slot", F.explode(F.sequence(F.lit(0).cast("long"), F.coalesce("__k", F.lit(0)))))
-                 .drop("__k"))
-    slots = slots.select(*agg_cols, "__slot", F.lit(1).alias("__early"), F.lit(None).cast("long").alias("__fw"),
-                         F.lit(None).cast("long").alias("__fa"))
-    if per_window is not None:
-        own = F.col("__own") == F.col("__slot")
-        late = (ranked.join(F.broadcast(per_window), _WID)
-                .select(*agg_cols, F.col("wm_before"), F.col("__slot").alias("__own"),
-                        F.explode(F.sequence(F.col("__slot"), F.col("__k"))).alias("__slot"))
-                .select(*agg_cols, "__slot", F.lit(0).alias("__early"), F.when(own, F.col("wm_before")).alias("__fw"),
-                        F.when(own, F.col("arrival_time")).alias("__fa")))
-        slots = slots.unionByName(late)
-    grouped = (_by_key(slots, partitions).groupBy(*_WID, "__slot")
-               .agg(F.max("__early").alias("__has_early"), F.max("__fw").alias("__fw"), F.max("__fa").alias("__fa"),
-                    F.max("arrival_time").alias("__a"), F.count(F.lit(1)).alias(POS),
-                    *[F.expr(e).alias(n) for n, e in aggs.items()]))
-    timer = F.col("__slot") == 0
-    return grouped.select(
-        *_WID, POS,
-        F.when(timer, F.lit(0)).otherwise(F.col("__slot") - 1 + F.col("__has_early")).cast("long").alias("fire_index"),
-        F.when(timer, F.lit(PENDING)).otherwise(F.lit(FIRE_LATE_ROW)).alias("fire_reason"),
-        F.when(~timer, F.col("__fw")).alias("fire_watermark"),
-        F.coalesce(F.col("__fa"), F.col("__a")).alias("arrival_time"), *aggs.keys())
+def _late_firings(late_accepted: DataFrame, aggs: dict[str, str]) -> DataFrame:
+    """Per late-accepted element, in replay order within its window: its slot j (1, 2, ...), its own watermark and
+    arrival (the j-th late firing's), and the running aggregates over late elements 1..j. Plus one slot-0 row per
+    such window, with no values, which meets the window's timer firing in the join (_combined)."""
+    ordered = Window.partitionBy(*_WID).orderBy(*ORDER)
+    running = ordered.rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    slots = late_accepted.select(*_WID, F.row_number().over(ordered).cast("long").alias("__slot"),
+                                 F.col("wm_before").alias("__fw"), F.col("arrival_time").alias("__fa"),
+                                 *[F.expr(e).over(running).alias(n) for n, e in aggs.items()])
+    markers = late_accepted.select(*_WID).distinct().select(
+        *_WID, F.lit(0).cast("long").alias("__slot"),
+        *[F.lit(None).cast(slots.schema[c].dataType).alias(c) for c in slots.columns if c not in (*_WID, "__slot")])
+    return slots.unionByName(markers)
+
+
+def _combined(timer: DataFrame, late: DataFrame, combine: dict[str, Combine]) -> DataFrame:
+    """The timer firings (slot 0) and late firings (slot j) from the early aggregate and the late running ones, by
+    a full outer join per window (both sides are partitioned by key alike: no shuffle of the timer side). A
+    window with late rows and no early row has no timer firing (its slot-0 row finds nothing)."""
+    mine = {c: f"__t_{c}" for c in (POS, "arrival_time", *combine)}
+    both = timer.select(*_WID, *[F.col(c).alias(t) for c, t in mine.items()]).join(late, _WID, "full_outer")
+    slot = F.coalesce(F.col("__slot"), F.lit(0).cast("long"))
+    has_early = F.col(mine[POS]).isNotNull()
+    timer_firing = slot == 0
+    return both.where(has_early | ~timer_firing).select(
+        *_WID, (F.coalesce(F.col(mine[POS]), F.lit(0).cast("long")) + slot).alias(POS),
+        F.when(timer_firing, F.lit(0)).otherwise(slot - 1 + has_early.cast("long")).cast("long").alias("fire_index"),
+        F.when(timer_firing, F.lit(PENDING)).otherwise(F.lit(FIRE_LATE_ROW)).alias("fire_reason"),
+        F.when(~timer_firing, F.col("__fw")).alias("fire_watermark"),
+        F.when(timer_firing, F.col(mine["arrival_time"])).otherwise(F.col("__fa")).alias("arrival_time"),
+        *[fn(F.col(mine[n]), F.col(n)).alias(n) for n, fn in combine.items()])
 
 
 def fixed_queries(rows: DataFrame, cfg: JobConfig) -> DataFrame:
@@ -180,25 +180,3 @@ def _number(accepted: DataFrame, input_cols: list[str]) -> DataFrame:
 
 def _numbered(accepted: DataFrame, input_cols: list[str], aggs: dict[str, str]) -> DataFrame:
     return firings_with_aggregates(_number(accepted, input_cols), _WID, list(ORDER), aggs)
-
-
-_ORDER_FREE = re.compile(r"^\s*(count|min|max|sum)\s*\(", re.I)
-
-
-def _order_free(frame: DataFrame, expr: str) -> bool:
-    """Whether `expr` is one count/min/max/sum call whose result cannot depend on the order rows are combined in:
-    not over floating point (rounding of sums; -0.0 against 0.0 in min/max)."""
-    text = expr.strip()
-    if not _ORDER_FREE.match(text) or not single_call(text):
-        return False
-    try:
-        frame.select(F.expr(text).alias("__x")).schema  # analysis only: is it one valid aggregate at all
-        inner = text[text.index("(") + 1:-1].strip()
-        if inner == "*" or text.lower().startswith("count"):
-            return True
-        if re.match(r"^distinct\b", inner, re.I):
-            inner = inner[len("distinct"):]
-        arg_type = frame.select(F.expr(inner).alias("__y")).schema["__y"].dataType.simpleString()
-    except AnalysisException:
-        return False
-    return "float" not in arg_type and "double" not in arg_type
