@@ -15,7 +15,7 @@ not early in some window (`behind`) are materialised once; the late rows and the
 them. When every aggregate combines (merge.py: one count/sum/min/max call, not over floating point), the timer
 firings are one aggregate per window over its early rows (the work of a plain groupBy-window job), and the late
 firings are running aggregates over each window's late-accepted elements (slot j = the j-th, in replay order),
-combined with the window's early aggregate by a full outer join per window. Both sides are shuffled by key into the
+combined with the window's early aggregate by a join per window. Both sides are shuffled by key into the
 windows output's partitions, so the join and the write need no second shuffle of the timer firings.
 
 Otherwise the firings come from numbered elements and running aggregates in replay order (`_numbered`).
@@ -96,13 +96,29 @@ def fixed_firings(fixed: FixedRows, input_cols: list[str], aggs: dict[str, str],
     combine = combiners(fixed.early, aggs)
     if combine is None:
         return _by_key(_numbered(fixed.accepted, input_cols, aggs), partitions)
-    timer = (_by_key(fixed.early, partitions).groupBy(*_WID)
-             .agg(F.count(F.lit(1)).alias(POS), F.max("arrival_time").alias("arrival_time"),
-                  *[F.expr(e).alias(n) for n, e in aggs.items()]))
+    timer = _timer_firings(_by_key(_every_window(fixed), partitions), aggs)
     late = _by_key(_late_firings(fixed.late_accepted, aggs), partitions)
     if fixed.late_bound <= _LATE_HASHED_MAX:
         late = late.hint("shuffle_hash")  # few: a hash table of them per partition, the timer side streams past it
     return _combined(timer, late, combine)
+
+
+def _every_window(fixed: FixedRows) -> DataFrame:
+    """The early elements plus the late-accepted ones marked as not early: every window with an accepted row
+    appears in the aggregate, so the late firings join it from one side (a left join keeps the aggregate's
+    partitioning by key, which the write then reuses; a full outer join would lose it)."""
+    cols = [c for c in fixed.early.columns if c != "wm_before"]
+    return (fixed.early.select(*cols, F.lit(True).alias("__early"))
+            .unionByName(fixed.late_accepted.select(*cols, F.lit(False).alias("__early"))))
+
+
+def _timer_firings(elements: DataFrame, aggs: dict[str, str]) -> DataFrame:
+    """Per window, the aggregates over its early elements only (FILTER: the late ones are only there to make the
+    window appear): POS counts them (0: no timer firing)."""
+    early = " FILTER (WHERE __early)"
+    return elements.groupBy(*_WID).agg(
+        F.expr("count(*)" + early).alias(POS), F.expr("max(arrival_time)" + early).alias("arrival_time"),
+        *[F.expr(e.strip() + early).alias(n) for n, e in aggs.items()])
 
 
 def _by_key(df: DataFrame, partitions: int | None) -> DataFrame:
@@ -126,15 +142,15 @@ def _late_firings(late_accepted: DataFrame, aggs: dict[str, str]) -> DataFrame:
 
 def _combined(timer: DataFrame, late: DataFrame, combine: dict[str, Combine]) -> DataFrame:
     """The timer firings (slot 0) and late firings (slot j) from the early aggregate and the late running ones, by
-    a full outer join per window (both sides are partitioned by key alike: no shuffle of the timer side). A
-    window with late rows and no early row has no timer firing (its slot-0 row finds nothing)."""
+    a left join per window (both sides are partitioned by key alike: no shuffle of the timer side). A window with
+    no early element has no timer firing."""
     mine = {c: f"__t_{c}" for c in (POS, "arrival_time", *combine)}
-    both = timer.select(*_WID, *[F.col(c).alias(t) for c, t in mine.items()]).join(late, _WID, "full_outer")
+    both = timer.select(*_WID, *[F.col(c).alias(t) for c, t in mine.items()]).join(late, _WID, "left")
     slot = F.coalesce(F.col("__slot"), F.lit(0).cast("long"))
-    has_early = F.col(mine[POS]).isNotNull()
+    has_early = F.col(mine[POS]) > 0
     timer_firing = slot == 0
     return both.where(has_early | ~timer_firing).select(
-        *_WID, (F.coalesce(F.col(mine[POS]), F.lit(0).cast("long")) + slot).alias(POS),
+        *_WID, (F.col(mine[POS]) + slot).alias(POS),
         F.when(timer_firing, F.lit(0)).otherwise(slot - 1 + has_early.cast("long")).cast("long").alias("fire_index"),
         F.when(timer_firing, F.lit(PENDING)).otherwise(F.lit(FIRE_LATE_ROW)).alias("fire_reason"),
         F.when(~timer_firing, F.col("__fw")).alias("fire_watermark"),
