@@ -110,16 +110,15 @@ public final class SortedLookup implements UDF1<Long, Long> {
         return lo;
     }
 
-    private static Broadcast<long[][]> broadcast(SparkSession spark, long[]... arrays) {
-        if (arrays[0].length > 1) {
-            long[] k = arrays[0];
-            for (int i = 1; i < k.length; i++) {
-                if (k[i] < k[i - 1]) {
-                    throw new IllegalArgumentException("keys must be ascending: " + k[i - 1] + " then " + k[i]);
-                }
+    /** {keys} or {keys, values} as one broadcast variable; the keys are checked ascending (the search needs it). */
+    private static Broadcast<long[][]> broadcast(SparkSession spark, long[]... table) {
+        long[] k = table[0];
+        for (int i = 1; i < k.length; i++) {
+            if (k[i] < k[i - 1]) {
+                throw new IllegalArgumentException("keys must be ascending: " + k[i - 1] + " then " + k[i]);
             }
         }
-        return JavaSparkContext.fromSparkContext(spark.sparkContext()).broadcast(arrays);
+        return JavaSparkContext.fromSparkContext(spark.sparkContext()).broadcast(table);
     }
 
     private static long[] longs(byte[] bytes) {
