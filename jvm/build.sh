@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the engine's small Spark extension (jvm/src: the offset pre-check's read-order pass, io/read_order.py; the
-# session windows' walk, engine/windows/sessions.py) into src/event_replay/jvm/event-replay-spark.jar, compiled
-# against the jars of the installed pyspark; idempotent and cheap when nothing changed. Without a JDK (javac) nothing
-# is built: replays then sort every split to check offsets (same results, slower) and refuse session windows.
+# session windows' walk, engine/windows/sessions.py; the driver tables' lookups without a join, engine/lookups.py)
+# into src/event_replay/jvm/event-replay-spark.jar, compiled against the jars of the installed pyspark; idempotent
+# and cheap when nothing changed. Without a JDK (javac) nothing is built: replays then sort every split to check
+# offsets and join the driver's tables by broadcast (same results, slower, more Spark jobs) and refuse session
+# windows.
 # Usage: jvm/build.sh PYTHON   (the venv's python, which has pyspark)
 set -euo pipefail
 

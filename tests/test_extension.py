@@ -8,7 +8,7 @@ from event_replay import extension
 
 def test_the_built_jar_is_on_the_test_sessions_classpath(spark):
     assert extension.extension_jars() is not None  # make install built it (jvm/build.sh)
-    for name in ("OffsetRuns", "SessionWalk"):
+    for name in ("OffsetRuns", "SessionWalk", "SortedLookup"):
         assert extension.extension_class(spark, name) is not None
 
 

@@ -80,6 +80,19 @@ def test_partition_by_partition_equals_one_replay(spark, tmp_path, name, seed):
     assert got == whole_ref, f"bounds {bounds}: {diff(got, whole_ref)}"
 
 
+def test_partition_by_partition_without_the_extensions_lookups(spark, tmp_path, monkeypatch):
+    """Without the extension's jar (engine/lookups.py), a tumbling replay joins the driver's tables by broadcast:
+    the fire table then also spans the carried rows' event times, with the same outputs."""
+    from event_replay.engine import lookups
+    from event_replay.engine.windows import fire_lookup
+
+    monkeypatch.setattr(lookups, "extension_class", lambda spark, name: None)
+    tables = []
+    monkeypatch.setattr(fire_lookup, "fire_table", lambda *a, _f=fire_lookup.fire_table: tables.append(1) or _f(*a))
+    test_partition_by_partition_equals_one_replay(spark, tmp_path, "periodic_tumbling_idle", 3)
+    assert len(tables) > 1  # one per partition
+
+
 # --- the CLI path: hourly dt=/hour= partitions on disk --------------------------------------------------------
 
 def _partition_digests(out: Path, sub: str) -> dict[str, list[str]]:

@@ -1,6 +1,7 @@
 """The engine's Spark extension: a small jar of Java passes that run where the rows are (jvm/src/io/eventreplay/
-spark/): the read-order pass of the offset check and the timeline's tick partials (io/read_order.py) and the session
-windows' walk (engine/windows/sessions.py). `make install` builds it with jvm/build.sh (a JDK's javac, against the
+spark/): the read-order pass of the offset check and the timeline's tick partials (io/read_order.py), the session
+windows' walk (engine/windows/sessions.py) and the lookups of the driver's sorted tables by a column, without a join
+(engine/lookups.py: the rows' stream watermark, the timer firings). `make install` builds it with jvm/build.sh (a JDK's javac, against the
 installed pyspark) into src/event_replay/jvm/; the wheel ships it. A JVM the replay starts gets it through
 `spark.jars` (spark.build_session); one that spark-submit starts needs `--jars` (the DAGs' operators pass it)."""
 from __future__ import annotations

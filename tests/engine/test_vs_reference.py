@@ -1,6 +1,8 @@
 """The whole Spark engine (timeline then windows) equals the reference model on generated logs."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -26,3 +28,25 @@ def test_fixed_seeds(spark, seed):
 @given(case=cases(max_rows=150))
 def test_engine_equals_reference(spark, case):
     check(spark, case)
+
+
+@pytest.mark.parametrize("window", [{"type": "tumbling", "size": 4000},
+                                    {"type": "sliding", "size": 4000, "slide": 1000}])
+def test_without_the_extensions_lookups(spark, monkeypatch, window):
+    """Tumbling and sliding windows do not need the extension's jar: without it the driver's lookups (the rows'
+    wm_before, the timer firings) are broadcast joins of numpy tables, with the same results."""
+    from event_replay.engine import lookups
+    from event_replay.engine.timeline import driver
+    from event_replay.engine.windows import fire_lookup
+    from strategies import config
+
+    monkeypatch.setattr(lookups, "extension_class", lambda spark, name: None)
+    joined = []
+    for module, name in ((driver, "_tick_lookup"), (fire_lookup, "fire_table")):
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _f=original, _n=name: joined.append(_n) or _f(*a))
+    case = random_case(7, max_rows=300, max_splits=5)
+    cfg = config(window=window, watermark={"max_out_of_orderness": 700, "interval": 300},
+                 aggregations={"cnt": "count(*)", "total": "sum(value)"})
+    check(spark, dataclasses.replace(case, cfg=cfg))
+    assert sorted(set(joined)) == ["_tick_lookup", "fire_table"]

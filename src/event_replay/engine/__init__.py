@@ -103,15 +103,15 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
                                              tick_partials)
     # As in replay(): the rows with their watermark as the windows read them (_kept).
     tl_rows, stream_values = _kept(timeline)
-    window_rows, carried_range = tl_rows, None
+    window_rows, carried_rows_in = tl_rows, None
     if carried is not None:
+        carried_rows_in = carried.rows
         window_rows = _materialise(carried.rows.select(*tl_rows.columns).unionByName(tl_rows))
-        carried_range = tuple(carried.rows.agg(F.min("event_time"), F.max("event_time")).collect()[0])
     w0 = m.stream_watermark if m is not None else NEG_INF
     firings, late_rows, elems = compute_windows_with_elements(
         window_rows, stream_values, cfg, new_from_ms=partition.start_ms if carried is not None else None,
         carried_wm=w0 if carried is not None else None,
-        fire_lookup=lookup_for(spark, timeline, cfg.window, carried_range), partitions=cfg.output.windows_files,
+        fire_lookup=lookup_for(spark, timeline, cfg.window, carried_rows_in), partitions=cfg.output.windows_files,
         with_cause=with_cause)
     result = EngineResult(windows=firings, late_events=late_rows, watermarks=timeline.watermarks)
 

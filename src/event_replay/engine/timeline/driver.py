@@ -8,8 +8,10 @@ the driver as Arrow columns; the closed forms of `split_changes.py` (running max
 and the stream's combination over the splits (`stream.py`) are then numpy passes over it, O(n log n).
 
 The rows then need only the stream watermark just before them: every row published at tick t has the stream
-as it stood after tick t - interval, so a table tick -> `stream_watermark` (one entry per tick with rows) joins
-the rows by broadcast, with no shuffle.
+as it stood after tick t - interval, i.e. the stream's watermark at its last change tick <= t - interval. The
+rows look that up in the stream's (change tick, watermark) arrays, binary-searched in the engine's extension
+(engine/lookups.py: no join, no Spark job, no shuffle); without the extension's jar, a table tick -> watermark
+(one entry per tick with rows) joins the rows by broadcast instead.
 
 Above `DRIVER_GROUPS_MAX` entries the aggregate is not collected and the caller uses the Spark path
 (`periodic_spark.py`), which computes the same closed forms as DataFrames.
@@ -28,6 +30,7 @@ from pyspark.sql import types as T
 from ...io.read_order import TickPartials
 from ...semantics.config import JobConfig
 from ..contract import Timeline
+from ..lookups import floor_value
 from .split_changes import SplitGroups, split_changes
 from .stream import StreamTimeline, combine_splits
 from ..contract import WATERMARKS_SCHEMA
@@ -149,11 +152,7 @@ def periodic_on_driver(rows: DataFrame, cfg: JobConfig, table: TickTable, main_s
     stream = combine_splits(changes, len(main_splits), first_tick, last_tick, has_side, initial, prev0,
                             prev_idle0)
     watermarks = spark.createDataFrame(_watermark_rows(stream, main_splits), WATERMARKS_SCHEMA)
-    lookup = spark.createDataFrame(_tick_lookup(stream, table.row_ticks, interval, initial), TICK_LOOKUP)
-    cols = rows.columns
-    out_rows = (rows.withColumn("_tick", publish_tick(F.col("arrival_time"), first_tick, interval))
-                .join(F.broadcast(lookup), "_tick", "left")
-                .select(*cols, F.coalesce(F.col("wm_before"), F.lit(initial).cast("long")).alias("wm_before")))
+    out_rows = _with_wm_before(rows, stream, table.row_ticks, first_tick, interval, initial)
     values = spark.createDataFrame(pa.table({"watermark": pa.array(stream.values, pa.int64())}))
     e_range = None if table.min_event_time is None else (table.min_event_time, table.max_event_time_all)
     timeline = Timeline(rows=out_rows, watermarks=watermarks, stream_values=values,
@@ -191,6 +190,19 @@ def _watermark_rows(stream: StreamTimeline, main_splits: list[str]) -> pa.Table:
         "watermark": pa.array(stream.change_value, pa.int64(), mask=stream.change_idle),
         "idle": pa.array(stream.change_idle, pa.bool_())})
     return pa.concat_tables([split_part.cast(stream_part.schema), stream_part])
+
+
+def _with_wm_before(rows: DataFrame, stream: StreamTimeline, row_ticks: np.ndarray, first_tick: int, interval: int,
+                    initial: int) -> DataFrame:
+    """`rows` with `wm_before`: the stream watermark after the last change tick <= the row's tick - interval
+    (`initial` before the first): a lookup in the extension, else a broadcast join of `_tick_lookup`."""
+    tick = publish_tick(F.col("arrival_time"), first_tick, interval)
+    wm = floor_value(rows.sparkSession, stream.tick, stream.watermark, tick - F.lit(interval), initial)
+    if wm is not None:
+        return rows.withColumn("wm_before", wm)
+    lookup = rows.sparkSession.createDataFrame(_tick_lookup(stream, row_ticks, interval, initial), TICK_LOOKUP)
+    return (rows.withColumn("_tick", tick).join(F.broadcast(lookup), "_tick", "left")
+            .select(*rows.columns, F.coalesce(F.col("wm_before"), F.lit(initial).cast("long")).alias("wm_before")))
 
 
 def _tick_lookup(stream: StreamTimeline, ticks: np.ndarray, interval: int, initial: int) -> pa.Table:

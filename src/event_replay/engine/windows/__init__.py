@@ -59,26 +59,26 @@ def compute_windows_with_elements(rows: DataFrame, stream_values: DataFrame, cfg
                                   with_cause: bool = False):
     """compute_windows, plus the elements (window bounds per row: split, offset, __we) for the carried state.
 
-    `fire_lookup`: the driver's lookup of the timer firings (fire_lookup.lookup_for): for tumbling/sliding
-    windows (__q, __v) for every window's max timestamp, for sessions the stream's value buckets.
+    `fire_lookup`: the driver's lookup of the timer firings (fire_lookup.lookup_for: the stream's values searched
+    by the engine's extension, or without its jar the fire table of tumbling/sliding windows); None: the Spark
+    lookup.
     `partitions`: the firings come out hash-partitioned by key into that many partitions (the
     windows output's files), so that writing them needs no second shuffle. `with_cause`: the firings also have
     CAUSE_ARRIVAL, the arrival time of the row that caused a `late_row` firing (what a range replay needs to
     tell which partition emitted it, engine/span.py)."""
     input_cols = [c for c in rows.columns if c != "wm_before"]
-    queries, buckets = None, None
+    queries = None
     if cfg.window.type == "session":
         elems, late = session_elements(rows, cfg, input_cols)
         # By key into the windows output's partitions: the running aggregates (partitioned by key and window)
         # and the write then need no shuffle of their own.
         by_key = elems if partitions is None else elems.repartition(partitions, "key")
         firings = firings_with_aggregates(by_key, ["key", WID_SPLIT, WID_OFFSET], [POS], cfg.aggregations)
-        buckets = fire_lookup
     else:
         fixed = FixedRows(rows, cfg, input_cols)
         elems, late = fixed.accepted, fixed.late_rows
         firings = fixed_firings(fixed, input_cols, cfg.aggregations, partitions)
-        queries = fire_lookup if fire_lookup is not None else fixed_queries(rows, cfg)
+        queries = fixed_queries(rows, cfg) if fire_lookup is None else None
     if new_from_ms is not None:
         late = late.where(F.col("arrival_time") >= F.lit(new_from_ms))
         caused_here = F.col("arrival_time") >= F.lit(new_from_ms)
@@ -86,8 +86,7 @@ def compute_windows_with_elements(rows: DataFrame, stream_values: DataFrame, cfg
             caused_here = F.when(F.col("fire_reason") == PENDING, F.col(WE) - F.lit(1) > F.lit(carried_wm)) \
                 .otherwise(caused_here)
         firings = firings.where(caused_here)
-    known = buckets is None and fire_lookup is not None
-    firings = with_fire_watermarks(firings, stream_values, cfg, queries, known=known, buckets=buckets)
+    firings = with_fire_watermarks(firings, stream_values, cfg, queries, fire_lookup)
     out = firings.select(
         "key", F.col(WS).alias("window_start"), F.col(WE).alias("window_end"),
         F.col("fire_index").cast("int").alias("fire_index"), F.col("fire_watermark").cast("long").alias("fire_watermark"),

@@ -1,28 +1,38 @@
 """When each window's event-time timer fires: the smallest stream value >= its max timestamp `end - 1`.
 
-Tumbling and sliding windows: one search per distinct window end, on the driver.
-
 A window's event-time timer is at its max timestamp `end - 1`; it fires when the stream watermark first reaches
 it, i.e. at the smallest value the stream moved to that is >= end - 1 (none: the window waits for the end of
-input). Window ends are the same for every key, and the stream's values are known on the driver when the
-timeline was computed there (timeline/driver.py), so the lookup is a table window end -> firing watermark, built
-with numpy over every window end the rows' event times can reach, and joined to the firings by broadcast (the
-firings keep their partitioning). Above `FIRE_TABLE_MAX` window ends, for sessions, and when the timeline was
-computed in Spark, the lookup is an as-of join in Spark (`with_fire_watermarks`, `_next_values`).
+input). When the timeline was computed on the driver (timeline/driver.py), the stream's values are known there,
+sorted, and the lookup is one of the driver (`lookup_for`):
+
+- `ValueLookup` (any window type): each firing binary-searches the values in the engine's extension
+  (engine/lookups.py: a broadcast variable, no join and no Spark job). -inf is never a value >= a timer; +inf
+  (every split idle) answers every timer above the last finite value.
+- `FireTable` (tumbling and sliding windows without the extension's jar, which they do not otherwise need): window
+  ends are the same for every key, so a table window end -> firing watermark, built with numpy over every window
+  end the rows' event times can reach, is joined to the firings by broadcast (the firings keep their
+  partitioning). Above `FIRE_TABLE_MAX` window ends, the Spark lookup is used instead.
+
+Session windows need the extension anyway (their walk, sessions.py). When the timeline was computed in Spark, the
+lookup is an as-of join in Spark (`with_fire_watermarks`, `_next_values`).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
+from ...extension import ExtensionMissing, missing_reason
 from ...semantics.config import JobConfig, WindowConfig
 from ...semantics.model import FIRE_END_OF_INPUT, FIRE_WATERMARK
 from ...semantics.windows import window_start  # Flink's TimeWindow.getWindowStartWithOffset
+from ..contract import NEG_INF
 from ..elements import PENDING, WE
+from ..lookups import available, ceiling_value
 from .fixed import slide_of
-from .value_buckets import ValueBuckets, value_buckets
 
 FIRE_TABLE_MAX = 2_000_000
 _BUCKET_BITS = 20  # the as-of lookup's time buckets are 2^20 ms (~17 min) wide
@@ -48,20 +58,47 @@ def fire_table(spark: SparkSession, ends: np.ndarray, stream_values: np.ndarray)
                                            "__v": pa.array(v, pa.int64(), mask=~found)}))
 
 
+@dataclass(frozen=True)
+class ValueLookup:
+    """The stream's values (ascending, as the driver's timeline has them), searched per firing by the extension."""
+    stream_values: np.ndarray
+
+    def looked_up(self, with_q: DataFrame) -> DataFrame:
+        """`with_q` with `__v`: the smallest value >= `__q` (null where `__q` is null or no value is >= it)."""
+        values = np.asarray(self.stream_values, dtype=np.int64)
+        values = values[np.searchsorted(values, NEG_INF, side="right"):]  # -inf is never >= a timer
+        v = ceiling_value(with_q.sparkSession, values, F.col("__q"))
+        if v is None:
+            raise ExtensionMissing(f"the timer firings' lookup needs the engine's Spark extension: {missing_reason()}")
+        return with_q.withColumn("__v", v)
+
+
+@dataclass(frozen=True)
+class FireTable:
+    """(__q, __v) for every window's max timestamp (fire_table), joined to the firings by broadcast."""
+    table: DataFrame
+
+    def looked_up(self, with_q: DataFrame) -> DataFrame:
+        """`with_q` with `__v` (a null __q matches nothing)."""
+        return with_q.join(F.broadcast(self.table), "__q", "left")
+
+
 def lookup_for(spark: SparkSession, timeline, window: WindowConfig,
-               also: tuple[int | None, int | None] | None = None) -> DataFrame | ValueBuckets | None:
-    """The driver's lookup for a driver-computed timeline (contract.Timeline): for tumbling or sliding windows the
-    fire table over its rows' event times and `also` (the carried rows' range), for sessions the stream's value
-    buckets (value_buckets.py); None when the Spark lookup must be used."""
+               carried: DataFrame | None = None) -> ValueLookup | FireTable | None:
+    """The driver's lookup for a driver-computed timeline (contract.Timeline): the stream's values searched by the
+    extension; without its jar, for tumbling or sliding windows, the fire table over the event times of the
+    timeline's rows and the `carried` rows (their range costs a Spark job, so only this fallback asks for it). None
+    when the Spark lookup must be used."""
     if timeline.known_stream_values is None:
         return None
-    if window.type == "session":
-        return value_buckets(spark, timeline.known_stream_values)
+    if window.type == "session" or available(spark):
+        return ValueLookup(timeline.known_stream_values)
+    also = None if carried is None else tuple(carried.agg(F.min("event_time"), F.max("event_time")).collect()[0])
     bounds = [b for b in (timeline.event_time_range, also) if b is not None and b[0] is not None]
     if not bounds:
         return None
     ends = window_ends(window, min(b[0] for b in bounds), max(b[1] for b in bounds))
-    return None if ends is None else fire_table(spark, ends, timeline.known_stream_values)
+    return None if ends is None else FireTable(fire_table(spark, ends, timeline.known_stream_values))
 
 
 # -- the Spark lookup ------------------------------------------------------------------------------------------
@@ -70,16 +107,15 @@ LOOKUP_BROADCAST_MAX = 500_000  # (max timestamp -> stream value) pairs: broadca
 
 
 def with_fire_watermarks(firings: DataFrame, stream_values: DataFrame, cfg: JobConfig,
-                          queries: DataFrame | None = None, known: bool = False,
-                          buckets: ValueBuckets | None = None) -> DataFrame:
+                          queries: DataFrame | None = None,
+                          lookup: ValueLookup | FireTable | None = None) -> DataFrame:
     """A timer firing happens when the stream first reaches the window's max timestamp: at the smallest stream
     value >= end - 1. None: `end_of_input` with flush; with hold the window stays open and does not fire.
-    `queries` (column __q): a superset of the timer firings' max timestamps, if the caller has a cheaper source
-    of them than the firings themselves; `known`: `queries` already holds the answers (__q, __v); `buckets`: the
-    stream's values from the driver (value_buckets.py), looked up without a join of the firings."""
+    `lookup`: the driver's (lookup_for); None: the Spark lookup, where `queries` (column __q) is a superset of the
+    timer firings' max timestamps, if the caller has a cheaper source of them than the firings themselves."""
     pending = F.col("fire_reason") == PENDING
     with_q = firings.withColumn("__q", F.when(pending, F.col(WE) - F.lit(1)))
-    looked_up = buckets.looked_up(with_q) if buckets is not None else _joined(with_q, stream_values, queries, known)
+    looked_up = lookup.looked_up(with_q) if lookup is not None else _joined(with_q, stream_values, queries)
     flushed = F.lit(FIRE_END_OF_INPUT) if cfg.replay.end_of_input == "flush" else F.lit(None).cast("string")
     out = (looked_up
            .withColumn("fire_watermark", F.when(pending, F.col("__v")).otherwise(F.col("fire_watermark")))
@@ -89,15 +125,13 @@ def with_fire_watermarks(firings: DataFrame, stream_values: DataFrame, cfg: JobC
     return out.where(F.col("fire_reason").isNotNull())  # hold: windows still waiting do not fire
 
 
-def _joined(with_q: DataFrame, stream_values: DataFrame, queries: DataFrame | None, known: bool) -> DataFrame:
-    """`with_q` with `__v` from a join on `__q` (see with_fire_watermarks)."""
+def _joined(with_q: DataFrame, stream_values: DataFrame, queries: DataFrame | None) -> DataFrame:
+    """`with_q` with `__v` from the Spark as-of lookup of `queries` (default: the firings' own), joined on `__q`."""
     given = queries is not None
     if not given:
         queries = with_q.where(F.col("__q").isNotNull()).select("__q").distinct()
-    found = queries if known else _next_values(queries, stream_values)
-    if known:
-        found = F.broadcast(found)
-    elif given:
+    found = _next_values(queries, stream_values)
+    if given:
         # One row per window end: small next to the firings, so the firings keep their partitioning (a broadcast
         # hash join instead of shuffling every firing by __q).
         found = found.localCheckpoint(eager=True)
