@@ -290,7 +290,8 @@ def prepare_source(raw: DataFrame, cfg: JobConfig, carried_offsets: Mapping[str,
     n = {st: (by_status[st]["n"] if st in by_status else 0) for st in ("clean", "quarantined", "skipped")}
     clean_stats = by_status.get("clean")
     start_ms, end_ms = _range(cfg, clean_stats)
-    return SourceData(rows=_clean_rows(parsed, roles), quarantine=_quarantined_rows(parsed, plain, folders),
+    every_row_clean = n["clean"] == sum(n.values())
+    return SourceData(rows=_clean_rows(parsed, roles, every_row_clean), quarantine=_quarantined_rows(parsed, plain, folders),
                       rows_read=sum(n.values()), clean_rows=n["clean"], quarantined_rows=n["quarantined"],
                       skipped_rows=n["skipped"], splits=_splits(cfg, clean_stats), start_ms=start_ms, end_ms=end_ms,
                       source_columns=roles.cols, payload_columns=roles.payload,
@@ -306,11 +307,14 @@ def _tick_interval(cfg: JobConfig) -> int:
     return cfg.watermark.interval_ms if cfg.watermark.periodic and cfg.window.time != "processing" else 0
 
 
-def _clean_rows(parsed: DataFrame, roles: _Roles) -> DataFrame:
-    """The engine's columns, the payload, and for ingestion/processing time the source's own event time."""
+def _clean_rows(parsed: DataFrame, roles: _Roles, every_row_clean: bool = False) -> DataFrame:
+    """The engine's columns, the payload, and for ingestion/processing time the source's own event time.
+    `every_row_clean`: the read counted no other status, so no row needs its checks again: each later scan then
+    reads only the columns it uses (the checks read split and offset, strings and all, for every row)."""
     carried_source_time = ([roles.column("event_time").alias(SOURCE_EVENT_TIME)]
                            if not roles.event_time_from_source and roles.cols["event_time"] in roles.types else [])
-    return parsed.filter(F.col(STATUS) == "clean").select(
+    clean = parsed if every_row_clean else parsed.filter(F.col(STATUS) == "clean")
+    return clean.select(
         F.col(f"{PARSED}split").alias("split"), F.col(f"{PARSED}offset").alias("offset"),
         F.col(f"{PARSED}arrival_time").alias("arrival_time"), F.col(f"{PARSED}event_time").alias("event_time"),
         F.col(f"{PARSED}key").alias("key"), *[F.col(f"`{c}`") for c in roles.payload], *carried_source_time)

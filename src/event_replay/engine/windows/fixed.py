@@ -116,9 +116,8 @@ def _timer_firings(elements: DataFrame, aggs: dict[str, str]) -> DataFrame:
     """Per window, the aggregates over its early elements only (FILTER: the late ones are only there to make the
     window appear): POS counts them (0: no timer firing)."""
     early = " FILTER (WHERE __early)"
-    return elements.groupBy(*_WID).agg(
-        F.expr("count(*)" + early).alias(POS), F.expr("max(arrival_time)" + early).alias("arrival_time"),
-        *[F.expr(e.strip() + early).alias(n) for n, e in aggs.items()])
+    return elements.groupBy(*_WID).agg(F.expr("count(*)" + early).alias(POS),
+                                       *[F.expr(e.strip() + early).alias(n) for n, e in aggs.items()])
 
 
 def _by_key(df: DataFrame, partitions: int | None) -> DataFrame:
@@ -144,7 +143,7 @@ def _combined(timer: DataFrame, late: DataFrame, combine: dict[str, Combine]) ->
     """The timer firings (slot 0) and late firings (slot j) from the early aggregate and the late running ones, by
     a left join per window (both sides are partitioned by key alike: no shuffle of the timer side). A window with
     no early element has no timer firing."""
-    mine = {c: f"__t_{c}" for c in (POS, "arrival_time", *combine)}
+    mine = {c: f"__t_{c}" for c in (POS, *combine)}
     both = timer.select(*_WID, *[F.col(c).alias(t) for c, t in mine.items()]).join(late, _WID, "left")
     slot = F.coalesce(F.col("__slot"), F.lit(0).cast("long"))
     has_early = F.col(mine[POS]) > 0
@@ -154,7 +153,8 @@ def _combined(timer: DataFrame, late: DataFrame, combine: dict[str, Combine]) ->
         F.when(timer_firing, F.lit(0)).otherwise(slot - 1 + has_early.cast("long")).cast("long").alias("fire_index"),
         F.when(timer_firing, F.lit(PENDING)).otherwise(F.lit(FIRE_LATE_ROW)).alias("fire_reason"),
         F.when(~timer_firing, F.col("__fw")).alias("fire_watermark"),
-        F.when(timer_firing, F.col(mine["arrival_time"])).otherwise(F.col("__fa")).alias("arrival_time"),
+        # A row's arrival says which partition caused a late firing; a timer firing is the watermark's (none).
+        F.when(~timer_firing, F.col("__fa")).alias("arrival_time"),
         *[fn(F.col(mine[n]), F.col(n)).alias(n) for n, fn in combine.items()])
 
 
