@@ -3,7 +3,8 @@
     python bench/profile_phases.py --config bench/out/job-log-1m.yaml [--master local[2]] [--explain DIR]
 
 Runs the `replay run` code path piece by piece (read + quarantine, engine stages, each output write) and prints,
-per phase: wall seconds, CPU seconds of this process tree (JVM + Python), Spark jobs / stages / tasks started,
+per phase: wall seconds, CPU seconds of this process tree (JVM + Python), the JVM's JIT compile seconds (jcmd),
+Spark jobs / stages / tasks started,
 and for each engine output the size of its physical plan (lines, Exchange and Window operators). Only small
 aggregates reach the driver. Timings depend on machine load: the 1-minute load average is printed with them.
 """
@@ -50,14 +51,30 @@ class Phases:
         tasks = sum((st.getStageInfo(s).numTasks if st.getStageInfo(s) else 0) for s in stages)
         return len(jobs), len(stages), tasks
 
+    def jit_seconds(self) -> float | None:
+        """The JVM's time spent compiling (HotSpot's java.ci.totalTime counter, through jcmd): the JIT threads'
+        CPU, which no stage's executor CPU includes. None if jcmd is not there."""
+        import subprocess
+        pid = self.spark._jvm.java.lang.ProcessHandle.current().pid()
+        try:
+            out = subprocess.run(["jcmd", str(pid), "PerfCounter.print"], capture_output=True, text=True).stdout
+        except OSError:
+            return None
+        ticks = re.search(r"java\.ci\.totalTime=(\d+)", out)
+        freq = re.search(r"sun\.os\.hrt\.frequency=(\d+)", out)
+        return int(ticks.group(1)) / int(freq.group(1)) if ticks and freq else None
+
     def run(self, name: str, fn):
         j0, s0, t0k = self._counts()
+        jit0 = self.jit_seconds()
         c0, w0 = tree_cpu(os.getpid()), time.monotonic()
         out = fn()
         w1, c1 = time.monotonic(), tree_cpu(os.getpid())
         j1, s1, t1k = self._counts()
+        jit1 = self.jit_seconds()
+        jit = f", JIT {jit1 - jit0:.1f} s" if jit0 is not None and jit1 is not None else ""
         self.rows.append((name, w1 - w0, c1 - c0, j1 - j0, s1 - s0, t1k - t0k, os.getloadavg()[0]))
-        print(f"phase {name}: {w1 - w0:.1f} s wall, {c1 - c0:.1f} CPU s, jobs {j1 - j0}, stages {s1 - s0}, "
+        print(f"phase {name}: {w1 - w0:.1f} s wall, {c1 - c0:.1f} CPU s{jit}, jobs {j1 - j0}, stages {s1 - s0}, "
               f"tasks {t1k - t0k}, load {os.getloadavg()[0]:.1f}", flush=True)
         self.top_stages()
         if getattr(self, "list_jobs", False):
@@ -116,6 +133,7 @@ def main() -> int:
     ap.add_argument("--driver-memory", default="4g")
     ap.add_argument("--explain", default=None, help="directory for the physical plans")
     ap.add_argument("--jobs", action="store_true", help="list every job with the driver's gap before it")
+    ap.add_argument("--naive", action="store_true", help="profile bench/run.py's naive job instead, as one phase")
     args = ap.parse_args()
     from event_replay import engine
     from event_replay.io import read_source, write_outputs
@@ -130,6 +148,13 @@ def main() -> int:
         explain_dir.mkdir(parents=True, exist_ok=True)
     ph = Phases(spark)
     ph.list_jobs = args.jobs
+    if args.naive:
+        from run import naive
+        import shutil
+        shutil.rmtree(cfg.output.path, ignore_errors=True)
+        ph.run("naive job", lambda: naive(spark, cfg, cfg.output.path))
+        spark.stop()
+        return 0
     c_start = tree_cpu(os.getpid())
     w_start = time.monotonic()
     source = ph.run("read+quarantine", lambda: read_source(spark, cfg))
