@@ -41,7 +41,7 @@ def build_session(master: str | None = None, app_name: str = "event-replay",
 
 
 def _add_extension_jar(settings: dict[str, str]) -> None:
-    """The engine's Spark extension (io/read_order.py) on the classpath of a JVM this builder starts, beside any
+    """The engine's Spark extension (extension.py) on the classpath of a JVM this builder starts, beside any
     jars the caller gave. A JVM that spark-submit started has its classpath already: there it takes --jars
     (the DAGs' operators pass it; spark.jars set here would replace the submitted jars and not reach the driver)."""
     from .extension import with_extension_jar

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from pyspark.sql import Column, SparkSession
 
-from ..extension import extension_class
+from ..extension import extension_class, required_class
 
 _CLASS = "SortedLookup"
 
@@ -35,10 +35,11 @@ def floor_value(spark: SparkSession, keys: np.ndarray, values: np.ndarray, x: Co
     return _column(cls.floor(spark._jsparkSession, _int64_bytes(keys), _int64_bytes(values), int(default), x._jc))
 
 
-def ceiling_value(spark: SparkSession, sorted_values: np.ndarray, x: Column) -> Column | None:
+def ceiling_value(spark: SparkSession, sorted_values: np.ndarray, x: Column,
+                  required_for: str | None = None) -> Column | None:
     """A long column: the smallest of `sorted_values` (ascending) that is >= x, null if none or x is null. None
-    without the extension."""
-    cls = extension_class(spark, _CLASS)
+    without the extension, or ExtensionMissing if `required_for` (what cannot do without it) is given."""
+    cls = required_class(spark, _CLASS, required_for) if required_for else extension_class(spark, _CLASS)
     if cls is None:
         return None
     return _column(cls.ceiling(spark._jsparkSession, _int64_bytes(sorted_values), x._jc))

@@ -12,7 +12,8 @@ cleanup time `c = m + allowed_lateness`, its rows split by `W = wm_before` into
     dropped         c <= W       not added; a row dropped from all its windows is a late row (late_watermark = W).
 
 So every firing holds a prefix of its window's rows in one fixed order. Tumbling and sliding windows are
-`fixed.py` (one aggregate over slots). Sessions merge, so they need one sequential pass per key
+`fixed.py` (one aggregate per window over its early rows, combined with running aggregates over the late-accepted
+ones). Sessions merge, so they need one sequential pass per key
 (`sessions.py`: a walk in the engine's Spark extension, O(n log n)); the pass emits window memberships in
 prefix form and elements.firings_with_aggregates evaluates the Spark SQL aggregates as running aggregates over
 them. The timer firings' watermarks are looked up in `fire_lookup.py`. This module dispatches and picks the rows a

@@ -25,7 +25,6 @@ import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
-from ...extension import ExtensionMissing, missing_reason
 from ...semantics.config import JobConfig, WindowConfig
 from ...semantics.model import FIRE_END_OF_INPUT, FIRE_WATERMARK
 from ...semantics.windows import window_start  # Flink's TimeWindow.getWindowStartWithOffset
@@ -67,10 +66,8 @@ class ValueLookup:
         """`with_q` with `__v`: the smallest value >= `__q` (null where `__q` is null or no value is >= it)."""
         values = np.asarray(self.stream_values, dtype=np.int64)
         values = values[np.searchsorted(values, NEG_INF, side="right"):]  # -inf is never >= a timer
-        v = ceiling_value(with_q.sparkSession, values, F.col("__q"))
-        if v is None:
-            raise ExtensionMissing(f"the timer firings' lookup needs the engine's Spark extension: {missing_reason()}")
-        return with_q.withColumn("__v", v)
+        return with_q.withColumn("__v", ceiling_value(with_q.sparkSession, values, F.col("__q"),
+                                                      required_for="the timer firings' lookups"))
 
 
 @dataclass(frozen=True)

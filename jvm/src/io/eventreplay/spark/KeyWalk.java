@@ -18,7 +18,7 @@ final class KeyWalk {
     private final Rules rules;
     private final List<Session> active = new ArrayList<>();
     private final PriorityQueue<Timer> timers = new PriorityQueue<>(
-            Comparator.comparingLong((Timer t) -> t.maxTimestamp).thenComparingInt(t -> t.window.creator));
+            Comparator.comparingLong((Timer t) -> t.maxTimestamp).thenComparingInt(t -> t.window().creator));
     final List<Session> fired = new ArrayList<>();
     final List<long[]> late = new ArrayList<>();  // (row index, late watermark)
 
@@ -37,7 +37,7 @@ final class KeyWalk {
         win.own.add(i);
         win.size++;
         if (win.end - 1 <= wm) {
-            fire(win, rules.lateRowReason, wm);  // a late firing with everything the window holds
+            fire(win, rules.lateRowReason(), wm);  // a late firing with everything the window holds
         } else if (!win.pending) {
             win.pending = true;
             timers.add(new Timer(win.end - 1, win));
@@ -49,7 +49,7 @@ final class KeyWalk {
         for (Session win : active) {
             if (win.pending) {
                 win.pending = false;
-                fire(win, rules.pendingReason, null);
+                fire(win, rules.pendingReason(), null);
             }
         }
     }
@@ -57,11 +57,11 @@ final class KeyWalk {
     /** The watermark moved to at least wm: due timers fire, then windows past their cleanup time are dropped (a
      * prefix, ends being sorted). */
     private void advance(long wm) {
-        while (!timers.isEmpty() && timers.peek().maxTimestamp <= wm) {
-            Session win = timers.poll().window;
+        while (!timers.isEmpty() && timers.peek().maxTimestamp() <= wm) {
+            Session win = timers.poll().window();
             if (win.alive && win.pending) {
                 win.pending = false;
-                fire(win, rules.pendingReason, null);
+                fire(win, rules.pendingReason(), null);
             }
         }
         int gone = 0;
@@ -84,7 +84,7 @@ final class KeyWalk {
      * window can only reach windows the new one reaches itself, so one scan suffices. */
     private Session windowFor(int i, long t, long wm) {
         long lo = t;
-        long hi = Rules.saturatedAdd(t, rules.gap);
+        long hi = Rules.saturatedAdd(t, rules.gap());
         int j = startsAtOrBefore(hi);
         int k = j;
         while (k > 0 && active.get(k - 1).end >= lo) {
@@ -127,13 +127,6 @@ final class KeyWalk {
         return lo;
     }
 
-    private static final class Timer {
-        final long maxTimestamp;
-        final Session window;
-
-        Timer(long maxTimestamp, Session window) {
-            this.maxTimestamp = maxTimestamp;
-            this.window = window;
-        }
+    private record Timer(long maxTimestamp, Session window) {
     }
 }

@@ -6,7 +6,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Dataset;
@@ -80,16 +79,7 @@ public final class OffsetRuns {
                 maxEventTimes);
     }
 
-    private static final class Pass implements MapPartitionsFunction<Row, Row> {
-        private static final long serialVersionUID = 1L;
-        private final int maxRuns;
-        private final long interval;
-
-        Pass(int maxRuns, long interval) {
-            this.maxRuns = maxRuns;
-            this.interval = interval;
-        }
-
+    private record Pass(int maxRuns, long interval) implements MapPartitionsFunction<Row, Row> {
         @Override
         public Iterator<Row> call(Iterator<Row> rows) {
             List<Row> out = new ArrayList<>();
@@ -103,12 +93,12 @@ public final class OffsetRuns {
                 long offset = r.isNullAt(3) ? NONE : r.getLong(3);
                 long arrival = r.isNullAt(4) ? NONE : r.getLong(4);
                 long file = r.getLong(5);
-                if (ticks != null && key.code == 0) {
-                    ticks.add(key.split, arrival, r.getLong(6));
+                if (ticks != null && key.code() == 0) {
+                    ticks.add(key.split(), arrival, r.getLong(6));
                 }
                 Run run = open.get(key);
                 if (run == null) {
-                    open.put(key, new Run(key.code == 0, offset, arrival, file));
+                    open.put(key, new Run(key.code() == 0, offset, arrival, file));
                 } else if (!run.ordered || run.follows(offset, arrival, file)) {
                     run.add(offset, arrival);
                 } else {
@@ -132,29 +122,9 @@ public final class OffsetRuns {
         }
     }
 
-    private static final class Key {
-        final int code;
-        final String split;
-        final long folder;
-
-        Key(int code, String split, long folder) {
-            this.code = code;
-            this.split = code == 0 ? split : null;  // the other statuses are counted whatever their split holds
-            this.folder = folder;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            if (!(o instanceof Key)) {
-                return false;
-            }
-            Key k = (Key) o;
-            return code == k.code && folder == k.folder && Objects.equals(split, k.split);
-        }
-
-        @Override
-        public int hashCode() {
-            return Objects.hash(code, split, folder);
+    private record Key(int code, String split, long folder) {
+        Key {
+            split = code == 0 ? split : null;  // the other statuses are counted whatever their split holds
         }
     }
 
@@ -195,7 +165,7 @@ public final class OffsetRuns {
         }
 
         Row record(Key key) {
-            return RowFactory.create(key.code, key.split, key.folder, n, orNull(lo, hi), orNull(hi, hi),
+            return RowFactory.create(key.code(), key.split(), key.folder(), n, orNull(lo, hi), orNull(hi, hi),
                     orNull(minOffset, maxOffset), orNull(maxOffset, maxOffset), ordered, null, null, null);
         }
 

@@ -74,35 +74,11 @@ public final class SessionWalk {
     }
 
     /** Positions of the columns the walk reads, and the input's width. */
-    static final class Columns implements java.io.Serializable {
-        private static final long serialVersionUID = 1L;
-        final int key;
-        final int split;
-        final int offset;
-        final int eventTime;
-        final int watermark;
-        final int width;
-
-        Columns(int key, int split, int offset, int eventTime, int watermark, int width) {
-            this.key = key;
-            this.split = split;
-            this.offset = offset;
-            this.eventTime = eventTime;
-            this.watermark = watermark;
-            this.width = width;
-        }
+    record Columns(int key, int split, int offset, int eventTime, int watermark, int width)
+            implements java.io.Serializable {
     }
 
-    private static final class Pass implements MapPartitionsFunction<Row, Row> {
-        private static final long serialVersionUID = 1L;
-        private final Columns cols;
-        private final Rules rules;
-
-        Pass(Columns cols, Rules rules) {
-            this.cols = cols;
-            this.rules = rules;
-        }
-
+    private record Pass(Columns cols, Rules rules) implements MapPartitionsFunction<Row, Row> {
         @Override
         public Iterator<Row> call(Iterator<Row> rows) {
             return new KeyByKey(rows, cols, rules);
@@ -141,16 +117,16 @@ public final class SessionWalk {
         }
 
         private void walkOneKey() {
-            Object key = next.get(cols.key);
+            Object key = next.get(cols.key());
             List<Row> keyRows = new ArrayList<>();
-            while (next != null && Objects.equals(next.get(cols.key), key)) {
+            while (next != null && Objects.equals(next.get(cols.key()), key)) {
                 keyRows.add(next);
                 next = rows.hasNext() ? rows.next() : null;
             }
             KeyWalk walk = new KeyWalk(rules);
             for (int i = 0; i < keyRows.size(); i++) {
                 Row r = keyRows.get(i);
-                walk.add(i, r.getLong(cols.eventTime), r.getLong(cols.watermark));
+                walk.add(i, r.getLong(cols.eventTime()), r.getLong(cols.watermark()));
             }
             walk.finish();
             emit(walk, keyRows);
@@ -163,9 +139,9 @@ public final class SessionWalk {
                 for (int r : win.rows()) {
                     pos++;
                     Firing f = win.firings.get(pos);
-                    ready.add(withPass(keyRows.get(r), "m", creator.getString(cols.split), creator.getLong(cols.offset),
-                            win.start, win.end, pos, f == null ? null : f.index, f == null ? null : f.reason,
-                            f == null ? null : f.watermark));
+                    ready.add(withPass(keyRows.get(r), "m", creator.getString(cols.split()), creator.getLong(cols.offset()),
+                            win.start, win.end, pos, f == null ? null : f.index(), f == null ? null : f.reason(),
+                            f == null ? null : f.watermark()));
                 }
             }
             for (long[] late : walk.late) {
@@ -175,30 +151,17 @@ public final class SessionWalk {
         }
 
         private Row withPass(Row row, Object... pass) {
-            Object[] values = new Object[cols.width + pass.length];
-            for (int i = 0; i < cols.width; i++) {
+            Object[] values = new Object[cols.width() + pass.length];
+            for (int i = 0; i < cols.width(); i++) {
                 values[i] = row.get(i);
             }
-            System.arraycopy(pass, 0, values, cols.width, pass.length);
+            System.arraycopy(pass, 0, values, cols.width(), pass.length);
             return RowFactory.create(values);
         }
     }
 
     /** The session rules: gap, allowed lateness, and the reasons the firings are marked with. */
-    static final class Rules implements java.io.Serializable {
-        private static final long serialVersionUID = 1L;
-        final long gap;
-        final long lateness;
-        final String pendingReason;
-        final String lateRowReason;
-
-        Rules(long gap, long lateness, String pendingReason, String lateRowReason) {
-            this.gap = gap;
-            this.lateness = lateness;
-            this.pendingReason = pendingReason;
-            this.lateRowReason = lateRowReason;
-        }
-
+    record Rules(long gap, long lateness, String pendingReason, String lateRowReason) implements java.io.Serializable {
         /** The window's cleanup time: its max timestamp plus the lateness, at most +inf (Long.MAX_VALUE). */
         long cleanup(long end) {
             return saturatedAdd(end - 1, lateness);
@@ -211,16 +174,7 @@ public final class SessionWalk {
     }
 
     /** A firing of a window: its index, reason and watermark (null for a pending timer). */
-    static final class Firing {
-        final long index;
-        final String reason;
-        final Long watermark;
-
-        Firing(long index, String reason, Long watermark) {
-            this.index = index;
-            this.reason = reason;
-            this.watermark = watermark;
-        }
+    record Firing(long index, String reason, Long watermark) {
     }
 
     /** A session window in the walk: {@code children} are the windows it swallowed (their rows come first). */

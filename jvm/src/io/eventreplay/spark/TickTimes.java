@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.TreeMap;
 
 import org.apache.spark.sql.Row;
@@ -30,7 +29,7 @@ final class TickTimes {
         long tick = arrival + Math.floorMod(-arrival, interval);
         Key key = current.get(split);
         long[] times;
-        if (key != null && key.tick == tick) {
+        if (key != null && key.tick() == tick) {
             times = currentTimes.get(split);
         } else {
             key = new Key(split, tick);
@@ -50,7 +49,7 @@ final class TickTimes {
     void emit(List<Row> out) {
         Map<String, List<Map.Entry<Key, long[]>>> bySplit = new TreeMap<>();
         for (Map.Entry<Key, long[]> e : byTick.entrySet()) {
-            bySplit.computeIfAbsent(e.getKey().split, s -> new ArrayList<>()).add(e);
+            bySplit.computeIfAbsent(e.getKey().split(), s -> new ArrayList<>()).add(e);
         }
         for (Map.Entry<String, List<Map.Entry<Key, long[]>>> s : bySplit.entrySet()) {
             List<Map.Entry<Key, long[]>> entries = s.getValue();
@@ -60,7 +59,7 @@ final class TickTimes {
             long n = 0;
             for (int i = 0; i < ticks.length; i++) {
                 long[] t = entries.get(i).getValue();
-                ticks[i] = entries.get(i).getKey().tick;
+                ticks[i] = entries.get(i).getKey().tick();
                 n += t[0];
                 maxTimes[i] = t[1];
                 minTimes[i] = t[2];
@@ -69,23 +68,6 @@ final class TickTimes {
         }
     }
 
-    private static final class Key {
-        final String split;
-        final long tick;
-
-        Key(String split, long tick) {
-            this.split = split;
-            this.tick = tick;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key && ((Key) o).tick == tick && ((Key) o).split.equals(split);
-        }
-
-        @Override
-        public int hashCode() {
-            return Objects.hash(split, tick);
-        }
+    private record Key(String split, long tick) {
     }
 }
