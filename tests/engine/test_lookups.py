@@ -79,3 +79,17 @@ def test_none_without_the_extension(spark, monkeypatch):
     assert not lookups.available(spark)
     assert lookups.ceiling_value(spark, np.arange(3), F.col("x")) is None
     assert lookups.floor_value(spark, np.arange(3), np.arange(3), F.col("x"), 0) is None
+
+
+def test_repeated_queries_in_one_task(spark):
+    """Rows come in runs of one tick: the lookup keeps its last answer. Runs, alternations, nulls between equal
+    queries and a ceiling with no answer between answered ones all give each row its own answer (one partition)."""
+    keys, values = [10, 20, 30], [1, 2, 3]
+    xs = [15, 15, 15, None, 15, 25, 15, 25, 40, 40, 5, 5, None, None, 35, 10, 10]
+    df = spark.createDataFrame([(i, x) for i, x in enumerate(xs)], "i long, x long").coalesce(1)
+    floor = lookups.floor_value(spark, np.array(keys), np.array(values), F.col("x"), -1)
+    ceiling = lookups.ceiling_value(spark, np.array(keys), F.col("x"))
+    got = [(r["f"], r["c"]) for r in df.select("i", floor.alias("f"), ceiling.alias("c")).orderBy("i").collect()]
+    want = [(max((v for k, v in zip(keys, values) if x is not None and k <= x), default=-1),
+             None if x is None else min((k for k in keys if k >= x), default=None)) for x in xs]
+    assert got == want

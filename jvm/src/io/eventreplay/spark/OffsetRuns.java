@@ -7,14 +7,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
+import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * The offset pre-check's first pass: each Spark partition's rows in the order they were read, cut into runs.
@@ -36,6 +39,9 @@ import org.apache.spark.sql.types.StructType;
  * <p>With an interval above 0 (periodic watermarks), the pass also takes the timeline's per-(split, tick) event
  * times of the candidate rows (TickTimes; input column 6: event time), as one record per split holding arrays
  * (tick, min and max event time).
+ *
+ * <p>The pass reads Spark's internal rows (the query's own UnsafeRows) and writes internal rows: the external Row
+ * API would decode every row's split into a Java String and box every value, which cost most of the pass.
  */
 public final class OffsetRuns {
     private static final DataType TICK_ARRAY = DataTypes.createArrayType(DataTypes.LongType, false);
@@ -71,24 +77,31 @@ public final class OffsetRuns {
         if (interval < 0) {
             throw new IllegalArgumentException("interval must be 0 (none) or positive, got " + interval);
         }
-        return narrow.mapPartitions(new Pass(maxRuns, interval), Encoders.row(SCHEMA));
+        org.apache.spark.sql.classic.Dataset<Row> rows = (org.apache.spark.sql.classic.Dataset<Row>) narrow;
+        SparkSession spark = (SparkSession) narrow.sparkSession();
+        return spark.internalCreateDataFrame(
+                rows.queryExecution().toRdd().toJavaRDD().mapPartitions(new Pass(maxRuns, interval)).rdd(), SCHEMA,
+                false);
     }
 
-    static Row tickRecord(String split, long n, long[] ticks, long[] minEventTimes, long[] maxEventTimes) {
-        return RowFactory.create(0, split, 0L, n, null, null, null, null, false, ticks, minEventTimes,
-                maxEventTimes);
+    static InternalRow tickRecord(UTF8String split, long n, long[] ticks, long[] minEventTimes,
+                                  long[] maxEventTimes) {
+        return new GenericInternalRow(new Object[] {0, split, 0L, n, null, null, null, null, false,
+            UnsafeArrayData.fromPrimitiveArray(ticks), UnsafeArrayData.fromPrimitiveArray(minEventTimes),
+            UnsafeArrayData.fromPrimitiveArray(maxEventTimes)});
     }
 
-    private record Pass(int maxRuns, long interval) implements MapPartitionsFunction<Row, Row> {
+    private record Pass(int maxRuns, long interval) implements FlatMapFunction<Iterator<InternalRow>, InternalRow> {
         @Override
-        public Iterator<Row> call(Iterator<Row> rows) {
-            List<Row> out = new ArrayList<>();
+        public Iterator<InternalRow> call(Iterator<InternalRow> rows) {
+            List<InternalRow> out = new ArrayList<>();
             Map<Key, Run> open = new LinkedHashMap<>();
             Map<Key, Integer> closed = new HashMap<>();
             TickTimes ticks = interval > 0 ? new TickTimes(interval) : null;
             while (rows.hasNext()) {
-                Row r = rows.next();
-                Key key = new Key(r.getInt(0), r.isNullAt(1) ? null : r.getString(1), r.getLong(2));
+                InternalRow r = rows.next();
+                // The split points into the row's buffer, which the scan reuses: a key is copied when stored.
+                Key key = new Key(r.getInt(0), r.isNullAt(1) ? null : r.getUTF8String(1), r.getLong(2));
                 // Only candidates are sure to have both (the others may lack them: that is why they are not).
                 long offset = r.isNullAt(3) ? NONE : r.getLong(3);
                 long arrival = r.isNullAt(4) ? NONE : r.getLong(4);
@@ -98,10 +111,12 @@ public final class OffsetRuns {
                 }
                 Run run = open.get(key);
                 if (run == null) {
+                    key = key.copy();
                     open.put(key, new Run(key.code() == 0, offset, arrival, file));
                 } else if (!run.ordered || run.follows(offset, arrival, file)) {
                     run.add(offset, arrival);
                 } else {
+                    key = key.copy();
                     int done = closed.merge(key, 1, Integer::sum);
                     if (done <= maxRuns) {
                         out.add(run.record(key));
@@ -122,9 +137,13 @@ public final class OffsetRuns {
         }
     }
 
-    private record Key(int code, String split, long folder) {
+    private record Key(int code, UTF8String split, long folder) {
         Key {
             split = code == 0 ? split : null;  // the other statuses are counted whatever their split holds
+        }
+
+        Key copy() {
+            return split == null ? this : new Key(code, split.copy(), folder);
         }
     }
 
@@ -164,9 +183,10 @@ public final class OffsetRuns {
             lastArrival = arrival;
         }
 
-        Row record(Key key) {
-            return RowFactory.create(key.code(), key.split(), key.folder(), n, orNull(lo, hi), orNull(hi, hi),
-                    orNull(minOffset, maxOffset), orNull(maxOffset, maxOffset), ordered, null, null, null);
+        InternalRow record(Key key) {
+            return new GenericInternalRow(new Object[] {key.code(), key.split(), key.folder(), n, orNull(lo, hi),
+                orNull(hi, hi), orNull(minOffset, maxOffset), orNull(maxOffset, maxOffset), ordered, null, null,
+                null});
         }
 
         private static Long orNull(long value, long max) {

@@ -33,6 +33,10 @@ public final class SortedLookup implements UDF1<Long, Long> {
     // The broadcast's value, read once per deserialised copy (one per task) instead of once per row.
     private transient long[] keys;
     private transient long[] values;
+    // The last answer: rows come mostly in arrival order, so most rows look up the tick the row before did.
+    private transient boolean answered;
+    private transient long lastX;
+    private transient Long lastAnswer;  // null: a ceiling found no key
 
     private SortedLookup(Broadcast<long[][]> table, boolean floor, long fallback) {
         this.table = table;
@@ -66,18 +70,24 @@ public final class SortedLookup implements UDF1<Long, Long> {
             keys = t[0];
             values = floor ? t[1] : null;
         }
+        if (x == null) {
+            return floor ? fallback : null;
+        }
+        if (!answered || x != lastX) {
+            lastX = x;
+            lastAnswer = search(x);
+            answered = true;
+        }
+        return lastAnswer;
+    }
+
+    private Long search(long x) {
         if (floor) {
-            if (x == null) {
-                return fallback;
-            }
             int at = lastAtOrBelow(keys, x);
             return at < 0 ? fallback : values[at];
         }
-        if (x == null) {
-            return null;
-        }
         int at = firstAtOrAbove(keys, x);
-        return at < keys.length ? keys[at] : null;
+        return at < keys.length ? Long.valueOf(keys[at]) : null;
     }
 
     /** The index of the last key {@code <= x}, -1 if none. */

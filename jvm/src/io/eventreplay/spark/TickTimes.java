@@ -6,7 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * Per (split, tick) of one partition's candidate rows: the count and the largest and smallest event time, the
@@ -18,20 +19,22 @@ import org.apache.spark.sql.Row;
 final class TickTimes {
     private final long interval;
     private final Map<Key, long[]> byTick = new HashMap<>();
-    private final Map<String, Key> current = new HashMap<>();
-    private final Map<String, long[]> currentTimes = new HashMap<>();
+    private final Map<UTF8String, Key> current = new HashMap<>();
+    private final Map<UTF8String, long[]> currentTimes = new HashMap<>();
 
     TickTimes(long interval) {
         this.interval = interval;
     }
 
-    void add(String split, long arrival, long eventTime) {
+    /** The split's bytes are copied when kept: they may point into a row buffer the scan reuses. */
+    void add(UTF8String split, long arrival, long eventTime) {
         long tick = arrival + Math.floorMod(-arrival, interval);
         Key key = current.get(split);
         long[] times;
         if (key != null && key.tick() == tick) {
             times = currentTimes.get(split);
         } else {
+            split = key != null ? key.split() : split.copy();
             key = new Key(split, tick);
             times = byTick.computeIfAbsent(key, k -> new long[] {0, Long.MIN_VALUE, Long.MAX_VALUE});
             current.put(split, key);
@@ -46,12 +49,12 @@ final class TickTimes {
      * Records in OffsetRuns.SCHEMA, one per split: c 0, the split, its row count, and its ticks with their min and
      * max event times as three arrays of one length (in no particular order: the driver sorts).
      */
-    void emit(List<Row> out) {
-        Map<String, List<Map.Entry<Key, long[]>>> bySplit = new TreeMap<>();
+    void emit(List<InternalRow> out) {
+        Map<UTF8String, List<Map.Entry<Key, long[]>>> bySplit = new TreeMap<>();
         for (Map.Entry<Key, long[]> e : byTick.entrySet()) {
             bySplit.computeIfAbsent(e.getKey().split(), s -> new ArrayList<>()).add(e);
         }
-        for (Map.Entry<String, List<Map.Entry<Key, long[]>>> s : bySplit.entrySet()) {
+        for (Map.Entry<UTF8String, List<Map.Entry<Key, long[]>>> s : bySplit.entrySet()) {
             List<Map.Entry<Key, long[]>> entries = s.getValue();
             long[] ticks = new long[entries.size()];
             long[] minTimes = new long[entries.size()];
@@ -68,6 +71,6 @@ final class TickTimes {
         }
     }
 
-    private record Key(String split, long tick) {
+    private record Key(UTF8String split, long tick) {
     }
 }
