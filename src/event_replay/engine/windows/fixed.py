@@ -97,7 +97,7 @@ def fixed_firings(fixed: FixedRows, input_cols: list[str], aggs: dict[str, str],
     if combine is None:
         return _by_key(_numbered(fixed.accepted, input_cols, aggs), partitions)
     timer = _timer_firings(_by_key(_every_window(fixed), partitions), aggs)
-    late = _by_key(_late_firings(fixed.late_accepted, aggs), partitions)
+    late = _late_firings(fixed.late_accepted, aggs, partitions)
     if fixed.late_bound <= _LATE_HASHED_MAX:
         late = late.hint("shuffle_hash")  # few: a hash table of them per partition, the timer side streams past it
     return _combined(timer, late, combine)
@@ -124,19 +124,24 @@ def _by_key(df: DataFrame, partitions: int | None) -> DataFrame:
     return df if partitions is None else df.repartition(partitions, "key")
 
 
-def _late_firings(late_accepted: DataFrame, aggs: dict[str, str]) -> DataFrame:
+def _late_firings(late_accepted: DataFrame, aggs: dict[str, str], partitions: int | None) -> DataFrame:
     """Per late-accepted element, in replay order within its window: its slot j (1, 2, ...), its own watermark and
     arrival (the j-th late firing's), and the running aggregates over late elements 1..j. Plus one slot-0 row per
-    such window, with no values, which meets the window's timer firing in the join (_combined)."""
+    such window, with no values, which meets the window's timer firing in the join (_combined). The elements are
+    shuffled by key once, into the timer firings' partitions: the running aggregates and the join need no other
+    shuffle (a window's elements are in one partition)."""
     ordered = Window.partitionBy(*_WID).orderBy(*ORDER)
     running = ordered.rowsBetween(Window.unboundedPreceding, Window.currentRow)
-    slots = late_accepted.select(*_WID, F.row_number().over(ordered).cast("long").alias("__slot"),
-                                 F.col("wm_before").alias("__fw"), F.col("arrival_time").alias("__fa"),
-                                 *[F.expr(e).over(running).alias(n) for n, e in aggs.items()])
-    markers = late_accepted.select(*_WID).distinct().select(
-        *_WID, F.lit(0).cast("long").alias("__slot"),
-        *[F.lit(None).cast(slots.schema[c].dataType).alias(c) for c in slots.columns if c not in (*_WID, "__slot")])
-    return slots.unionByName(markers)
+    slots = _by_key(late_accepted, partitions).select(
+        *_WID, F.row_number().over(ordered).cast("long").alias("__slot"), F.col("wm_before").alias("__fw"),
+        F.col("arrival_time").alias("__fa"), *[F.expr(e).over(running).alias(n) for n, e in aggs.items()])
+    # The first slot of each window also stands for the window's marker: one pass, no distinct of the windows.
+    copies = F.when(F.col("__slot") == 1, F.array(F.lit(0), F.lit(1))).otherwise(F.array(F.lit(1)))
+    is_marker = F.col("__copy") == 0
+    values = [c for c in slots.columns if c not in (*_WID, "__slot")]
+    return slots.select("*", F.explode(copies).alias("__copy")).select(
+        *_WID, F.when(is_marker, F.lit(0).cast("long")).otherwise(F.col("__slot")).alias("__slot"),
+        *[F.when(~is_marker, F.col(c)).alias(c) for c in values])
 
 
 def _combined(timer: DataFrame, late: DataFrame, combine: dict[str, Combine]) -> DataFrame:
