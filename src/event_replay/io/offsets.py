@@ -11,6 +11,7 @@ from pyspark.sql import functions as F
 
 from .read_order import proven_clean, read_order_records
 from .quarantine import (DUPLICATE_OFFSET, DUPLICATE_ROW, OFFSET_OUT_OF_ORDER, PARSED, REASON, STATUS,
+                         STATUS_CODE,
                          orderable_columns, row_content)
 
 def _carried_offset(s: Column, carried: Mapping[str, int] | None) -> Column:
@@ -116,7 +117,7 @@ def check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Co
     with `event_time`): the clean status also has `tick_partials` (read_order.TickPartials) when every candidate
     is clean, else None."""
     cand = F.col(STATUS) == "candidate"
-    code = F.when(cand, 0).when(F.col(STATUS) == "skipped", 1).otherwise(2)
+    code = F.col(STATUS_CODE)  # the same statuses as numbers: the pass over every row compares no strings
     folder = folder if folder is not None else F.lit(0).cast("long")
     read = read_order_records(code, s, folder, o, a, parsed, event_time, interval)
     records = read.records

@@ -25,7 +25,8 @@ from .quarantine import (ARRIVAL_TIME_AFTER_9999, ARRIVAL_TIME_BEFORE_1970, BAD_
                          BAD_OFFSET, ENGINE_COLUMNS, EVENT_TIME_AFTER_9999, EVENT_TIME_BEFORE_1970, FOLDER_START,
                          MAX_TIME_MS,
                          MIN_TIME_MS, MISSING_ARRIVAL_TIME, MISSING_EVENT_TIME, MISSING_KEY, MISSING_OFFSET,
-                         MISSING_SPLIT, PARSED, REASON, REASON_COLUMN, SOURCE_EVENT_TIME, STATUS, UNDECLARED_SPLIT,
+                         MISSING_SPLIT, PARSED, REASON, REASON_COLUMN, SOURCE_EVENT_TIME, STATUS, STATUS_CODE,
+                         UNDECLARED_SPLIT,
                          offset_to_long, time_to_ms)
 
 @dataclass
@@ -235,7 +236,7 @@ class Folders:
 def _with_status(parsed: DataFrame, reason: Column, cfg: JobConfig, folders: Folders | None = None) -> DataFrame:
     """STATUS: skipped (a valid arrival outside the range: it belongs to another partition's replay, not bad),
     quarantined (a reason; an arrival outside the time bounds belongs to no partition's replay), or candidate
-    (the offset checks decide)."""
+    (the offset checks decide); STATUS_CODE says the same as a number."""
     a = F.col(f"{PARSED}arrival_time")
     start, end = cfg.replay.start_ms, cfg.replay.end_ms
     out_of_range = F.lit(False)
@@ -247,8 +248,9 @@ def _with_status(parsed: DataFrame, reason: Column, cfg: JobConfig, folders: Fol
         out_of_range = out_of_range | (a < folders.start) | (a >= folders.start + F.lit(folders.length))
     # Null-safe: a null arrival must give False here, not null, or the row's reason would be lost.
     skipped = a.isNotNull() & a.between(F.lit(MIN_TIME_MS), F.lit(MAX_TIME_MS)) & out_of_range
-    return parsed.withColumn(REASON, F.when(~skipped, reason)).withColumn(
-        STATUS, F.when(skipped, F.lit("skipped")).when(F.col(REASON).isNotNull(), F.lit("quarantined"))
+    code = F.when(skipped, F.lit(1)).when(F.col(REASON).isNotNull(), F.lit(2)).otherwise(F.lit(0))
+    return parsed.withColumn(REASON, F.when(~skipped, reason)).withColumn(STATUS_CODE, code).withColumn(
+        STATUS, F.when(F.col(STATUS_CODE) == 1, F.lit("skipped")).when(F.col(STATUS_CODE) == 2, F.lit("quarantined"))
         .otherwise(F.lit("candidate")))
 
 
