@@ -54,8 +54,9 @@ _PLAN_SETTINGS = {
 
 def fixed_plans(spark: "SparkSession") -> None:
     """The replay's plan settings (_PLAN_SETTINGS), each unless the deployment set it."""
+    deployed = spark.sparkContext.getConf()  # a copy of the JVM's conf each call: taken once
     for key, value in _PLAN_SETTINGS.items():
-        if not spark.sparkContext.getConf().contains(key):
+        if not deployed.contains(key):
             spark.conf.set(key, value)
 
 
