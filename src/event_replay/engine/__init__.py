@@ -53,19 +53,11 @@ _PLAN_SETTINGS = {
 
 
 def fixed_plans(spark: "SparkSession") -> None:
-    """The replay's plan settings (_PLAN_SETTINGS), each unless the deployment set it; and, with the engine's
-    extension, its planner strategy (WholeAggregate.java): an aggregate over rows just partitioned by some of its
-    grouping columns (the windows' aggregate per (key, window) over rows shuffled by key) is one hash aggregate,
-    not a partial one then a final one over the same rows."""
-    from ..extension import extension_class
-
+    """The replay's plan settings (_PLAN_SETTINGS), each unless the deployment set it."""
     deployed = spark.sparkContext.getConf()  # a copy of the JVM's conf each call: taken once
     for key, value in _PLAN_SETTINGS.items():
         if not deployed.contains(key):
             spark.conf.set(key, value)
-    whole_aggregate = extension_class(spark, "WholeAggregate")
-    if whole_aggregate is not None:
-        whole_aggregate.install(spark._jsparkSession)
 
 
 def _kept(timeline) -> tuple["DataFrame", "DataFrame"]:
