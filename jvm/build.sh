@@ -20,8 +20,11 @@ if ! command -v javac >/dev/null 2>&1; then
 fi
 LIB="$("$PY" -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')"
 CP="$(ls "$LIB"/*.jar | sort | tr '\n' ':')"
+# What the jar was built from: the classpath and the list of sources (a deleted or renamed source must not leave
+# its classes in the jar); an edited source is newer than the jar.
+BUILT_FROM="$CP $(cd "$SRC" && find . -name '*.java' | sort | tr '\n' ' ')"
 STAMP="$ROOT/build/jvm/.built"
-if [ -f "$JAR" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$CP" ] && \
+if [ -f "$JAR" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$BUILT_FROM" ] && \
    [ -z "$(find "$SRC" -name '*.java' -newer "$JAR" | head -n1)" ]; then
   exit 0
 fi
@@ -30,5 +33,5 @@ rm -rf "$CLASSES"; mkdir -p "$CLASSES" "$(dirname "$JAR")"
 javac -nowarn -encoding UTF-8 --release 17 -cp "$CP" -d "$CLASSES" $(find "$SRC" -name '*.java' | sort)
 jar --create --file "$JAR.tmp" -C "$CLASSES" .
 mv "$JAR.tmp" "$JAR"
-printf '%s' "$CP" > "$STAMP"
+printf '%s' "$BUILT_FROM" > "$STAMP"
 echo "install: built $JAR" >&2
