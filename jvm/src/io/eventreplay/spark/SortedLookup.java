@@ -33,10 +33,9 @@ public final class SortedLookup implements UDF1<Long, Long> {
     // The broadcast's value, read once per deserialised copy (one per task) instead of once per row.
     private transient long[] keys;
     private transient long[] values;
-    // The last answer: rows come mostly in arrival order, so most rows look up the tick the row before did.
-    private transient boolean answered;
-    private transient long lastX;
-    private transient Long lastAnswer;  // null: a ceiling found no key
+    // The last answer: rows come mostly in arrival order, so most rows look up the tick the row before did. One
+    // immutable pair, read and replaced whole: a copy evaluated by two threads (the driver's optimizer) stays right.
+    private transient Answer last;
 
     private SortedLookup(Broadcast<long[][]> table, boolean floor, long fallback) {
         this.table = table;
@@ -73,12 +72,16 @@ public final class SortedLookup implements UDF1<Long, Long> {
         if (x == null) {
             return floor ? fallback : null;
         }
-        if (!answered || x != lastX) {
-            lastX = x;
-            lastAnswer = search(x);
-            answered = true;
+        Answer a = last;
+        if (a == null || a.x() != x) {
+            a = new Answer(x, search(x));
+            last = a;
         }
-        return lastAnswer;
+        return a.value();
+    }
+
+    /** The answer for x (null: a ceiling found no key). */
+    private record Answer(long x, Long value) {
     }
 
     private Long search(long x) {
