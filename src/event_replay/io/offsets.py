@@ -10,9 +10,8 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from .read_order import proven_clean, read_order_records
-from .quarantine import (DUPLICATE_OFFSET, DUPLICATE_ROW, OFFSET_OUT_OF_ORDER, PARSED, REASON, STATUS,
-                         STATUS_CODE,
-                         orderable_columns, row_content)
+from .quarantine import (DUPLICATE_OFFSET, DUPLICATE_ROW, OFFSET_OUT_OF_ORDER, PARSED, REASON, STATUS, STATUS_CODE,
+                         STATUS_CODES, orderable_columns, row_content)
 
 def _carried_offset(s: Column, carried: Mapping[str, int] | None) -> Column:
     """The last offset of the row's split in the partitions before this one (null: none, or a whole range)."""
@@ -62,7 +61,8 @@ def _count(stats: dict[str, dict], status: str, group, names) -> None:
 
 _PRECHECK = True  # False: every split goes through the exact checks (tests prove the pre-checks change nothing)
 _split_hash = F.xxhash64  # the sorted check's key for a split (tests force collisions through it)
-_STATUS_OF = {0: "clean", 1: "skipped", 2: "quarantined"}  # a candidate that passes is clean
+# The read-order records' status codes by name; a candidate that passes is clean.
+_STATUS_OF = {code: "clean" if name == "candidate" else name for name, code in STATUS_CODES.items()}
 
 
 def _stats(records: list[dict]) -> tuple[dict[str, dict], dict[str, int]]:

@@ -42,9 +42,10 @@ SOURCE_EVENT_TIME = "__source_event_time"
 ENGINE_COLUMNS = {"wm_before", "late_watermark", "late_watermark_ms", SOURCE_EVENT_TIME}
 
 STATUS = "__status"  # clean | quarantined | skipped
-# The read's status as a number (candidate 0, skipped 1, quarantined 2: the read-order pass's code), from which
-# STATUS is derived: the pass over every row then compares no strings.
+# The read's status as a number (the read-order pass's code, io/read_order.py), from which STATUS is derived:
+# the pass over every row then compares no strings. The codes, once for the reader and the offset check.
 STATUS_CODE = "__status_code"
+STATUS_CODES = {"candidate": 0, "skipped": 1, "quarantined": 2}
 FOLDER_START = "__folder_start"  # a span of partition folders read at once: the row's folder's start (ms)
 REASON = "__reason"
 PARSED = "__r_"  # prefix of the parsed role columns while the original columns are still around

@@ -26,7 +26,7 @@ from .quarantine import (ARRIVAL_TIME_AFTER_9999, ARRIVAL_TIME_BEFORE_1970, BAD_
                          MAX_TIME_MS,
                          MIN_TIME_MS, MISSING_ARRIVAL_TIME, MISSING_EVENT_TIME, MISSING_KEY, MISSING_OFFSET,
                          MISSING_SPLIT, PARSED, REASON, REASON_COLUMN, SOURCE_EVENT_TIME, STATUS, STATUS_CODE,
-                         UNDECLARED_SPLIT,
+                         STATUS_CODES, UNDECLARED_SPLIT,
                          offset_to_long, time_to_ms)
 
 @dataclass
@@ -248,10 +248,12 @@ def _with_status(parsed: DataFrame, reason: Column, cfg: JobConfig, folders: Fol
         out_of_range = out_of_range | (a < folders.start) | (a >= folders.start + F.lit(folders.length))
     # Null-safe: a null arrival must give False here, not null, or the row's reason would be lost.
     skipped = a.isNotNull() & a.between(F.lit(MIN_TIME_MS), F.lit(MAX_TIME_MS)) & out_of_range
-    code = F.when(skipped, F.lit(1)).when(F.col(REASON).isNotNull(), F.lit(2)).otherwise(F.lit(0))
-    return parsed.withColumn(REASON, F.when(~skipped, reason)).withColumn(STATUS_CODE, code).withColumn(
-        STATUS, F.when(F.col(STATUS_CODE) == 1, F.lit("skipped")).when(F.col(STATUS_CODE) == 2, F.lit("quarantined"))
-        .otherwise(F.lit("candidate")))
+    code = (F.when(skipped, F.lit(STATUS_CODES["skipped"]))
+            .when(F.col(REASON).isNotNull(), F.lit(STATUS_CODES["quarantined"]))
+            .otherwise(F.lit(STATUS_CODES["candidate"])))
+    status = F.when(F.col(STATUS_CODE) == STATUS_CODES["skipped"], F.lit("skipped")).when(
+        F.col(STATUS_CODE) == STATUS_CODES["quarantined"], F.lit("quarantined")).otherwise(F.lit("candidate"))
+    return parsed.withColumn(REASON, F.when(~skipped, reason)).withColumn(STATUS_CODE, code).withColumn(STATUS, status)
 
 
 def _range(cfg: JobConfig, clean_stats: dict | None) -> tuple[int | None, int | None]:
