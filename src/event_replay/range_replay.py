@@ -80,12 +80,13 @@ def run_range(spark, cfg: JobConfig, request: RangeRequest,
     from .job import recover_output, source_partitions
     from .io.fs import fs_for
     from .io.lock import output_lock
+    from .io.scratch import scratch_space
 
     say = progress or (lambda line: print(line, flush=True))
     ids = partition_ids(Partition.parse(request.first_id), Partition.parse(request.last_id))
     output = cfg.output.path.rstrip("/")
     fs = fs_for(output, spark)
-    with output_lock(output, spark):
+    with output_lock(output, spark), scratch_space(spark, output):
         recover_output(spark, output)
         present = set(source_partitions(spark, cfg, "T" in ids[0]))
         missing = [i for i in ids if i not in present]
