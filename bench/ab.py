@@ -39,7 +39,7 @@ def main() -> int:
     ap.add_argument("--old-tree", required=True, type=Path)
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--shape", choices=("headline", "bursty"), default="headline")
+    ap.add_argument("--shape", choices=("headline", "bursty", "bursty-int"), default="headline")
     ap.add_argument("--config", default=None, help="job config (default: bench/configs/<shape>.yaml)")
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--driver-memory", default="4g", help="'default': what replay run picks")

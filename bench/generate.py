@@ -163,16 +163,22 @@ def write_chunks(out: str | Path, tables, meta: dict, *, quiet: bool = False) ->
     return manifest
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def log_arguments(description: str, d) -> argparse.ArgumentParser:
+    """The options every log generator takes (--out, --rows and the profile's splits, keys, seed, chunk rows)."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--out", required=True)
     ap.add_argument("--rows", type=int, required=True)
-    d = Profile(rows=0)
     ap.add_argument("--splits", type=int, default=d.splits)
     ap.add_argument("--keys", type=int, default=d.keys)
     ap.add_argument("--seed", type=int, default=d.seed)
-    ap.add_argument("--rate", type=float, default=d.rate, help="rows per second of arrival time")
     ap.add_argument("--chunk-rows", type=int, default=d.chunk_rows)
+    return ap
+
+
+def main(argv=None) -> int:
+    d = Profile(rows=0)
+    ap = log_arguments(__doc__.split("\n")[0], d)
+    ap.add_argument("--rate", type=float, default=d.rate, help="rows per second of arrival time")
     ap.add_argument("--key-skew", type=float, default=d.key_skew)
     ap.add_argument("--mean-delay-ms", type=float, default=d.mean_delay_ms)
     ap.add_argument("--stragglers", type=float, default=d.stragglers)

@@ -228,11 +228,11 @@ def shape_label(rows: int, args) -> str:
 
 def ensure_log(rows: int, args) -> Path:
     """The log of `args.shape` (headline: generate.py; bursty: bursty.py) with `rows` rows, generated once."""
-    if getattr(args, "shape", "headline") == "bursty":
+    if getattr(args, "shape", "headline") in ("bursty", "bursty-int"):
         from bursty import BurstyProfile, chunks
         from generate import write_chunks
-        p = BurstyProfile(rows=rows, seed=args.seed)
-        path, meta = Path(args.data_dir) / f"bursty-{label(rows)}", {"shape": "bursty", **p.__dict__}
+        p = BurstyProfile(rows=rows, seed=args.seed, int_values=args.shape == "bursty-int")
+        path, meta = Path(args.data_dir) / f"{args.shape}-{label(rows)}", {"shape": "bursty", **p.__dict__}
         write = lambda: write_chunks(path, chunks(p), meta)  # noqa: E731
     else:
         from generate import Profile, write_log
@@ -250,7 +250,8 @@ def ensure_log(rows: int, args) -> Path:
 
 def default_config(args) -> str:
     """The job config of the shape unless --config names one."""
-    return args.config or str(BENCH / "configs" / f"{getattr(args, 'shape', 'headline')}.yaml")
+    shape = getattr(args, "shape", "headline")
+    return args.config or str(BENCH / "configs" / f"{'bursty' if shape.startswith('bursty') else shape}.yaml")
 
 
 def job_config(log: Path, out: Path, args) -> Path:
@@ -451,8 +452,9 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--shape", choices=("headline", "bursty"), default="headline",
-                    help="the log: generate.py's headline or bursty.py's (pauses, idle splits, stragglers, doubles)")
+    ap.add_argument("--shape", choices=("headline", "bursty", "bursty-int"), default="headline",
+                    help="the log: generate.py's headline, bursty.py's (pauses, idle splits, stragglers, doubles), "
+                         "or the same bursty rows with integer values")
     ap.add_argument("--config", default=None, help="job config (default: bench/configs/<shape>.yaml)")
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--driver-memory", default="4g",
