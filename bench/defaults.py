@@ -31,7 +31,7 @@ REPLAY = str(Path(sys.executable).parent / "replay")
 CASES = {
     "bursty-3m": (BurstyProfile(rows=3_000_000), {}, None),
     "bursty-3m-sessions": (BurstyProfile(rows=3_000_000), {"window": {"type": "session", "gap": "2s",
-                                                                      "allowed_lateness": "1s"}}, None),
+                                                                      "size": None}}, None),
     "bursty-3m-tune-4": (BurstyProfile(rows=3_000_000), {},
                          ["tune", "--max-out-of-orderness", "500ms,2s", "--idle-timeout", "none,1500ms"]),
     "bursty-3m-hot-key-30pct": (BurstyProfile(rows=3_000_000, hot_key_share=0.3), {}, None),
@@ -52,9 +52,13 @@ def ensure(name: str, p: BurstyProfile, data_dir: Path) -> Path:
 
 
 def merged(base: dict, change: dict) -> dict:
+    """`base` with `change` applied key by key (None removes a key)."""
     out = dict(base)
     for k, v in change.items():
-        out[k] = merged(base.get(k, {}), v) if isinstance(v, dict) else v
+        if v is None:
+            out.pop(k, None)
+        else:
+            out[k] = merged(base.get(k, {}), v) if isinstance(v, dict) else v
     return out
 
 

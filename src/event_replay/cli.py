@@ -26,7 +26,7 @@ from .semantics.config import JobConfig, load_config
 def summary_line(summary, seconds: float, memory: str | None = None) -> str:
     return (f"replay: rows read {summary.rows_read}, firings {summary.firings}, late rows {summary.late_rows}, "
             f"quarantined rows {summary.quarantined_rows}, skipped rows {summary.skipped_rows}, "
-            f"{seconds:.1f} s{', ' + memory if memory else ''} -> {summary.path}")
+            f"{seconds:.1f} s{f' ({memory})' if memory else ''} -> {summary.path}")
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -45,8 +45,7 @@ def build_session(master: str | None = None, app_name: str = "event-replay",
 
 
 def local_driver_memory() -> str:
-    """The driver memory of a local master nobody sized (LOCAL_DRIVER_MEMORY): a quarter of the machine's memory,
-    between 1g and 4g (Spark's own default, 1g, is the whole JVM in local mode: the driver's tables, every task
+    """The driver memory of a local master nobody sized: a quarter of the machine's memory, between 1g and 4g (Spark's own default, 1g, is the whole JVM in local mode: the driver's tables, every task
     and the shuffles share it). REPLAY_LOCAL_DRIVER_MEMORY overrides it."""
     if os.environ.get("REPLAY_LOCAL_DRIVER_MEMORY"):
         return os.environ["REPLAY_LOCAL_DRIVER_MEMORY"]
@@ -91,7 +90,7 @@ def driver_memory_note(spark: SparkSession) -> str:
     peak = sum(int(p.getPeakUsage().getUsed()) for p in jvm.java.lang.management.ManagementFactory
                .getMemoryPoolMXBeans().toArray() if str(p.getType().name()) == "HEAP")
     heap = int(jvm.java.lang.Runtime.getRuntime().maxMemory())
-    return f"driver heap {heap >> 20} MB ({peak >> 20} MB used at most)"
+    return f"driver heap {heap >> 20} MB, {peak >> 20} MB used at most"
 
 
 def _add_extension_jar(settings: dict[str, str]) -> None:

@@ -34,8 +34,8 @@ from pyspark.sql import functions as F
 from ..extension import extension_class, missing_reason
 
 MAX_RUNS = 64  # runs of one split in one partition before the rest of its rows there only count
-# The most (split, tick) entries the driver takes (here and in engine/timeline/driver.py): about 100 MB of the
-# Python driver's memory and as much of the JVM's while they pass; a longer or denser log's timeline runs in Spark.
+# The most (split, tick) entries the driver takes (here and in engine/timeline/driver.py): about 100 bytes each at
+# the Python driver's peak (docs/memory.md); a longer or denser log's timeline runs in Spark instead.
 TICK_PARTIALS_MAX = 4_000_000
 _RUN_COLUMNS = ("c", "s", "f", "n", "lo", "hi", "min_o", "max_o", "ordered")
 _log = logging.getLogger(__name__)
