@@ -232,7 +232,7 @@ def ensure_log(rows: int, args) -> Path:
         from bursty import BurstyProfile, chunks
         from generate import write_chunks
         p = BurstyProfile(rows=rows, seed=args.seed, int_values=args.shape == "bursty-int")
-        path, meta = Path(args.data_dir) / f"{args.shape}-{label(rows)}", {"shape": "bursty", **p.__dict__}
+        path, meta = Path(args.data_dir) / f"{args.shape}-{label(rows)}", {"shape": "bursty", "profile": p.__dict__}
         write = lambda: write_chunks(path, chunks(p), meta)  # noqa: E731
     else:
         from generate import Profile, write_log
