@@ -9,6 +9,7 @@ import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RpcOptions;
 import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -43,6 +44,8 @@ public class BenchMain {
         Files.createDirectories(outDir);
 
         Configuration conf = new Configuration();
+        // On a starved machine the MiniCluster's job submission outlasts the default 10 s RPC ask timeout.
+        conf.set(RpcOptions.ASK_TIMEOUT_DURATION, Duration.ofMinutes(10));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(par, conf);
         env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
         env.getConfig().setAutoWatermarkInterval(0L); // every watermark comes from the replay operator
