@@ -17,8 +17,9 @@ Modes:
 - naive:  the same tumbling windows and aggregates as a plain Spark groupBy(key, window(event_time)), ignoring
   watermarks, lateness and idleness, written to Parquet;
 - flink:  the Flink 2.3 job (bench/flink: FileSource -> Flink's watermark generators/idleness/multiplexer on the
-  replay clock -> keyed windows with allowed lateness and late side output, incremental aggregates) on the same
-  rows, from the events file bench/flink/prepare.py makes (made once per log, timed separately);
+  replay clock -> keyed windows with allowed lateness and late side output, the config's aggregates incrementally
+  over the value's type) on the same rows, from the events file bench/flink/prepare.py makes (made once per log and
+  format, timed separately);
 - scan:   the floor: read the six columns (forced through a `noop` write) and count.
 Results: bench/results/<rows>.json (every run) and bench/results/table.md (medians). No timing is asserted.
 """
@@ -269,11 +270,11 @@ def ensure_flink_input(log: Path, cfg_path: Path, args) -> tuple[Path, dict]:
     fdir = Path(args.data_dir) / f"flink-{log.name}"
     stamp = fdir / "prepared.json"
     manifest = json.loads((log / "_bench.json").read_text())
+    from flink.prepare import FORMAT_VERSION, prepare
     key = {"log": manifest.get("profile", {k: v for k, v in manifest.items() if k != "seconds"}),
-           "config": cfg_path.read_text()}
+           "config": cfg_path.read_text(), "format": FORMAT_VERSION}
     if stamp.exists() and json.loads(stamp.read_text()).get("key") == key:
         return fdir, json.loads(stamp.read_text())["info"]
-    from flink.prepare import prepare
     from event_replay.semantics.config import load_config
     t0 = time.monotonic()
     info = prepare(load_config(cfg_path), fdir)
