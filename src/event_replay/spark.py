@@ -84,13 +84,13 @@ def _spark_default(key: str) -> str | None:
 
 
 def driver_memory_note(spark: SparkSession) -> str:
-    """What the summary line says of memory: the driver JVM's heap, and its use so far at most (the sum of the heap
-    pools' peaks: they need not peak together)."""
+    """What the summary line says of memory: the driver JVM's heap, and the peak of its old generation (what
+    stayed alive: the tables and caches a run holds; the young generation fills and empties all the time)."""
     jvm = spark.sparkContext._jvm
-    peak = sum(int(p.getPeakUsage().getUsed()) for p in jvm.java.lang.management.ManagementFactory
-               .getMemoryPoolMXBeans().toArray() if str(p.getType().name()) == "HEAP")
     heap = int(jvm.java.lang.Runtime.getRuntime().maxMemory())
-    return f"driver heap {heap >> 20} MB, {peak >> 20} MB used at most"
+    old = [int(p.getPeakUsage().getUsed()) for p in jvm.java.lang.management.ManagementFactory
+           .getMemoryPoolMXBeans().toArray() if "Old Gen" in str(p.getName()) or "Tenured" in str(p.getName())]
+    return f"driver heap {heap >> 20} MB" + (f", old generation peak {max(old) >> 20} MB" if old else "")
 
 
 def _add_extension_jar(settings: dict[str, str]) -> None:
