@@ -1,4 +1,4 @@
-"""The exit codes every command shares: 0 done, 1 failed (with its traceback), 2 refused before any work (a config
+"""The exit codes every command shares: 0 done, 1 failed (with its traceback, or one line for a `Failure`), 2 refused before any work (a config
 key, an option or a carried state to fix, named on stderr), 130 interrupted."""
 from __future__ import annotations
 
@@ -7,6 +7,11 @@ import traceback
 from typing import Callable
 
 from .semantics.config import ConfigError
+
+
+class Failure(RuntimeError):
+    """A failure whose message says all a user needs (what failed, what was left, what to do): exit 1 with that one
+    line, no traceback (e.g. io.commit.NoSpaceError)."""
 
 
 def guarded(prog: str, run: Callable[[], int], refusals: tuple[type[BaseException], ...] = ()) -> int:
@@ -22,6 +27,9 @@ def guarded(prog: str, run: Callable[[], int], refusals: tuple[type[BaseExceptio
         return 2
     except KeyboardInterrupt:
         return 130
+    except Failure as exc:
+        print(f"{prog}: failed: {exc}", file=sys.stderr)
+        return 1
     except Exception:  # noqa: BLE001 - any failure must give a non-zero exit with the cause
         traceback.print_exc()
         print(f"{prog}: failed", file=sys.stderr)
