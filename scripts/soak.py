@@ -21,7 +21,7 @@ What runs:
   Python driver it runs).
 
 After the time is up no run is triggered and nothing is killed; the runs still going are let finish (at most
---drain-minutes), the services are stopped, and the outputs are checked:
+--drain-minutes; SIGUSR1 ends the wait), the services are stopped, and the outputs are checked:
 - every committed partition (each dataset's `dt=` folder and the carried state) has the decoded content of an
   uninterrupted run of the same chunks by `replay run` (local[2]);
 - no `_staging-*`, `_lock`, `_commit.json` or `_range.json` is left, no partition is half written (it has all
@@ -92,6 +92,7 @@ class Soak:
         self.kills = {"scheduler_group": 0, "driver_jvm": 0, "driver_python": 0}
         self.t0 = now()
         self.pg_dir: Path | None = None
+        self.stop_drain = False  # SIGUSR1: stop waiting for the runs still going (they are reported unfinished)
 
     # --- logging ------------------------------------------------------------------------------------------------
     def say(self, text: str) -> None:
@@ -372,12 +373,14 @@ class Soak:
         self.soak_seconds = now() - self.soak_start
         self.say(f"soak time up ({self.soak_seconds / 60:.1f} min): no more triggers or kills; draining")
         deadline = now() + a.drain_minutes * 60
-        while now() < deadline:
+        while now() < deadline and not self.stop_drain:
             states = self.run_states()
             if all(states.get(r) in ("success", "failed") for r in self.runs):
                 break
             self.supervise()
             time.sleep(10)
+        if self.stop_drain:
+            self.event("drain_stopped", by="SIGUSR1")
         self.drain_seconds = now() - self.soak_start - self.soak_seconds
 
     def supervise(self) -> None:
@@ -447,9 +450,37 @@ class Soak:
         }
 
     # --- the checks ----------------------------------------------------------------------------------------------
+    def start_references(self) -> None:
+        """The uninterrupted runs, in a thread from the start (beside the services' start-up): the end only compares."""
+        import threading
+
+        self.ref_error: BaseException | None = None
+
+        def work():
+            try:
+                for name in self.outputs:
+                    self.reference(name)
+            except BaseException as exc:  # noqa: BLE001 - said when the checks need it
+                self.ref_error = exc
+
+        self.ref_thread = threading.Thread(target=work, name="references", daemon=True)
+        self.ref_thread.start()
+
+    def reference_of(self, name: str) -> Path:
+        thread = getattr(self, "ref_thread", None)
+        if thread is not None:
+            thread.join()
+            if self.ref_error is not None:
+                raise self.ref_error
+        return self.reference(name)
+
     def reference(self, name: str) -> Path:
-        """The same chunks as the DAG plans them, by `replay run` on local[2], never interrupted."""
+        """The same chunks as the DAG plans them, by `replay run` on local[2], never interrupted (once: a done
+        marker beside it)."""
         out = self.work / "reference" / name
+        done = out.with_name(f"{name}.done")
+        if done.exists():
+            return out
         cfg = self.write_config(f"reference-{name}", out, self.outputs[name])
         n = self.args.partitions_per_job
         chunks = [self.days[i:i + n] for i in range(0, len(self.days), n)]
@@ -463,6 +494,7 @@ class Soak:
                                   env={**os.environ, "PYSPARK_PYTHON": PYTHON})
             if proc.returncode != 0:
                 raise RuntimeError(f"reference run of {name} {args} failed:\n{proc.stderr[-4000:]}")
+        done.touch()
         return out
 
     def check_output(self, name: str) -> dict:
@@ -479,7 +511,7 @@ class Soak:
                 problems.append(f"dt={day} half written: only {', '.join(present)}")
             if present:
                 committed.append(day)
-        ref = digests(self.reference(name))
+        ref = digests(self.reference_of(name))
         got = digests(out)
         differing = []
         for day in committed:
@@ -554,7 +586,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--min-gap", type=float, default=120.0, help="seconds at least between two kills")
     p.add_argument("--retries", type=int, default=30)
     p.add_argument("--retry-delay", type=int, default=15)
-    p.add_argument("--drain-minutes", type=float, default=25.0)
+    p.add_argument("--drain-minutes", type=float, default=15.0)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=32)
     p.add_argument("--work", default=str(ROOT / "build" / "soak"))
@@ -574,9 +606,14 @@ def main(argv: list[str] | None = None) -> int:
     def stop_on_signal(signum, frame):  # SIGTERM (and SIGINT in the background): stop everything we started
         raise KeyboardInterrupt(f"signal {signum}")
 
+    def end_drain(signum, frame):
+        s.stop_drain = True
+
     signal.signal(signal.SIGTERM, stop_on_signal)
     signal.signal(signal.SIGINT, stop_on_signal)
+    signal.signal(signal.SIGUSR1, end_drain)
     s.prepare_data()
+    s.start_references()
     started = dt.datetime.now(dt.timezone.utc)
     result: dict = {"command": " ".join([Path(sys.argv[0]).name, *(argv if argv is not None else sys.argv[1:])]),
                     "started_utc": started.isoformat(timespec="seconds"), "args": vars(args)}
