@@ -92,6 +92,7 @@ class Soak:
         self.kills = {"scheduler_group": 0, "driver_jvm": 0, "driver_python": 0}
         self.t0 = now()
         self.pg_dir: Path | None = None
+        self.reference_procs: list[subprocess.Popen] = []
         self.stop_drain = False  # SIGUSR1: stop waiting for the runs still going (they are reported unfinished)
 
     # --- logging ------------------------------------------------------------------------------------------------
@@ -148,7 +149,7 @@ class Soak:
         self.pg_dir = Path(tempfile.mkdtemp(prefix="replay-soak-pg-"))
         self.pg_dir.chmod(0o755)
         proc = subprocess.run(["bash", str(ROOT / "scripts" / "postgres.sh"), "start", str(self.pg_dir / "cluster"),
-                               str(self.args.pg_port)], capture_output=True, text=True, timeout=180)
+                               str(self.args.pg_port)], capture_output=True, text=True, timeout=900)
         if proc.returncode != 0:
             raise RuntimeError(f"postgres did not start: {proc.stderr}")
         url = proc.stdout.strip().splitlines()[-1]
@@ -411,6 +412,15 @@ class Soak:
                 pass
         _stop_spark(self.spark_procs)
         self.spark_procs = []
+
+    def kill_references(self) -> None:
+        """The soak is stopped before its end: the uninterrupted runs still going end too."""
+        for p in self.reference_procs:
+            if p.poll() is None:
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
         # A driver orphaned by a killed scheduler group is in no group of ours any more: end it too.
         for pid, _ in self.drivers():
             try:
@@ -488,12 +498,14 @@ class Soak:
             args = ["--partitions", f"{chunk[0]}..{chunk[-1]}", "--end-of-input",
                     "flush" if k == len(chunks) - 1 else "hold"]
             args += ["--first"] if k == 0 else ["--previous", chunks[k - 1][-1]]
-            proc = subprocess.run([str(VENV_BIN / "replay"), "run", "--config", str(cfg), "--master", "local[2]",
-                                   "--conf", "spark.sql.shuffle.partitions=4", "--conf", "spark.ui.enabled=false",
-                                   *args], capture_output=True, text=True, timeout=1800,
-                                  env={**os.environ, "PYSPARK_PYTHON": PYTHON})
+            proc = subprocess.Popen([str(VENV_BIN / "replay"), "run", "--config", str(cfg), "--master", "local[2]",
+                                     "--conf", "spark.sql.shuffle.partitions=4", "--conf", "spark.ui.enabled=false",
+                                     *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    env={**os.environ, "PYSPARK_PYTHON": PYTHON}, start_new_session=True)
+            self.reference_procs.append(proc)  # ended if the soak is stopped meanwhile (kill_references)
+            _, err = proc.communicate(timeout=3600)
             if proc.returncode != 0:
-                raise RuntimeError(f"reference run of {name} {args} failed:\n{proc.stderr[-4000:]}")
+                raise RuntimeError(f"reference run of {name} {args} failed:\n{err[-4000:]}")
         done.touch()
         return out
 
@@ -623,6 +635,9 @@ def main(argv: list[str] | None = None) -> int:
         s.start_airflow(db_url)
         s.soak()
         result["airflow"] = s.airflow_figures()
+    except BaseException:
+        s.kill_references()
+        raise
     finally:
         s.stop()
         s.stop_postgres()
