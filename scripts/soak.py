@@ -13,7 +13,7 @@ What runs:
   one slot per concurrent run, every task has retries (AIRFLOW__CORE__DEFAULT_TASK_RETRIES).
 - `--active` event_time_backfill runs are kept running at once for `--minutes` (a new one is triggered as one
   ends): half of them replay the same range to the same output (they meet at its lock: the losers fail and retry),
-  the others each to an output of its own, with its own window and watermark settings. Each run replays `--days`
+  the others each to an output of its own (with --varied, each with other window and watermark settings). Each run replays `--days`
   days in chunks of `--partitions-per-job` (one spark-submit of `replay run --partitions A..B` each).
 - Chaos, at random times (gaps of --min-gap plus an exponential, mean --kill-every seconds in all): kill -9 the
   scheduler with its process group (the LocalExecutor's workers, the tasks and their spark-submits with it, as a
@@ -21,7 +21,8 @@ What runs:
   Python driver it runs).
 
 After the time is up no run is triggered and nothing is killed; the runs still going are let finish (at most
---drain-minutes; SIGUSR1 ends the wait), the services are stopped, and the outputs are checked:
+--drain-minutes; SIGUSR1 ends the soak early, a second one the wait), the services are stopped, and the outputs
+are checked:
 - every committed partition (each dataset's `dt=` folder and the carried state) has the decoded content of an
   uninterrupted run of the same chunks by `replay run` (local[2]);
 - no `_staging-*`, `_lock`, `_commit.json` or `_range.json` is left, no partition is half written (it has all
@@ -93,7 +94,7 @@ class Soak:
         self.t0 = now()
         self.pg_dir: Path | None = None
         self.reference_procs: list[subprocess.Popen] = []
-        self.stop_drain = False  # SIGUSR1: stop waiting for the runs still going (they are reported unfinished)
+        self.stop_drain = False  # SIGUSR1: end the soak now, or stop waiting for the runs still going
 
     # --- logging ------------------------------------------------------------------------------------------------
     def say(self, text: str) -> None:
@@ -128,7 +129,7 @@ class Soak:
         self.days = [(first + dt.timedelta(days=i)).isoformat() for i in range(a.days)]
         self.outputs = {"shared": SETTINGS[0]}
         for i in range(1, a.active - a.active // 2 + 1):
-            self.outputs[f"own-{i}"] = SETTINGS[i % len(SETTINGS)]
+            self.outputs[f"own-{i}"] = SETTINGS[i % len(SETTINGS)] if a.varied else SETTINGS[0]
         self.configs = {name: self.write_config(name, self.work / "out" / name, s) for name, s in self.outputs.items()}
 
     def write_config(self, name: str, out: Path, s: dict) -> Path:
@@ -353,7 +354,7 @@ class Soak:
         end = now() + a.minutes * 60
         self.soak_start = now()
         next_kill = now() + a.min_gap + self.rng.expovariate(1 / max(1.0, a.kill_every - a.min_gap))
-        while now() < end:
+        while now() < end and not self.stop_drain:
             states = self.run_states()
             active = [r for r in self.runs if states.get(r) not in ("success", "failed")]
             by_output = {}
@@ -371,6 +372,9 @@ class Soak:
                 next_kill = now() + a.min_gap + self.rng.expovariate(1 / max(1.0, a.kill_every - a.min_gap))
             self.supervise()
             time.sleep(5)
+        if self.stop_drain:  # SIGUSR1 during the soak: it ends now (the next SIGUSR1 ends the drain)
+            self.event("soak_stopped", by="SIGUSR1")
+            self.stop_drain = False
         self.soak_seconds = now() - self.soak_start
         self.say(f"soak time up ({self.soak_seconds / 60:.1f} min): no more triggers or kills; draining")
         deadline = now() + a.drain_minutes * 60
@@ -487,6 +491,8 @@ class Soak:
     def reference(self, name: str) -> Path:
         """The same chunks as the DAG plans them, by `replay run` on local[2], never interrupted (once: a done
         marker beside it)."""
+        # One uninterrupted run per distinct window/watermark settings: outputs with the same settings share it.
+        name = next(n for n, v in self.outputs.items() if v == self.outputs[name])
         out = self.work / "reference" / name
         done = out.with_name(f"{name}.done")
         if done.exists():
@@ -606,6 +612,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pg-port", type=int, default=5442)
     p.add_argument("--master-port", type=int, default=7177)
     p.add_argument("--master-ui-port", type=int, default=8277)
+    p.add_argument("--varied", action="store_true",
+                   help="the outputs of their own get other window and watermark settings (one more reference each)")
     p.add_argument("--check-only", action="store_true",
                    help="only check the outputs of a soak that ran in --work (from its soak-partial.json)")
     args = p.parse_args(argv)
