@@ -11,7 +11,7 @@ folder holds no dataset, no staging folder and no lock.
 Two levels, because each replay starts a JVM:
 - without Spark, in-process, many examples: `replay run` up to the point where it would start Spark (a tripwire in
   place of the session); everything refused before then must be exit 2 naming a key;
-- with Spark, a subprocess per example: 2 in `make test`, 40 (not derandomized) under `-m slow`.
+- with Spark, a subprocess per example, under `-m slow`: 2 derandomized examples, and 40 not derandomized.
 """
 from __future__ import annotations
 
@@ -248,6 +248,7 @@ def replay_example(data, timeout: float = 1200) -> str:
         shutil.rmtree(base, ignore_errors=True)
 
 
+@pytest.mark.slow
 @pytest.mark.spark
 @settings(max_examples=2, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
