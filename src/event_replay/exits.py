@@ -1,6 +1,6 @@
 """The exit codes every command shares: 0 done, 1 failed (with its traceback; one line for a `Failure` or when the JVM
-died), 2 refused before any work (a config
-key, an option or a carried state to fix, named on stderr), 130 interrupted."""
+died), 2 refused before any work (a config key, an option or a carried state to fix, named on stderr), 130
+interrupted."""
 from __future__ import annotations
 
 import sys
