@@ -63,6 +63,7 @@ class Derived:
     origin: str  # first header line: what was read
     sections: dict[str, dict[str, Any]] = field(default_factory=dict)
     comments: dict[str, str] = field(default_factory=dict)  # "watermark.strategy" -> "WATERMARK FOR ... (line 4)"
+    notes: list[str] = field(default_factory=list)  # settings read that set no key (header lines)
 
     def set(self, path: str, value: Any, comment: str | None = None) -> None:
         """`set("source.columns.key", "item", "GROUP BY item (line 9)")`."""
@@ -95,6 +96,7 @@ def render(derived: Derived) -> tuple[str, JobConfig]:
     """The YAML text (a comment after each derived key) and the config it loads as; ConfigError if it does not."""
     lines = [f"# {derived.origin}", "# Each comment names the Flink setting or construct the key stands for "
                                     "(docs/flink_settings.md)."]
+    lines += [f"# Read, no key: {n}" for n in derived.notes]
     for name in sorted(derived.sections, key=SECTION_ORDER.index):
         lines.append(f"{name}:")
         lines += _render_mapping(derived.sections[name], name, derived.comments, indent=1)
