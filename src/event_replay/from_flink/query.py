@@ -188,10 +188,17 @@ def aggregation_into(derived: Derived, window: Window, source: Source, script: S
         inner = item.unalias()
         item_line = line_of(item, line)
         if isinstance(inner, exp.Column) and inner.name.lower() in WINDOW_COLUMNS and not window.legacy:
+            if inner.name.lower() == "window_time":
+                derived.notes.append(f"{text(item)} (line {item_line}): window_end - 1 ms, from the output's "
+                                     "window_end")
             continue
         if isinstance(inner, exp.Column) and inner.name.lower() == key_visible.lower():
             continue
         if window.legacy and _legacy_aux(inner, window, text, item_line):
+            part = inner.name.upper().rpartition("_")[2]
+            what = {"START": "the output's window_start", "END": "the output's window_end",
+                    "ROWTIME": "window_end - 1 ms, from the output's window_end"}[part]
+            derived.notes.append(f"{text(item)} (line {item_line}): {what}")
             continue
         if isinstance(inner, exp.Star):
             raise FlinkSettingsError(text(item), "SELECT * of a window aggregation: not valid Flink SQL", item_line)

@@ -86,6 +86,7 @@ class Script:
     tables: dict[str, Table] = field(default_factory=dict)  # lower-case last name part -> table
     views: dict[str, View] = field(default_factory=dict)
     windows: list[Window] = field(default_factory=list)
+    queries: list[tuple[exp.Expr, Statement]] = field(default_factory=list)  # every query parsed, in order
     unparsed: list[tuple[int, str, str]] = field(default_factory=list)  # (line, first words, parser's message)
 
 
@@ -106,7 +107,9 @@ def user_text(node: exp.Expr, statement: Statement | None, limit: int = 90) -> s
     re-rendering only when the node has no position."""
     text = _source_span(node, statement) if statement is not None else None
     if text is None:
-        text = node.sql(FlinkSQL)
+        # Keywords the tree keeps no position of, as Flink SQL writes them (sqlglot adds parentheses).
+        text = {exp.CurrentTimestamp: "CURRENT_TIMESTAMP", exp.CurrentDate: "CURRENT_DATE",
+                exp.CurrentTime: "CURRENT_TIME"}.get(type(node)) or node.sql(FlinkSQL)
     text = re.sub(r"\s+", " ", text).strip()
     return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
 
@@ -135,6 +138,15 @@ def _source_span(node: exp.Expr, st: Statement) -> str | None:
             i -= 1
         elif isinstance(n, exp.Neg) and i >= 1 and toks[i - 1].text == "-":
             i -= 1
+    # CASE ... END: the keywords around the branches.
+    if any(isinstance(n, exp.Case) for n in _path_down(node, min(starts))):
+        while i > 0 and toks[i].text.upper() != "CASE":
+            i -= 1
+    cases = sum(1 for t in toks[i:j + 1] if t.text.upper() == "CASE")
+    ends = sum(1 for t in toks[i:j + 1] if t.text.upper() == "END")
+    while cases > ends and j + 1 < len(toks):
+        j += 1
+        ends += toks[j].text.upper() == "END"
     # Trailing words: an interval's unit (when its number ends the span), the closing parentheses of calls and casts.
     for iv in node.find_all(exp.Interval):
         lit = iv.this
@@ -189,6 +201,7 @@ def read_script(sql: str) -> Script:
             tree = _parse(st, script)
             if tree is None:
                 continue
+            script.queries.append((tree, st))
             if isinstance(tree, exp.Create) and str(tree.args.get("kind", "")).upper() == "VIEW":
                 view = _view(tree, st)
                 script.views[view.name.lower()] = view
@@ -198,10 +211,25 @@ def read_script(sql: str) -> Script:
     return script
 
 
+_SET_OPERATORS = {"UNION", "ALL", "DISTINCT", "EXCEPT", "INTERSECT", "MINUS"}
+
+
 def _check_separator(st: Statement) -> None:
     """A statement keyword first on its line inside a statement: the `;` before it is missing."""
     prev_line = st.tokens[0].line
+    seen_select = st.words[0] == "SELECT"
     for k, t in enumerate(st.tokens[1:], 1):
+        if t.token_type == TokenType.SELECT and not _inside_parens(st.tokens[:k]):
+            before = st.tokens[k - 1].text.upper()
+            first_on_line = t.line != prev_line
+            lone = st.words[0] in ("CREATE", "SET", "RESET", "USE", "DROP", "ALTER") and before != "AS" \
+                and "VIEW" not in st.words[:4]
+            again = seen_select and before not in _SET_OPERATORS
+            if first_on_line and (lone or again):
+                first = " ".join(x.text for x in st.tokens[:3])
+                raise FlinkSettingsError(f"{first} ...", f"runs into the next statement (SELECT on line {t.line}): "
+                                         "a ';' is missing before it (Flink SQL statements end with ';')", st.line)
+            seen_select = True
         if t.line != prev_line and t.text.upper() in _STATEMENT_STARTS \
                 and t.token_type not in (TokenType.STRING, TokenType.IDENTIFIER) \
                 and not _inside_parens(st.tokens[:k]) and not _wrapped_set(st.tokens, k) \

@@ -35,7 +35,7 @@ from sqlglot import exp
 from ..semantics.config import JobConfig
 from ..semantics.durations import format_duration
 from .dialect import FlinkSQL
-from .query import Source, aggregation_into, processing_time_call, resolve_source, table_column
+from .query import Source, aggregation_into, clause_text, processing_time_call, resolve_source, table_column
 from .script import Script, Table, Window, line_of, read_script, user_text
 from .settings import SPLITS_COMMENT, Derived, FlinkSettingsError, flink_duration_ms, render
 from .typed import INTEGRAL, ftype
@@ -99,10 +99,18 @@ def choose_window(script: Script, table: str | None, query_window: int | None, c
             raise FlinkSettingsError(f"--table {table}", "no CREATE TABLE of that name in the script"
                                      + _unparsed_hint(script))
         windows = [w for w in windows if _table_of(w, script) == table.lower()]
+    if not windows and table is None:
+        for tree, st in script.queries:
+            over = next((n for n in tree.walk() if isinstance(n, exp.Window)), None)
+            if over is not None:
+                raise FlinkSettingsError(user_text(over, st), "an OVER aggregation, one result per row, not a window "
+                                         "aggregation: not mapped (the script has no windowing query)",
+                                         line_of(over, st.line))
     if not windows:
         raise FlinkSettingsError("windowing query", "none found (a query over TABLE(TUMBLE|HOP|SESSION(TABLE t, "
                                  "DESCRIPTOR(col), INTERVAL ...)) or GROUP BY TUMBLE|HOP|SESSION(col, INTERVAL ...))"
-                                 + (f" reading {table}" if table else "") + _no_window_hint(script))
+                                 + (f" reading {table}" if table else "") + _unparsed_hint(script),
+                                 _first_query_line(script))
     if query_window is not None:
         if not 1 <= query_window <= len(windows):
             raise FlinkSettingsError(f"--query-window {query_window}", f"out of range: the script has "
@@ -119,8 +127,9 @@ def choose_window(script: Script, table: str | None, query_window: int | None, c
     mapped = [i for i, r in enumerate(results, 1) if not isinstance(r, FlinkSettingsError)]
     if not mapped:
         first = results[0]
-        raise FlinkSettingsError(first.construct, f"{first.why} (and the script's {len(windows) - 1} other "
-                                 "windowing queries are refused too)", first.line)
+        others = len(windows) - 1
+        raise FlinkSettingsError(first.construct, f"{first.why} (and the script's {others} other windowing "
+                                 f"{'query is' if others == 1 else 'queries are'} refused too)", first.line)
     found = ", ".join(f"{i} = {w.name} on line {w.line}" + ("" if i in mapped else " (refused)")
                       for i, w in enumerate(windows, 1))
     raise FlinkSettingsError("windowing query", f"{len(windows)} found ({found}): choose one with --query-window N "
@@ -135,8 +144,8 @@ def _unparsed_hint(script: Script) -> str:
     return f" (line {line}, {words} ..., could not be parsed: {why})"
 
 
-def _no_window_hint(script: Script) -> str:
-    return _unparsed_hint(script)
+def _first_query_line(script: Script) -> int | None:
+    return script.queries[0][1].line if script.queries else (script.unparsed[0][0] if script.unparsed else None)
 
 
 def _table_of(window: Window, script: Script) -> str | None:
@@ -204,8 +213,8 @@ def _data_source(window: Window, script: Script) -> Source:
         src = (select.args.get("from") or select.args.get("from_")) if select is not None else None
         if select is not None and select.args.get("joins"):
             join = select.args["joins"][0]
-            raise FlinkSettingsError(text(join), "in the windowing query: the replay windows one table",
-                                     line_of(join, window.line))
+            raise FlinkSettingsError(clause_text("joins", join, window.statement), "in the windowing query: the "
+                                     "replay windows one table", line_of(join, window.line))
         node = src.this if src is not None else None
         if not isinstance(node, exp.Table) or isinstance(node.this, exp.Anonymous):
             raise FlinkSettingsError(f"FROM {text(node) if node is not None else '(none)'}", "the legacy group "
@@ -436,6 +445,11 @@ def _window_into(derived: Derived, window: Window, args: dict[str, exp.Expr], ro
             offset = interval_ms(args["OFFSET"], f"{name} offset", line, signed=True, statement=window.statement)
             why.append(f"offset {user_text(args['OFFSET'], window.statement)} of {name}")
         zone = _zone_offset(window, rowtime, period)
+        if zone is None and "table.local-time-zone" in window.settings:
+            value, zline = window.settings["table.local-time-zone"]
+            derived.notes.append(f"SET 'table.local-time-zone' = '{value}' (line {zline}): no effect on the windows "
+                                 f"of the TIMESTAMP rowtime {rowtime.name} (only a TIMESTAMP_LTZ's are aligned to "
+                                 "local time)")
         if zone is not None:
             zone_ms, zone_why = zone
             offset -= zone_ms
@@ -464,11 +478,14 @@ def _zone_offset(window: Window, rowtime: Rowtime, period: int) -> tuple[int, st
                    "JVM's zone; assumed UTC (SET 'table.local-time-zone' = 'UTC' to say so)")
     construct = f"SET 'table.local-time-zone' = '{value}'"
     ms, since = zone_fixed_offset(value.strip(), construct, line)
-    sign = "+" if ms >= 0 else "-"
-    hours, minutes = divmod(abs(ms) // 60_000, 60)
     held = f" since {since}" if since else ""
-    return ms, (f"{construct} (line {line}): UTC{sign}{hours:02d}:{minutes:02d}{held}, Flink aligns the "
-                f"TIMESTAMP_LTZ rowtime's windows to local time")
+    return ms, (f"{construct} (line {line}): {_utc(ms)}{held}, Flink aligns the TIMESTAMP_LTZ rowtime's windows "
+                "to local time")
+
+
+def _utc(ms: int) -> str:
+    hours, minutes = divmod(abs(ms) // 60_000, 60)
+    return f"UTC{'+' if ms >= 0 else '-'}{hours:02d}:{minutes:02d}"
 
 
 def zone_fixed_offset(zone: str, construct: str, line: int | None) -> tuple[int, str | None]:
@@ -486,22 +503,28 @@ def zone_fixed_offset(zone: str, construct: str, line: int | None) -> tuple[int,
     except (ValueError, ZoneInfoNotFoundError):
         raise FlinkSettingsError(construct, "unknown time zone", line) from None
     start, end = datetime(1970, 1, 1, tzinfo=timezone.utc), datetime(2100, 1, 1, tzinfo=timezone.utc)
+    since_2000 = datetime(2000, 1, 1, tzinfo=timezone.utc)
     step, t, last_change = timedelta(days=7), start, None
     previous = start.astimezone(tz).utcoffset()
+    offsets_since_2000 = []
     while t < end:
         nxt = t + step
         off = nxt.astimezone(tz).utcoffset()
-        if off != previous:
+        if nxt >= since_2000 and off not in offsets_since_2000:
+            offsets_since_2000.append(off)
+        if off != previous and nxt < since_2000:
             lo, hi = t, nxt  # the change is in (lo, hi]: bisect to the second
             while hi - lo > timedelta(seconds=1):
                 mid = lo + (hi - lo) / 2
                 lo, hi = (mid, hi) if mid.astimezone(tz).utcoffset() == previous else (lo, mid)
-            last_change, previous = hi, off
+            last_change = hi
+        previous = off
         t = nxt
-    if last_change is not None and last_change >= datetime(2000, 1, 1, tzinfo=timezone.utc):
-        raise FlinkSettingsError(construct, f"{zone} changes its UTC offset (daylight saving, or a change on "
-                                 f"{last_change.date()}): Flink's windows then start at local midnight on both "
-                                 "sides of the change, a fixed window.offset cannot say that: not mapped", line)
+    if len(offsets_since_2000) > 1:
+        shown = ", ".join(_utc(int(o.total_seconds() * 1000)) for o in offsets_since_2000[:4])
+        raise FlinkSettingsError(construct, f"{zone} changes its UTC offset ({shown} since 2000: daylight saving or "
+                                 "a change of zone): Flink aligns the windows to local time on each side of a "
+                                 "change, one window.offset cannot: not mapped", line)
     ms = int(previous.total_seconds() * 1000)
     return ms, (str(last_change.date()) if last_change is not None else None)
 
