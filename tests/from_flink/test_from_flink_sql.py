@@ -225,7 +225,7 @@ REFUSALS = [
     ("several windows", TABLE + QUERY + QUERY, {}, ["windowing query", "2 found", "--query-window"], 12),
     ("query window range", TABLE + QUERY, {"query_window": 2}, ["--query-window 2", "out of range"], None),
     ("unknown table", TABLE + QUERY, {"table": "nope"}, ["--table nope", "no CREATE TABLE"], None),
-    ("no windowing query", TABLE + "SELECT * FROM events;\n", {}, ["windowing query", "none found"], None),
+    ("no windowing query", TABLE + "SELECT * FROM events;\n", {}, ["windowing query", "none found"], 8),
     ("where", TABLE + QUERY.replace("GROUP BY", "WHERE v > 0\nGROUP BY"), {}, ["WHERE v > 0", "filter the log"],
      10),
     ("having", TABLE + QUERY.replace("window_end;", "window_end\nHAVING COUNT(*) > 1;"), {}, ["HAVING"], 11),

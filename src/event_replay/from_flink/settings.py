@@ -96,7 +96,7 @@ def render(derived: Derived) -> tuple[str, JobConfig]:
     """The YAML text (a comment after each derived key) and the config it loads as; ConfigError if it does not."""
     lines = [f"# {derived.origin}", "# Each comment names the Flink setting or construct the key stands for "
                                     "(docs/flink_settings.md)."]
-    lines += [f"# Read, no key: {n}" for n in derived.notes]
+    lines += [f"# Note: {n}" for n in derived.notes]
     for name in sorted(derived.sections, key=SECTION_ORDER.index):
         lines.append(f"{name}:")
         lines += _render_mapping(derived.sections[name], name, derived.comments, indent=1)
