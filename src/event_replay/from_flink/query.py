@@ -73,6 +73,10 @@ def resolve_source(name: str, script: Script, construct: str, line: int, depth: 
         table = script.tables[key]
         return Source(table, {c: col.name for c, col in table.columns.items()})
     view = script.views.get(key)
+    if view is None and key in script.unparsed_tables:
+        table_line, why = script.unparsed_tables[key]
+        raise FlinkSettingsError(f"CREATE TABLE {name}", f"{why}, so the table that {construct} reads (line {line}) "
+                                 "cannot be read", table_line)
     if view is None or depth > 20:
         hint = _unparsed_hint(script)
         raise FlinkSettingsError(construct, "not a CREATE TABLE or CREATE VIEW of the script (catalog tables and "

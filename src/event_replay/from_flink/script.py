@@ -87,7 +87,8 @@ class Script:
     views: dict[str, View] = field(default_factory=dict)
     windows: list[Window] = field(default_factory=list)
     queries: list[tuple[exp.Expr, Statement]] = field(default_factory=list)  # every query parsed, in order
-    unparsed: list[tuple[int, str, str]] = field(default_factory=list)  # (line, first words, parser's message)
+    unparsed: list[tuple[int, str, str]] = field(default_factory=list)  # (line, first words, where it stopped)
+    unparsed_tables: dict[str, tuple[int, str]] = field(default_factory=dict)  # name -> (line, where it stopped)
 
 
 def line_of(node: exp.Expr, default: int) -> int:
@@ -196,6 +197,10 @@ def read_script(sql: str) -> Script:
             if isinstance(tree, exp.Create) and isinstance(tree.this, exp.Schema):
                 table = _table(tree, st)
                 script.tables[table.name.lower()] = table
+            elif tree is None:
+                name = _created_name(st)
+                if name:
+                    script.unparsed_tables[name.lower()] = (st.line, script.unparsed[-1][2])
         elif words[0] in ("SELECT", "INSERT", "WITH", "(") or words[:2] in (("CREATE", "VIEW"),
                                                                               ("CREATE", "TEMPORARY")):
             tree = _parse(st, script)
@@ -259,10 +264,34 @@ def _parse(st: Statement, script: Script) -> exp.Expr | None:
     try:
         return st.parse()
     except (ParseError, TokenError) as exc:
-        script.unparsed.append((st.line, " ".join(t.text for t in st.tokens[:3]), str(exc).splitlines()[0]))
+        script.unparsed.append((st.line, " ".join(t.text for t in st.tokens[:3]), _parse_problem(exc)))
         return None
     finally:
         sqlglot_log.setLevel(level)
+
+
+def _created_name(st: Statement) -> str | None:
+    """The last part of the name a CREATE [TEMPORARY] TABLE [IF NOT EXISTS] statement creates."""
+    words = [t.text for t in st.tokens[:12]]
+    upper = [w.upper() for w in words]
+    if "TABLE" not in upper:
+        return None
+    k = upper.index("TABLE") + 1
+    if upper[k:k + 3] == ["IF", "NOT", "EXISTS"]:
+        k += 3
+    while k + 2 < len(words) and words[k + 1] == ".":
+        k += 2
+    return words[k] if k < len(words) else None
+
+
+def _parse_problem(exc: Exception) -> str:
+    """Where the parser stopped, in the script's terms (not the parser's own wording)."""
+    errors = getattr(exc, "errors", None) or []
+    if errors and errors[0].get("line"):
+        e = errors[0]
+        near = (e.get("highlight") or "").strip()
+        return f"not understood at line {e['line']}, column {e.get('col')}" + (f" ('{near}')" if near else "")
+    return "not understood"
 
 
 def _unquote(text: str) -> str:

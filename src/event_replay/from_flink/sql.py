@@ -37,7 +37,7 @@ from ..semantics.durations import format_duration
 from .dialect import FlinkSQL
 from .query import Source, aggregation_into, clause_text, processing_time_call, resolve_source, table_column
 from .script import Script, Table, Window, line_of, read_script, user_text
-from .settings import SPLITS_COMMENT, Derived, FlinkSettingsError, flink_duration_ms, render
+from .settings import SPLITS_COMMENT, Derived, FlinkSettingsError, flink_duration_ms, no_effect, render
 from .typed import INTEGRAL, ftype
 
 TVF_PARAMS = {  # positional order of the window TVFs' parameters (Flink's docs)
@@ -60,19 +60,6 @@ _REFUSED_SETTINGS = {
 # SETs the replay reads (sql.py maps them).
 _MAPPED_SETTINGS = ("pipeline.auto-watermark-interval", "table.exec.source.idle-timeout", "execution.runtime-mode",
                     "table.local-time-zone")
-# SETs that do not change what a window aggregation computes: read, and listed in the config's header.
-_NO_EFFECT_KEYS = {
-    "parallelism.default", "pipeline.name", "pipeline.jars", "pipeline.classpaths", "pipeline.object-reuse",
-    "pipeline.operator-chaining", "execution.buffer-timeout", "table.dml-sync", "table.exec.resource.default-parallelism",
-    "table.exec.state.ttl", "table.generated-code.max-length", "table.exec.window-agg.buffer-size-limit",
-    "table.sql-dialect", "table.exec.emit.early-fire.delay", "table.exec.emit.late-fire.delay",
-}
-_NO_EFFECT_PREFIXES = ("sql-client.", "execution.checkpointing.", "state.", "table.exec.mini-batch.",
-                       "table.optimizer.", "taskmanager.", "jobmanager.", "rest.", "restart-strategy.",
-                       "high-availability.", "table.display.", "execution.target", "yarn.", "kubernetes.",
-                       "metrics.", "table.exec.async-lookup.")
-_NO_EFFECT_WHY = {"table.exec.state.ttl": "window aggregations clear their state when a window fires, not by TTL",
-                  "table.sql-dialect": "only 'default' is read"}
 _TABLE_WATERMARK_OPTIONS = ("scan.watermark.emit.strategy", "scan.watermark.idle-timeout")
 
 
@@ -541,11 +528,12 @@ def _review_settings(derived: Derived, window: Window, table: Table) -> None:
             derived.notes.append(f"{construct} (line {line}): off, as by default")
         elif key in _MAPPED_SETTINGS:
             continue
-        elif key == "table.sql-dialect" and value.strip().lower() != "default":
-            raise FlinkSettingsError(construct, "the converter reads Flink's default dialect only", line)
-        elif key in _NO_EFFECT_KEYS or key.startswith(_NO_EFFECT_PREFIXES):
-            why = _NO_EFFECT_WHY.get(key, "no effect on what a window aggregation computes")
-            derived.notes.append(f"{construct} (line {line}): {why}")
+        elif key == "table.sql-dialect":
+            if value.strip().lower() != "default":
+                raise FlinkSettingsError(construct, "the converter reads Flink's default dialect only", line)
+            derived.notes.append(f"{construct} (line {line}): Flink's default dialect")
+        elif no_effect(key):
+            derived.notes.append(f"{construct} (line {line}): {no_effect(key)}")
         else:
             raise FlinkSettingsError(construct, "a setting the converter does not know: it may change what the job "
                                      "computes, so it is not ignored (docs/flink_settings.md lists those read)", line)
