@@ -268,7 +268,7 @@ REFUSALS = [
                                          "'scan.watermark.idle-timeout' = '5s'") + QUERY, {},
      ["scan.watermark.idle-timeout", "on-event"], 1),
     ("unparsable source table", TABLE.replace("v DOUBLE,", "v DOUBLE NOT NOT,") + QUERY, {},
-     ["CREATE TABLE events: not understood at line 4, column 14 ('NOT')", "TABLE events (line 9)"], 1),
+     ["CREATE TABLE events: not understood at line 4, column 14 ('NOT')", "TABLE events reads (line 9)"], 1),
     ("window top-n", TABLE + "SELECT * FROM (\n" + QUERY.replace(";", "") + ") WHERE cnt > 3;\n", {},
      ["TUMBLE window", "subquery of a further query"], 10),
 ]
