@@ -334,3 +334,56 @@ def test_command_prints_yaml_and_refuses_with_exit_2(tmp_path, capsys):
                                                    "cumulating windows")
     rc = main(["config", "from-flink-sql", str(tmp_path / "none.sql"), "--source-path", "l", "--output-path", "o"])
     assert rc == 2 and "file not found" in capsys.readouterr().err
+
+
+# --- issue 30: zones, separators, views, legacy windows ------------------------------------------------------
+
+def test_fixed_offset_zones_and_zones_with_daylight_saving():
+    from event_replay.from_flink.sql import zone_fixed_offset
+
+    h = 3_600_000
+    assert zone_fixed_offset("UTC", "z", 1) == (0, None)
+    assert zone_fixed_offset("GMT+08:00", "z", 1) == (8 * h, None)
+    assert zone_fixed_offset("-05:30", "z", 1) == (-(5 * h + 30 * 60_000), None)
+    assert zone_fixed_offset("Asia/Shanghai", "z", 1) == (8 * h, "1991-09-14")  # its last DST ended in 1991
+    assert zone_fixed_offset("Asia/Kolkata", "z", 1)[0] == 5 * h + 30 * 60_000
+    for zone, words in (("Europe/London", "UTC+00:00, UTC+01:00"), ("Nowhere/Atlantis", "unknown time zone")):
+        with pytest.raises(FlinkSettingsError) as e:
+            zone_fixed_offset(zone, f"SET 'table.local-time-zone' = '{zone}'", 3)
+        assert words in str(e.value) and e.value.line == 3
+
+
+@pytest.mark.parametrize("sql,line,next_word", [
+    (TABLE.replace(");\n", ")\n", 1) + QUERY, 1, "SELECT on line 8"),
+    ("SET 'pipeline.auto-watermark-interval' = '1 s'\n" + TABLE + QUERY, 1, "CREATE on line 2"),
+    (TABLE + "INSERT INTO sink\n" + QUERY.replace(";", "") + "INSERT INTO sink2\n" + QUERY, 8, "INSERT on line 12"),
+])
+def test_a_missing_semicolon_is_told(tmp_path, sql, line, next_word):
+    e = refusal(tmp_path, sql)
+    assert e.line == line and next_word in str(e) and "a ';' is missing" in str(e), str(e)
+
+
+def test_views_legacy_windows_and_settings_in_script_order(tmp_path):
+    view = "CREATE VIEW ev (key2, t2, amount) AS SELECT k, ts, v FROM events;\n"
+    query = QUERY.replace("TABLE events", "TABLE ev").replace("DESCRIPTOR(ts)", "DESCRIPTOR(t2)") \
+        .replace("GROUP BY k,", "GROUP BY key2,").replace("SELECT k,", "SELECT key2,").replace("SUM(v)", "SUM(amount)")
+    _, cfg = convert(tmp_path, TABLE + view + query)
+    assert (cfg.source.columns["key"], cfg.source.columns["event_time"]) == ("k", "ts")
+    assert cfg.aggregations == {"cnt": "count(*)", "total": "sum(v)"}
+    legacy = ("SELECT k, HOP_END(ts, INTERVAL '1' MINUTE, INTERVAL '5' MINUTE) AS e, COUNT(*) AS cnt\n"
+              "FROM events GROUP BY HOP(ts, INTERVAL '1' MINUTE, INTERVAL '5' MINUTE), k;\n")
+    text, cfg = convert(tmp_path, "SET 'pipeline.auto-watermark-interval' = '1 s';\n" + TABLE + legacy +
+                        "SET 'pipeline.auto-watermark-interval' = '9 s';\n")
+    assert (cfg.window.type, cfg.window.slide_ms, cfg.window.size_ms) == ("sliding", 60_000, 300_000)
+    assert cfg.watermark.interval_ms == 1000
+    assert "# Note: SET 'pipeline.auto-watermark-interval' = '9 s' (line 11) comes after the query" in text
+    assert "# Note: HOP_END(ts, INTERVAL '1' MINUTE, INTERVAL '5' MINUTE) AS e (line 9): the output's window_end" \
+        in text
+    mismatch = legacy.replace("HOP_END(ts, INTERVAL '1' MINUTE", "HOP_END(ts, INTERVAL '2' MINUTE")
+    e = refusal(tmp_path, TABLE + mismatch)
+    assert "does not name the GROUP BY's HOP(ts, INTERVAL '1' MINUTE, INTERVAL '5' MINUTE)" in str(e)
+
+
+def test_refusals_quote_the_users_text(tmp_path):
+    e = refusal(tmp_path, TABLE + QUERY.replace("SUM(v)", "CAST(SUM(v)   AS\n  STRING)"))
+    assert "CAST(SUM(v) AS STRING)" in str(e) and "TEXT" not in str(e)  # not the parser's re-rendering
