@@ -93,6 +93,11 @@ def choose_window(script: Script, table: str | None, query_window: int | None, c
                 raise FlinkSettingsError(user_text(over, st), "an OVER aggregation, one result per row, not a window "
                                          "aggregation: not mapped (the script has no windowing query)",
                                          line_of(over, st.line))
+    unread = [u for u in script.unparsed if u[1].split(" ")[0].upper() in ("SELECT", "INSERT", "WITH", "(")]
+    if not windows and unread:
+        line, words, why = unread[0]
+        raise FlinkSettingsError(f"{words} ...", f"{why}: the converter cannot read this query, and finds no "
+                                 "other windowing query", line)
     if not windows:
         raise FlinkSettingsError("windowing query", "none found (a query over TABLE(TUMBLE|HOP|SESSION(TABLE t, "
                                  "DESCRIPTOR(col), INTERVAL ...)) or GROUP BY TUMBLE|HOP|SESSION(col, INTERVAL ...))"
