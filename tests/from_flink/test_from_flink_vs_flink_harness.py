@@ -83,7 +83,8 @@ def _rows(seed: int, n: int = 400) -> list[LogRow]:
         arrival += rnd.randint(1000, 90_000)
         split = rnd.choice(["p0", "p1", "p2"] if not 150 <= i < 200 else ["p0", "p1"])
         event = arrival - rnd.randint(0, 4000) - (rnd.randint(600_000, 1_800_000) if rnd.random() < 0.05 else 0)
-        rows.append(LogRow(split, offsets[split], arrival, event, f"k{rnd.randint(0, 3)}", {"value": rnd.randint(-5, 50)}))
+        key, value = f"k{rnd.randint(0, 3)}", rnd.randint(-5, 50)
+        rows.append(LogRow(split, offsets[split], arrival, event, key, {"value": value}))
         offsets[split] += 1
     return rows
 

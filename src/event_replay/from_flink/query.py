@@ -102,8 +102,9 @@ def resolve_source(name: str, script: Script, construct: str, line: int, depth: 
     inner_node = src_from.this if src_from is not None else None
     if not isinstance(inner_node, exp.Table) or (isinstance(inner_node.this, exp.Anonymous)):
         what = text(inner_node) if inner_node is not None else "no FROM"
-        why = "a window of another window's output (cascading windows) is not mapped" \
-            if inner_node is not None and "TABLE(" in what.upper().replace(" ", "") else "not a table or view: not followed"
+        cascading = inner_node is not None and "TABLE(" in what.upper().replace(" ", "")
+        why = "a window of another window's output (cascading windows) is not mapped" if cascading \
+            else "not a table or view: not followed"
         raise FlinkSettingsError(f"{where}: FROM {what}", why, view.line)
     inner = resolve_source(inner_node.name, script, f"{where}: FROM {inner_node.name}", view.line, depth + 1)
     names: list[str] = []

@@ -32,7 +32,8 @@ class FlinkSettingsError(ValueError):
 # backend, the SQL client's display, plan choices): read, listed in the generated config's header, no key.
 NO_EFFECT_KEYS = {
     "parallelism.default", "pipeline.name", "pipeline.jars", "pipeline.classpaths", "pipeline.object-reuse",
-    "pipeline.operator-chaining", "execution.buffer-timeout", "table.dml-sync", "table.exec.resource.default-parallelism",
+    "pipeline.operator-chaining", "execution.buffer-timeout", "table.dml-sync",
+    "table.exec.resource.default-parallelism",
     "table.exec.state.ttl", "table.generated-code.max-length", "table.exec.window-agg.buffer-size-limit",
     "table.exec.emit.early-fire.delay", "table.exec.emit.late-fire.delay", "env.java.opts", "env.java.opts.all",
 }
