@@ -71,7 +71,9 @@ def test_a_killed_jvm_gives_one_line_not_a_py4j_traceback():
     proc, _ = run_driver(KILL_JVM)
     assert proc.returncode == 1, proc.stderr[-3000:]
     lines = replay_lines(proc.stderr)
-    assert len(lines) == 1 and "JVM exited with code -9" in lines[0], proc.stderr[-3000:]
+    # The exit code once the process is gone; "lost the connection" if it is slow to go (a loaded machine).
+    assert len(lines) == 1 and ("JVM exited with code -9" in lines[0] or "lost the connection" in lines[0]), \
+        proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr
 
 

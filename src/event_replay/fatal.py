@@ -23,7 +23,7 @@ EXIT_ON_OOM = "-XX:+ExitOnOutOfMemoryError"
 _OOM_EXIT_CODES = {3: "the JVM's heap", 52: "an executor's heap"}  # HotSpot's ExitOnOutOfMemoryError; Spark's OOM
 _SCHEDULER_THREAD = "dag-scheduler-event-loop"
 _PERIOD_S = 2.0
-_LOST_WAIT_S = 5.0
+_LOST_WAIT_S = 30.0
 
 _watched: dict = {}  # the watched context's JVM process and heap, for `death_line`
 _stop = threading.Event()  # set at interpreter exit: a JVM ending with the process is no failure
@@ -62,12 +62,14 @@ def death_line(error: BaseException | None = None) -> str | None:
     proc = _watched.get("proc")
     if proc is None:
         return None
+    maybe, lost = _lost_connection(error)
     try:
-        code = proc.wait(_LOST_WAIT_S) if _lost_connection(error) else proc.poll()
-    except subprocess.TimeoutExpired:
+        code = proc.wait(_LOST_WAIT_S) if maybe else proc.poll()
+    except subprocess.TimeoutExpired:  # a killed JVM with a large heap can take long to go, on a loaded machine
         code = None
     if code is None:
-        return None
+        return (f"{_watched['prog']}: lost the connection to the Spark JVM (it stopped answering; its error, if "
+                "any, is above)") if lost else None
     what = _OOM_EXIT_CODES.get(code)
     if what is not None:
         return (f"{_watched['prog']}: out of memory: {what} ({_watched['heap_mb']} MB, spark.driver.memory="
@@ -76,14 +78,16 @@ def death_line(error: BaseException | None = None) -> str | None:
     return f"{_watched['prog']}: the Spark JVM exited with code {code} (its error is above)"
 
 
-def _lost_connection(error: BaseException | None) -> bool:
-    from py4j.protocol import Py4JNetworkError
+def _lost_connection(error: BaseException | None) -> tuple[bool, bool]:
+    """(the JVM may have gone: a py4j failure that is not a Java exception; the connection itself was lost)."""
+    from py4j.protocol import Py4JError, Py4JJavaError, Py4JNetworkError
 
+    maybe = lost = False
     while error is not None:
-        if isinstance(error, (ConnectionError, Py4JNetworkError)):
-            return True
+        lost |= isinstance(error, (ConnectionError, Py4JNetworkError))
+        maybe |= lost or (isinstance(error, Py4JError) and not isinstance(error, Py4JJavaError))
         error = error.__cause__ or error.__context__
-    return False
+    return maybe, lost
 
 
 def _loop(sc, scheduler) -> None:
