@@ -250,3 +250,18 @@ def test_numbered_firings_and_their_write_share_one_shuffle(spark):
     plan = arranged(out, order, 4, "key")._jdf.queryExecution().executedPlan().toString()
     exchanges = re.findall(r"(?<!Broadcast)Exchange (\w+\([^)]*\))", plan)
     assert len(exchanges) == 1 and re.fullmatch(r"hashpartitioning\(key#\d+, 4\)", exchanges[0]), plan
+
+
+def test_windows_are_computed_in_the_files_partitions_only_when_every_core_gets_one(spark):
+    """At least as many windows files as cores: the windows are computed in the files' partitions (no shuffle of
+    the write's own); fewer: in Spark's shuffle partitions (None), so no core idles in the windows' stage."""
+    from dataclasses import replace
+
+    from event_replay.engine.windows import windows_partitions
+
+    cores = spark.sparkContext.defaultParallelism
+    cfg = config(watermark={"max_out_of_orderness": "5s"}, window={"size": "10s"})
+    with_files = lambda n: replace(cfg, output=replace(cfg.output, windows_files=n))  # noqa: E731
+    assert windows_partitions(spark, with_files(cores)) == cores
+    assert windows_partitions(spark, with_files(cores + 3)) == cores + 3
+    assert cores > 1 and windows_partitions(spark, with_files(cores - 1)) is None
