@@ -175,7 +175,6 @@ def _lag_panel(ax, tl: Timelines, span: int) -> None:
     _fill(ax, edges, zero, v["p90"], color=LAG_COLOR, alpha=0.35)
     x = [_days(e) for e in edges]
     ax.step(x, v["p50"] + v["p50"][-1:], where="post", color=LAG_COLOR, lw=1.2)
-    ax.set_ylim(bottom=0)
 
 
 def plot(path, tl: Timelines, lag_ms: int) -> tuple[int, int]:
@@ -215,6 +214,8 @@ def plot(path, tl: Timelines, lag_ms: int) -> tuple[int, int]:
             lag_ax.set_ylabel("watermark lag (s)", fontsize=9)
         else:
             lane_ax.set_yticklabels([])
+    highest = [m for i in range(len(tl.spans)) for m in lag_steps(tl, i)[1]["max"] if not math.isnan(m)]
+    lag_axes[0].set_ylim(0, max(highest) * 1.05 if highest else 1)  # shared by every span's lag panel
     legend = [Patch(color=STREAM_COLOR, label="stream watermark"),
               Patch(color=NEWEST_COLOR, label="newest event time seen"),
               Line2D([], [], color=LAG_COLOR, lw=1.2, label="watermark lag (newest event time - stream): median"),
