@@ -35,9 +35,15 @@ SHOTS = Path(os.environ.get("REPLAY_SCREENSHOTS") or ROOT / "build" / "screensho
 START_TIMEOUT = 420  # seconds: a loaded 2-core machine starts the API server slowly
 
 def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free port of 8390-8399 (this project's servers' range on a shared machine), else any free one."""
+    for port in [*range(8390, 8400), 0]:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise OSError("no free port")
 
 
 def _run(*args: str, timeout: float = 900, env: dict[str, str] | None = None) -> None:
@@ -157,11 +163,14 @@ def runs_root(tmp_path_factory) -> Path:
 
 
 def _add_dag_runs(env: dict[str, str]) -> None:
-    """The three runs in Airflow's metadata DB, as the scheduler records them (the page reads state and times there)."""
+    """The runs in Airflow's metadata DB, as the scheduler records them (the page reads state and times there), and
+    the failure lines two of them kept."""
     script = f"""
 from datetime import datetime, timedelta
+import uuid
 from sqlalchemy import insert, select
 from airflow.models.dagrun import DagRun
+from airflow.models.taskinstance import TaskInstance
 from airflow.models.xcom import XComModel
 from airflow.utils.session import create_session
 now = datetime.fromisoformat({NOW.isoformat()!r})
@@ -176,10 +185,14 @@ with create_session() as s:
         s.execute(insert(DagRun.__table__).values(dag_id={DAG!r}, run_id=run_id, run_type="manual", state=state,
                   start_date=start, end_date=end, logical_date=start, run_after=start, queued_at=start, conf=conf,
                   clear_number=0))
-    # What the failed runs' tasks kept for the page (orchestration/failures.py): the XCom replay_failure.
+    # What the failed runs' tasks kept for the page (orchestration/failures.py): the XCom replay_failure of their
+    # failed task instance.
     for run_id, task_id, why in (({REFUSED!r}, "validate", {REFUSED_WHY!r}),
                                  ({STOPPED!r}, "replay_partitions", {STOPPED_WHY!r})):
-        dag_run_id = s.execute(select(DagRun.id).where(DagRun.run_id == run_id)).scalar_one()
+        dag_run_id, started = s.execute(select(DagRun.id, DagRun.start_date).where(DagRun.run_id == run_id)).one()
+        s.execute(insert(TaskInstance.__table__).values(id=uuid.uuid4(), dag_id={DAG!r}, run_id=run_id,
+                  task_id=task_id, map_index=-1, pool="default_pool", state="failed", try_number=1,
+                  start_date=started, end_date=started))
         s.execute(insert(XComModel.__table__).values(dag_run_id=dag_run_id, task_id=task_id, map_index=-1,
                   key="replay_failure", dag_id={DAG!r}, run_id=run_id, value=why, timestamp=now))
 """

@@ -61,8 +61,10 @@ def fetch_dag_runs(dag_ids: Iterable[str] = DAG_IDS, limit: int = MAX_RUNS) -> l
                 select(DagRun.dag_id, DagRun.run_id, DagRun.state, DagRun.start_date, DagRun.end_date, DagRun.conf)
                 .where(DagRun.dag_id.in_(ids))
                 .order_by(DagRun.run_after.desc()).limit(limit)).all()
-            first = {(r.dag_id, r.run_id): r.t for r in session.execute(
-                select(TaskInstance.dag_id, TaskInstance.run_id, func.min(TaskInstance.start_date).label("t"))
+            # typed as the column: an aggregate over it is a bare string on SQLite otherwise
+            earliest = func.min(TaskInstance.start_date, type_=TaskInstance.__table__.c.start_date.type)
+            first = {(t.dag_id, t.run_id): t.first_start for t in session.execute(
+                select(TaskInstance.dag_id, TaskInstance.run_id, earliest.label("first_start"))
                 .where(TaskInstance.dag_id.in_(ids)).group_by(TaskInstance.dag_id, TaskInstance.run_id)).all()}
             failed: dict[tuple[str, str], list[str]] = {}
             for r in session.execute(select(TaskInstance.dag_id, TaskInstance.run_id, TaskInstance.task_id)
@@ -78,7 +80,7 @@ def fetch_dag_runs(dag_ids: Iterable[str] = DAG_IDS, limit: int = MAX_RUNS) -> l
     out = []
     for r in rows:
         key = (r.dag_id, r.run_id)
-        start = first.get(key) or r.start_date
+        start = first.get(key) if isinstance(first.get(key), datetime) else r.start_date
         if start is not None and r.start_date is not None and _aware(start) < _aware(r.start_date):
             start = r.start_date  # a task of an earlier try of a cleared run: the run started later
         out.append(DagRunInfo(r.dag_id, r.run_id, str(getattr(r.state, "value", r.state)), start, r.end_date,

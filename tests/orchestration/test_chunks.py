@@ -135,18 +135,6 @@ def test_on_kill_records_the_cancel_for_the_runs_page(operator, tmp_path):
     assert (cancel["job"], cancel["jobs"], cancel["partitions"][0]) == (2, 3, "2024-01-04") and cancel["at"]
 
 
-def test_a_failed_job_is_named_by_its_own_last_words():
-    """The cause of a failed Spark job, read off its output: the CLI's `replay:` line, else the exception."""
-    from event_replay.orchestration.failures import cause_of
-
-    out = ["26/11/25 WARN Utils: x", "Traceback (most recent call last):", '  File "x.py", line 1',
-           "event_replay.io.lock.OutputLocked: /out is held by pid 7 on vm", "replay: failed"]
-    assert cause_of(out, "?") == "OutputLocked: /out is held by pid 7 on vm"
-    assert cause_of(["replay: config error: key 'window.size': must be > 0"], "?") == \
-        "replay: config error: key 'window.size': must be > 0"
-    assert cause_of(["nothing useful"], "spark-submit exited with 1") == "spark-submit exited with 1"
-
-
 def test_operator_default_is_one_job_for_a_month(operator, tmp_path):
     op, submitted, _ = operator
     planned = {"plan": _plan(7).to_dict(), "run_dir": str(tmp_path / "run"), "output_path": str(tmp_path / "out"),

@@ -184,7 +184,7 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
         first = plan.runs[0] if plan.runs else None
         d = dry_run(cfg, [r.partition for r in plan.runs], p.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB,
                     continues=None if first is None or first.first else first.previous)
-        for line in lines(d, prog="dry run"):
+        for line in lines(d):
             self.log.info("%s", line)
         if p.get("refusal"):
             self.log.warning("the run would be refused: %s", p["refusal"])
