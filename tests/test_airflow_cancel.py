@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from airflow_env import ROOT, VENV_BIN, airflow_env, write_config
+from airflow_env import ROOT, VENV_BIN, airflow_env, free_port, write_config
 from event_replay.orchestration.sample import generate_days, write_days
 
 pytestmark = [pytest.mark.spark, pytest.mark.timeout(3600), pytest.mark.integration]
@@ -66,17 +65,6 @@ def test_sigterm_stops_a_range_replay_and_keeps_what_is_committed(tmp_path):
     assert (out / "windows" / "dt=2024-01-05").is_dir() and _leftovers(out) == []
 
 
-def _port() -> int:
-    for port in range(8390, 8400):
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-                return port
-            except OSError:
-                continue
-    pytest.skip("no free port in 8390-8399")
-
-
 def _api(base: str, path: str, token: str | None = None, body: dict | None = None, method: str = "GET"):
     req = urllib.request.Request(f"{base}{path}", data=None if body is None else json.dumps(body).encode(),
                                  method=method, headers={"Content-Type": "application/json",
@@ -105,7 +93,7 @@ def test_marking_a_running_backfill_failed_stops_its_spark_job(tmp_path):
     write_days(tmp_path / "log", generate_days(DAYS[0], days=3, rows_per_day=2000, splits=3, seed=3, rate=20.0))
     out = tmp_path / "out"
     config = write_config(tmp_path / "job.yaml", tmp_path / "log", out)
-    home, port = tmp_path / "airflow", _port()
+    home, port = tmp_path / "airflow", free_port()
     home.mkdir()
     (home / "passwords.json").write_text(json.dumps({USER: PASSWORD}))
     base = f"http://127.0.0.1:{port}"

@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from airflow_env import ROOT, airflow, airflow_env
+from airflow_env import ROOT, airflow, airflow_env, free_port
 
 sys.path.insert(0, str(ROOT / "plugins"))  # replay_runs.runs: the run folder's name
 
@@ -33,18 +32,6 @@ CHROMIUM, CHROMEDRIVER = shutil.which("chromium") or "/usr/bin/chromium", shutil
 USER, PASSWORD = "replay-viewer", "browser-pw-123"
 SHOTS = Path(os.environ.get("REPLAY_SCREENSHOTS") or ROOT / "build" / "screenshots")
 START_TIMEOUT = 420  # seconds: a loaded 2-core machine starts the API server slowly
-
-def _free_port() -> int:
-    """A free port of 8390-8399 (this project's servers' range on a shared machine), else any free one."""
-    for port in [*range(8390, 8400), 0]:
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return s.getsockname()[1]
-    raise OSError("no free port")
-
 
 def _run(*args: str, timeout: float = 900, env: dict[str, str] | None = None) -> None:
     proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
@@ -205,7 +192,7 @@ with create_session() as s:
 def api_server(runs_root, tmp_path_factory):
     home = tmp_path_factory.mktemp("airflow-home")
     (home / "passwords.json").write_text(json.dumps({USER: PASSWORD, ADMIN: ADMIN_PASSWORD}))
-    port = _free_port()
+    port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     env = airflow_env(home, **{
         "AIRFLOW__CORE__AUTH_MANAGER": "airflow.api_fastapi.auth.managers.simple.simple_auth_manager.SimpleAuthManager",

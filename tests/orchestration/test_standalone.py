@@ -5,30 +5,19 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
+from airflow_env import free_port
+
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
-PORTS = range(8390, 8400)  # the ports this project's servers may use on a shared machine
 COMPONENTS = ("api_server", "scheduler", "dag-processor", "triggerer")
 START_TIMEOUT, STOP_TIMEOUT = 900, 120
-
-
-def _port() -> int:
-    for port in PORTS:
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-                return port
-            except OSError:
-                continue
-    pytest.skip("no free port in 8390-8399")
 
 
 def _tree(pid: int) -> list:
@@ -65,7 +54,7 @@ def _cmdline(p) -> str:
 @pytest.mark.parametrize("stop", ["sigterm-to-make", "ctrl-c"])
 def test_make_airflow_stops_every_process_it_started(tmp_path_factory, stop):
     home = tmp_path_factory.getbasetemp() / "standalone-home"  # one metadata DB for both cases: migrated once
-    port = _port()
+    port = free_port()
     log = open(tmp_path_factory.mktemp("log") / "make-airflow.log", "w")
     env = {k: v for k, v in os.environ.items() if not k.startswith("AIRFLOW")}
     proc = subprocess.Popen(["make", "-s", "airflow", f"AIRFLOW_HOME_DIR={home}", f"AIRFLOW_PORT={port}"], cwd=ROOT,
