@@ -105,7 +105,9 @@ def test_data_quality_is_a_spark_job_whose_json_the_task_reads(worker, tmp_path)
     frames["counts"].loc[0, "skipped_rows"] += 1
     write_frames(broken, frames, like=good)
     op, context, run_dir = _run(broken, cfg, tmp_path, warn_only=False)
-    with pytest.raises(RuntimeError, match=r"data quality FAILED 1/\d+: expect_every_row_accounted_for"):
+    from event_replay.orchestration.failures import Failed  # one line, no traceback (failures.py)
+
+    with pytest.raises(Failed, match=r"data quality FAILED 1/\d+: expect_every_row_accounted_for"):
         op.execute(context)
     assert len(worker) == 2
     result = json.loads((run_dir / "data_quality.json").read_text())
