@@ -126,7 +126,7 @@ def test_data_quality_off_or_nothing_replayed_submits_nothing(worker, tmp_path):
     planned = {"plan": {"runs": [], "missing": []}, "run_dir": str(tmp_path), "dq_warn_only": False}
     ti = SimpleNamespace(xcom_pull=lambda task_ids: planned)
     assert op.execute({"ti": ti, "params": {"run_data_quality": False}, "run_id": "r"}) == {
-        "status": "not run (run_data_quality off)"}
+        "status": "not run (run_data_quality off: no GX suites, no Data Docs, no why-report)"}
     assert op.execute({"ti": ti, "params": {"run_data_quality": True}, "run_id": "r"}) == {
         "status": "skipped (nothing replayed)"}
     assert worker == []
