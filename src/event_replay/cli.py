@@ -6,6 +6,7 @@
     replay validate --config FILE | replay why --config FILE
     replay quality --config FILE --out DIR [--run-name ID]   (both, one Spark job, result in DIR/data_quality.json)
     replay tune --config FILE --max-out-of-orderness 1s,5s,30s --idle-timeout none,30s,2m [--allowed-lateness ...]
+    replay compare --config FILE --live PATH [...]   (the replay against the live job's output: compare/cli.py)
     replay sample --out DIR --rows N --splits K --seed S [...]
     replay config from-flink-sql FILE.sql --source-path P --output-path O   (or from-flink-conf FILE)
 
@@ -211,6 +212,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .tuning.cli import add_tune_parser  # argparse only: Spark is imported when the grid runs
 
     add_tune_parser(sub)
+
+    from .compare.cli import add_compare_parser  # argparse only: Spark is imported when the comparison runs
+
+    add_compare_parser(sub)
 
     from .from_flink.cli import add_config_parser  # argparse only: sqlglot is imported when the command runs
 

@@ -33,6 +33,7 @@ from .prepare import late_events_batch, partition_columns, read_outputs, waterma
 from .why_page import render
 from .why_plot import MAX_LANES, figure_size_px, plot, utc
 from .why_timelines import series_column, timelines
+from ..compare.results import versus_live
 
 REPORT_FOLDER = "why_report"
 HOLDERS_CSV = "window_holders.csv"
@@ -167,6 +168,7 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
         "timelines_png": {"file": "timelines.png", "width": w_px, "height": h_px, "spans": len(tl.spans),
                           "split_lanes": min(len(splits), MAX_LANES)},
         "tuning": _tuning_entries(output_path, report),
+        "versus_live": versus_live(report, output_path),  # replay compare's result next to the report, calibration
     }
     (report / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True, default=str) + "\n")
     wm.unpersist()
