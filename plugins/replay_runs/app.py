@@ -123,9 +123,18 @@ def _run_cell(request: Request, r: RunRow) -> str:
             f"{html.escape(r.run_id)}</a><br><span class='muted'>{html.escape(r.dag_id)}, {output}</span>")
 
 
+def _live_cell(request: Request, r: RunRow) -> str:
+    """The agreement with the live job's output (replay compare), linked to the compare page."""
+    if r.agreement is None:
+        return "<td class='live n'>&ndash;</td>"
+    text = "100%" if r.agreement >= 100 else f"{r.agreement:.2f}%"
+    return (f"<td class='live n'><a href='{_href(request, 'files', r.reports or '', 'compare', 'index.html')}'>"
+            f"{text}</a></td>")
+
+
 def _runs_table(request: Request, runs: Iterable[RunRow]) -> str:
     head = ("run", "state", "start (UTC)", "duration", "partitions", "rows", "firings", "late rows",
-            "quaran&shy;tined", "DQ", "reports")
+            "quaran&shy;tined", "DQ", "reports", "vs live")
     lines = [f"<table id='runs'><thead><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr></thead><tbody>"]
     for r in runs:
         links = ([f"<a href='{_href(request, 'why', r.reports or '')}'>why-report</a>"] if r.has_why else []) + \
@@ -142,7 +151,8 @@ def _runs_table(request: Request, runs: Iterable[RunRow]) -> str:
             + "".join(num("&ndash;" if v is None else f"{v:,}") for v in (r.rows_read, r.firings, r.late_rows,
                                                                            r.quarantined))
             + f"<td class='dq {dq.replace(' ', '-')} nw' title='{html.escape(r.dq_detail, quote=True)}'>"
-            f"{html.escape(dq)}</td><td class='reports nw'>{'<br>'.join(links) or '&ndash;'}</td></tr>")
+            f"{html.escape(dq)}</td><td class='reports nw'>{'<br>'.join(links) or '&ndash;'}</td>"
+            f"{_live_cell(request, r)}</tr>")
     lines.append("</tbody></table>")
     return "\n".join(lines)
 

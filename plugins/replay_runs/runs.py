@@ -28,7 +28,8 @@ AIRFLOW_FOLDER = "_airflow"
 DOCS_FOLDER = "_data_docs"
 WHY_FOLDER = "why_report"
 TUNING_FOLDER = "_tuning"
-SERVED_FOLDERS = (DOCS_FOLDER, WHY_FOLDER, TUNING_FOLDER)  # the only folders the app serves files from
+COMPARE_FOLDER = "compare"  # replay compare's result (event_replay.compare): the page and its tables
+SERVED_FOLDERS = (DOCS_FOLDER, WHY_FOLDER, TUNING_FOLDER, COMPARE_FOLDER)  # the only folders the app serves files from
 MAX_DEPTH = 4  # output folders are searched this deep under the root: enough for out/<job>/<variant>
 # The run's progress records (event_replay.orchestration.report PLAN_FILE, CHUNK_FILE; range_replay.PROGRESS)
 PLAN_FILE, CHUNK_FILE, RANGE_FILE, DONE_FOLDER = "plan.json", "replaying.json", "_range.json", "done"
@@ -71,6 +72,7 @@ class RunRow:
     planned: list[str] = field(default_factory=list)  # the partitions the run replays, in order (its plan)
     done: int | None = None  # how many of them are replayed and committed (None: no progress record)
     current: str | None = None  # the partition its replay job is on (or stopped in), None when no job is on
+    agreement: float | None = None  # % of windows equal to the live output's (<reports>/compare/), None: not compared
 
     @property
     def progress(self) -> str | None:
@@ -230,6 +232,13 @@ def _newer_or_same(a: Path, b: Path) -> bool:
         return False
 
 
+def live_agreement(folder: Path) -> float | None:
+    """The agreement % of `replay compare` in `<folder>/compare/summary.json` (the run's compare_live task or a
+    CLI comparison), None when there is none."""
+    value = (_read_json(folder / COMPARE_FOLDER / "summary.json").get("totals") or {}).get("agreement_pct")
+    return float(value) if isinstance(value, (int, float)) else None
+
+
 def _airflow_row(out: Path, rel: str, run: Path, has_tuning: bool) -> RunRow:
     """One Airflow run folder: its report.json when the run got that far, else what its tasks left (the effective
     config of validate, the done markers of the replay): a failed run is listed too."""
@@ -250,7 +259,8 @@ def _airflow_row(out: Path, rel: str, run: Path, has_tuning: bool) -> RunRow:
                   has_why=(why / "summary.json").is_file(), has_tuning=has_tuning, dag_id=report.get("dag_id"),
                   state="success" if report.get("complete") else None, start=_mtime(run / "job.yaml"),
                   end=_mtime(run / "report.json"), extra={"complete": report.get("complete")},
-                  planned=prog.planned, done=len(prog.done) if prog.planned else None, current=prog.current)
+                  planned=prog.planned, done=len(prog.done) if prog.planned else None, current=prog.current,
+                  agreement=live_agreement(run))
 
 
 def _cli_row(out: Path, rel: str, docs_dq: tuple[str, str], has_tuning: bool) -> RunRow:
@@ -261,7 +271,7 @@ def _cli_row(out: Path, rel: str, docs_dq: tuple[str, str], has_tuning: bool) ->
                   quarantined=counts.get("quarantined_rows", _num_rows(out / "quarantine")), dq=docs_dq[0],
                   dq_detail=docs_dq[1], reports=rel, has_docs=(out / DOCS_FOLDER / "index.html").is_file(),
                   has_why=(out / WHY_FOLDER / "summary.json").is_file(), has_tuning=has_tuning, state="done",
-                  end=_mtime(out / "counts"))
+                  end=_mtime(out / "counts"), agreement=live_agreement(out))
 
 
 def list_runs(root: Path) -> list[RunRow]:

@@ -284,4 +284,7 @@ def airflow_params(project_dir: str | Path, *, nightly: bool = False) -> dict[st
     params["run_data_quality"] = Param(True, type="boolean", title="Run the data-quality suites (GX)")
     params["dq_warn_only"] = Param(False, type="boolean", title="Data quality: warn only",
                                    description="A failed expectation only warns instead of failing the run.")
+    from ..compare.task import live_params  # versus live: the optional compare_live task's fields
+
+    params.update(live_params())
     return params
