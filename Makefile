@@ -42,7 +42,7 @@ AIRFLOW_ENV = AIRFLOW_HOME=$(AIRFLOW_HOME_DIR) AIRFLOW__CORE__DAGS_FOLDER=$(CURD
 export UV_PYTHON_DOWNLOADS := never
 export PATH := $(TOOLS)/bin:$(PATH)
 
-.PHONY: install jvm test test-all test-slow test-integration tune demo demo-live airflow airflow-init bench clean distclean check-python check-java sync data-docs-assets
+.PHONY: install jvm test test-all test-slow test-integration soak tune demo demo-live airflow airflow-init bench clean distclean check-python check-java sync data-docs-assets
 
 install: check-python check-java sync jvm
 
@@ -101,6 +101,15 @@ test-slow: install
 test-all: install data-docs-assets
 	@if [ -f tests/flink/build.sh ]; then UV=$(UV) bash tests/flink/build.sh; fi
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+# make soak (not in CI; RELIABILITY.md): backfill DAG runs at once for 30 minutes on Airflow (LocalExecutor,
+# PostgreSQL on 127.0.0.1:5442) against a Spark standalone cluster (master 127.0.0.1:7177, UI 8277; Airflow's API on
+# 8290), half of them on one output, while the scheduler and Spark drivers are killed with SIGKILL at random; then every
+# output is checked against an uninterrupted run. Figures in build/soak/soak.md and soak.json. Under nice: the machine
+# may be shared. SOAK_ARGS changes it, e.g. SOAK_ARGS="--minutes 5". A short version runs in make test-integration.
+SOAK_ARGS ?= --minutes 30 --active 6
+soak: install
+	nice -n 10 $(VENV)/bin/python scripts/soak.py $(SOAK_ARGS) --work build/soak
 
 # make tune: the what-if grid on the demo sample log (replay tune: one Spark application, the input read once);
 # the table, CSV/Parquet and the plot land under out/demo/_tuning/<grid>/. The plain run comes first (a run replaces

@@ -18,14 +18,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from run import BENCH, ensure_log, job_config, label, run_measured  # noqa: E402
+from run import BENCH, default_config, ensure_log, job_config, run_measured, shape_label  # noqa: E402
 
-KEYS = ("job_s", "job_cpu_s", "total_s", "firings", "late_rows", "driver_peak_mb")
+KEYS = ("job_s", "job_cpu_s", "total_s", "firings", "late_rows", "driver_peak_mb", "jvm_peak_mb")
 
 
-def one(tree: Path, mode: str, cfg: Path, out: Path, args) -> dict:
+def one(tree: Path, mode: str, cfg: Path, out: Path, args, memory: str) -> dict:
     cmd = [sys.executable, str(tree / "bench" / "run.py"), "worker", "--mode", mode, "--config", str(cfg),
-           "--master", args.master, "--driver-memory", args.driver_memory, "--out", str(out)]
+           "--master", args.master, "--driver-memory", memory, "--out", str(out)]
     r = run_measured(cmd, cwd=tree, timeout=args.timeout)
     if r["rc"] != 0:
         raise SystemExit(f"{tree} {mode} failed:\n{r['stderr']}")
@@ -39,23 +39,27 @@ def main() -> int:
     ap.add_argument("--old-tree", required=True, type=Path)
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--config", default=str(BENCH / "configs" / "headline.yaml"))
+    ap.add_argument("--shape", choices=("headline", "bursty", "bursty-int"), default="headline")
+    ap.add_argument("--config", default=None, help="job config (default: bench/configs/<shape>.yaml)")
     ap.add_argument("--master", default="local[2]")
-    ap.add_argument("--driver-memory", default="4g")
+    ap.add_argument("--driver-memory", default="4g", help="'default': what replay run picks")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--data-dir", default=str(BENCH / "data"))
     ap.add_argument("--out-dir", default=str(BENCH / "out"))
     ap.add_argument("--timeout", type=float, default=4 * 3600)
     args = ap.parse_args()
-    args.out_dir = str(Path(args.out_dir).resolve())  # the old tree's runs start in that tree
+    args.out_dir = str(Path(args.out_dir).resolve())
+    args.config = default_config(args)  # the old tree's runs start in that tree
     log = ensure_log(args.rows, args)
     runs: dict[str, list[dict]] = {"old": [], "naive": [], "new": []}
     plan = [("old", args.old_tree.resolve(), "replay"), ("naive", HERE.parent, "naive"), ("new", HERE.parent, "replay")]
     for rep in range(args.reps):
         for name, tree, mode in plan:
-            out = Path(args.out_dir) / f"ab-{name}-{label(args.rows)}"
+            out = Path(args.out_dir) / f"ab-{name}-{shape_label(args.rows, args)}"
             cfg = job_config(log, out, argparse.Namespace(config=args.config, out_dir=str(Path(args.out_dir) / name)))
-            r = one(tree, mode, cfg, out, args)
+            # An older tree knows no "default": it got Spark's own, 1g.
+            memory = "1g" if name == "old" and args.driver_memory == "default" else args.driver_memory
+            r = one(tree, mode, cfg, out, args, memory)
             runs[name].append(r)
             print(rep, name, r, flush=True)
     for name, rs in runs.items():

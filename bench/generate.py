@@ -125,25 +125,35 @@ def generate_chunk(p: Profile, i: int, r0: int, n: int, lo: int, hi: int, next_o
 
 def write_log(out: str | Path, p: Profile, *, quiet: bool = False) -> dict:
     """Writes the dataset into `out` (replaced); returns its manifest (also written as out/_bench.json)."""
+    def tables():
+        next_offset = np.zeros(p.splits, dtype=np.int64)
+        for i, (r0, n, lo, hi) in enumerate(_chunk_bounds(p)):
+            yield generate_chunk(p, i, r0, n, lo, hi, next_offset)
+    return write_chunks(out, tables(), {"profile": asdict(p)}, quiet=quiet)
+
+
+def write_chunks(out: str | Path, tables, meta: dict, *, quiet: bool = False) -> dict:
+    """Writes the tables (in arrival order, disjoint arrival ranges) as one Parquet file each into `out` (replaced,
+    through a staging folder); returns the manifest (`meta`, rows, arrival range, seconds), also out/_bench.json."""
     out = Path(out)
     staging = out.with_name(out.name + ".staging")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     t0 = time.monotonic()
-    next_offset = np.zeros(p.splits, dtype=np.int64)
-    first_arrival = last_arrival = None
-    for i, (r0, n, lo, hi) in enumerate(_chunk_bounds(p)):
-        table = generate_chunk(p, i, r0, n, lo, hi, next_offset)
+    rows, first_arrival, last_arrival = 0, None, None
+    for i, table in enumerate(tables):
+        n = table.num_rows
         if n:
             arr = table.column("arrival_time").cast(pa.int64())
             a0, a1 = arr[0].as_py(), arr[-1].as_py()
             first_arrival = a0 if first_arrival is None else first_arrival
             last_arrival = a1
         pq.write_table(table, staging / f"part-{i:05d}.parquet", row_group_size=256 * 1024)
+        rows += n
         del table
         if not quiet:
-            print(f"generate: chunk {i}: {r0 + n} rows ({time.monotonic() - t0:.1f} s)", file=sys.stderr, flush=True)
-    manifest = {"profile": asdict(p), "rows": p.rows, "first_arrival_ms": first_arrival, "last_arrival_ms": last_arrival,
+            print(f"generate: chunk {i}: {rows} rows ({time.monotonic() - t0:.1f} s)", file=sys.stderr, flush=True)
+    manifest = {**meta, "rows": rows, "first_arrival_ms": first_arrival, "last_arrival_ms": last_arrival,
                 "seconds": round(time.monotonic() - t0, 2)}
     # Underscore prefix: Spark's file listing ignores it, so the dataset stays a plain Parquet directory.
     (staging / "_bench.json").write_text(json.dumps(manifest, indent=1))
@@ -153,16 +163,22 @@ def write_log(out: str | Path, p: Profile, *, quiet: bool = False) -> dict:
     return manifest
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def log_arguments(description: str, d) -> argparse.ArgumentParser:
+    """The options every log generator takes (--out, --rows and the profile's splits, keys, seed, chunk rows)."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--out", required=True)
     ap.add_argument("--rows", type=int, required=True)
-    d = Profile(rows=0)
     ap.add_argument("--splits", type=int, default=d.splits)
     ap.add_argument("--keys", type=int, default=d.keys)
     ap.add_argument("--seed", type=int, default=d.seed)
-    ap.add_argument("--rate", type=float, default=d.rate, help="rows per second of arrival time")
     ap.add_argument("--chunk-rows", type=int, default=d.chunk_rows)
+    return ap
+
+
+def main(argv=None) -> int:
+    d = Profile(rows=0)
+    ap = log_arguments(__doc__.split("\n")[0], d)
+    ap.add_argument("--rate", type=float, default=d.rate, help="rows per second of arrival time")
     ap.add_argument("--key-skew", type=float, default=d.key_skew)
     ap.add_argument("--mean-delay-ms", type=float, default=d.mean_delay_ms)
     ap.add_argument("--stragglers", type=float, default=d.stragglers)

@@ -17,8 +17,9 @@ Modes:
 - naive:  the same tumbling windows and aggregates as a plain Spark groupBy(key, window(event_time)), ignoring
   watermarks, lateness and idleness, written to Parquet;
 - flink:  the Flink 2.3 job (bench/flink: FileSource -> Flink's watermark generators/idleness/multiplexer on the
-  replay clock -> keyed windows with allowed lateness and late side output, incremental aggregates) on the same
-  rows, from the events file bench/flink/prepare.py makes (made once per log, timed separately);
+  replay clock -> keyed windows with allowed lateness and late side output, the config's aggregates incrementally
+  over the value's type) on the same rows, from the events file bench/flink/prepare.py makes (made once per log and
+  format, timed separately);
 - scan:   the floor: read the six columns (forced through a `noop` write) and count.
 Results: bench/results/<rows>.json (every run) and bench/results/table.md (medians). No timing is asserted.
 """
@@ -142,7 +143,8 @@ def run_measured(cmd: list[str], *, cwd: Path = ROOT, timeout: float = 3600, env
 
 def _session(args):
     from event_replay.spark import build_session
-    conf = {"spark.driver.memory": args.driver_memory}
+    # "default": what `replay run` would use (build_session sizes a local driver itself).
+    conf = {} if args.driver_memory == "default" else {"spark.driver.memory": args.driver_memory}
     if args.event_log:
         Path(args.event_log).mkdir(parents=True, exist_ok=True)
         conf.update({"spark.eventLog.enabled": "true", "spark.eventLog.dir": str(Path(args.event_log).resolve())})
@@ -219,16 +221,38 @@ def label(rows: int) -> str:
     return str(rows)
 
 
+def shape_label(rows: int, args) -> str:
+    """The name of a size's results and outputs: "10m" for the headline, "bursty-10m" for the bursty shape."""
+    shape = getattr(args, "shape", "headline")
+    return label(rows) if shape == "headline" else f"{shape}-{label(rows)}"
+
+
 def ensure_log(rows: int, args) -> Path:
-    from generate import Profile, write_log
-    path = Path(args.data_dir) / f"log-{label(rows)}"
-    p = Profile(rows=rows, seed=args.seed)
+    """The log of `args.shape` (headline: generate.py; bursty: bursty.py) with `rows` rows, generated once."""
+    if getattr(args, "shape", "headline") in ("bursty", "bursty-int"):
+        from bursty import BurstyProfile, chunks
+        from generate import write_chunks
+        p = BurstyProfile(rows=rows, seed=args.seed, int_values=args.shape == "bursty-int")
+        path, meta = Path(args.data_dir) / f"{args.shape}-{label(rows)}", {"shape": "bursty", "profile": p.__dict__}
+        write = lambda: write_chunks(path, chunks(p), meta)  # noqa: E731
+    else:
+        from generate import Profile, write_log
+        p = Profile(rows=rows, seed=args.seed)
+        path, meta = Path(args.data_dir) / f"log-{label(rows)}", {"profile": p.__dict__}
+        write = lambda: write_log(path, p)  # noqa: E731
     manifest = path / "_bench.json"
-    if manifest.exists() and json.loads(manifest.read_text())["profile"] == json.loads(json.dumps(p.__dict__)):
+    if manifest.exists() and all(json.loads(manifest.read_text()).get(k) == json.loads(json.dumps(v))
+                                 for k, v in meta.items()):
         return path
     print(f"bench: generating {rows} rows -> {path}", file=sys.stderr, flush=True)
-    write_log(path, p)
+    write()
     return path
+
+
+def default_config(args) -> str:
+    """The job config of the shape unless --config names one."""
+    shape = getattr(args, "shape", "headline")
+    return args.config or str(BENCH / "configs" / f"{'bursty' if shape.startswith('bursty') else shape}.yaml")
 
 
 def job_config(log: Path, out: Path, args) -> Path:
@@ -245,10 +269,12 @@ def ensure_flink_input(log: Path, cfg_path: Path, args) -> tuple[Path, dict]:
     """Events file for the Flink job, made once per (log, config); returns its dir and the prepare info."""
     fdir = Path(args.data_dir) / f"flink-{log.name}"
     stamp = fdir / "prepared.json"
-    key = {"log": json.loads((log / "_bench.json").read_text())["profile"], "config": cfg_path.read_text()}
+    manifest = json.loads((log / "_bench.json").read_text())
+    from flink.prepare import FORMAT_VERSION, prepare
+    key = {"log": manifest.get("profile", {k: v for k, v in manifest.items() if k != "seconds"}),
+           "config": cfg_path.read_text(), "format": FORMAT_VERSION}
     if stamp.exists() and json.loads(stamp.read_text()).get("key") == key:
         return fdir, json.loads(stamp.read_text())["info"]
-    from flink.prepare import prepare
     from event_replay.semantics.config import load_config
     t0 = time.monotonic()
     info = prepare(load_config(cfg_path), fdir)
@@ -270,7 +296,7 @@ def flink_classpath() -> str:
 
 def one_run(mode: str, rows: int, log: Path, cfg_path: Path, args, *, flink_dir: Path | None = None,
             classpath: str | None = None, event_log: str | None = None) -> dict:
-    out = Path(args.out_dir) / f"{mode}-{label(rows)}"
+    out = Path(args.out_dir) / f"{mode}-{shape_label(rows, args)}"
     if mode == "flink":
         shutil.rmtree(out, ignore_errors=True)
         cmd = ["java", f"-Xmx{args.flink_heap}", "-cp", classpath, "replaybench.BenchMain",
@@ -364,7 +390,7 @@ def orchestrate(args) -> int:
     classpath = flink_classpath() if "flink" in modes else None
     for rows in args.rows:
         log = ensure_log(rows, args)
-        cfg_path = job_config(log, Path(args.out_dir) / f"replay-{label(rows)}", args)
+        cfg_path = job_config(log, Path(args.out_dir) / f"replay-{shape_label(rows, args)}", args)
         if args.profile:
             return profile(rows, log, cfg_path, args)
         flink_dir, prep = ensure_flink_input(log, cfg_path, args) if "flink" in modes else (None, None)
@@ -378,7 +404,7 @@ def orchestrate(args) -> int:
                 runs.append(r)
                 # Written after every run, so a long size still leaves its finished runs behind.
                 s = summarise(rows, runs, prep)
-                (results / f"{label(rows)}.json").write_text(json.dumps(
+                (results / f"{shape_label(rows, args)}.json").write_text(json.dumps(
                     {"summary": s, "complete": rep + 1 == args.reps and mode == modes[-1], "runs": runs,
                      "args": vars(args)}, indent=1, default=str))
                 text = write_table(results)
@@ -427,9 +453,13 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--config", default=str(BENCH / "configs" / "headline.yaml"))
+    ap.add_argument("--shape", choices=("headline", "bursty", "bursty-int"), default="headline",
+                    help="the log: generate.py's headline, bursty.py's (pauses, idle splits, stragglers, doubles), "
+                         "or the same bursty rows with integer values")
+    ap.add_argument("--config", default=None, help="job config (default: bench/configs/<shape>.yaml)")
     ap.add_argument("--master", default="local[2]")
-    ap.add_argument("--driver-memory", default="4g", help="spark.driver.memory (local mode: the only JVM)")
+    ap.add_argument("--driver-memory", default="4g",
+                    help="spark.driver.memory (local mode: the only JVM); 'default': what replay run picks")
     ap.add_argument("--flink-heap", default="4g", help="-Xmx of the Flink JVM")
     ap.add_argument("--flink-parallelism", type=int, default=2, help="parallelism of Flink's window operator")
     ap.add_argument("--data-dir", default=str(BENCH / "data"))
@@ -440,6 +470,7 @@ def main(argv=None) -> int:
     ap.add_argument("--table-only", action="store_true", help="re-summarise the JSON results into table.md")
     args = ap.parse_args(argv)
     args.rows = args.rows or [1_000_000]
+    args.config = default_config(args)
     if args.table_only:
         results = Path(args.results_dir)
         for p in results.glob("*.json"):

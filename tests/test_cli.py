@@ -63,7 +63,7 @@ def test_run_end_to_end(sample_log, tmp_path):
     assert res.returncode == 0, res.stderr[-4000:]
     summary = [line for line in res.stdout.splitlines() if line.startswith("replay:")]
     assert len(summary) == 1 and "rows read 2000" in summary[0], res.stdout
-    for part in ("firings", "late rows", "quarantined rows 0", " s "):
+    for part in ("firings", "late rows", "quarantined rows 0", " s ", "driver heap"):
         assert part in summary[0]
     assert sorted(p.name for p in out.iterdir()) == ["counts", "late_events", "quarantine", "watermarks", "windows"]
     expected = {

@@ -24,10 +24,10 @@ from .job import run_partition, run_replay
 from .semantics.config import JobConfig, load_config
 
 
-def summary_line(summary, seconds: float) -> str:
+def summary_line(summary, seconds: float, memory: str | None = None) -> str:
     return (f"replay: rows read {summary.rows_read}, firings {summary.firings}, late rows {summary.late_rows}, "
             f"quarantined rows {summary.quarantined_rows}, skipped rows {summary.skipped_rows}, "
-            f"{seconds:.1f} s -> {summary.path}")
+            f"{seconds:.1f} s{f' ({memory})' if memory else ''} -> {summary.path}")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -35,7 +35,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from .io.fs import is_local
     from .io.lock import OutputLocked, output_lock
-    from .spark import build_session, parse_conf
+    from .spark import build_session, driver_memory_note, parse_conf
 
     t0 = time.monotonic()
     # Validate before anything starts a JVM: a bad config costs milliseconds, not a Spark start-up.
@@ -52,6 +52,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             spark = build_session(master=args.master, app_name="event-replay", conf=conf)
             try:
                 summary = _replay(spark, cfg, args)
+                memory = driver_memory_note(spark)
             finally:
                 spark.stop()
     except OutputLocked as exc:
@@ -60,7 +61,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if summary is None:
         print(f"replay: {args.partitions}: every partition was already committed", flush=True)
         return 0
-    print(summary_line(summary, time.monotonic() - t0), flush=True)
+    print(summary_line(summary, time.monotonic() - t0, memory), flush=True)
     return 0
 
 

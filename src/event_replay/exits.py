@@ -1,12 +1,19 @@
-"""The exit codes every command shares: 0 done, 1 failed (with its traceback), 2 refused before any work (a config
-key, an option or a carried state to fix, named on stderr), 130 interrupted."""
+"""The exit codes every command shares: 0 done, 1 failed (with its traceback; one line for a `Failure` or when the JVM
+died), 2 refused before any work (a config key, an option or a carried state to fix, named on stderr), 130
+interrupted."""
 from __future__ import annotations
 
 import sys
 import traceback
 from typing import Callable
 
+from .fatal import death_line
 from .semantics.config import ConfigError
+
+
+class Failure(RuntimeError):
+    """A failure whose message says all a user needs (what failed, what was left, what to do): exit 1 with that one
+    line, no traceback (e.g. io.commit.NoSpaceError)."""
 
 
 def guarded(prog: str, run: Callable[[], int], refusals: tuple[type[BaseException], ...] = ()) -> int:
@@ -22,7 +29,14 @@ def guarded(prog: str, run: Callable[[], int], refusals: tuple[type[BaseExceptio
         return 2
     except KeyboardInterrupt:
         return 130
-    except Exception:  # noqa: BLE001 - any failure must give a non-zero exit with the cause
+    except Failure as exc:
+        print(f"{prog}: failed: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - any failure must give a non-zero exit with the cause
+        died = death_line(exc)  # the JVM died under the call (fatal.py): its one line, not py4j's traceback
+        if died is not None:
+            print(died, file=sys.stderr)
+            return 1
         traceback.print_exc()
         print(f"{prog}: failed", file=sys.stderr)
         return 1

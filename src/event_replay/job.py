@@ -16,9 +16,10 @@ def run_replay(spark, cfg: JobConfig):
     from . import engine
     from .io import read_source, write_outputs
     from .io.lock import output_lock
+    from .io.scratch import scratch_space
 
     engine.fixed_plans(spark)
-    with output_lock(cfg.output.path, spark):
+    with output_lock(cfg.output.path, spark), scratch_space(spark, cfg.output.path):
         recover_output(spark, cfg.output.path)
         source = read_source(spark, cfg)
         try:
@@ -63,12 +64,13 @@ def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False,
     from .io import read_partition_source, write_outputs
     from .io.partitions import Partition
     from .io.lock import output_lock
+    from .io.scratch import scratch_space
 
     require_declared_splits(cfg)
     part = Partition.parse(partition)
     output = cfg.output.path.rstrip("/")
     engine.fixed_plans(spark)
-    with output_lock(output, spark):
+    with output_lock(output, spark), scratch_space(spark, output):
         recover_output(spark, output)
         carried = None if first else continued_state(spark, cfg, part, previous)
         source = read_partition_source(spark, cfg, part.subpath, part.start_ms, part.end_ms,

@@ -16,6 +16,7 @@ starting the range over, which is always correct: the range never touches its fi
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import sys
@@ -24,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 from .engine.state import fingerprint
+from .io.files import DamagedFileError
 from .io.partitions import Partition
 from .io.output import WriteSummary
 from .io.source import MissingPartitionError
@@ -80,12 +82,13 @@ def run_range(spark, cfg: JobConfig, request: RangeRequest,
     from .job import recover_output, source_partitions
     from .io.fs import fs_for
     from .io.lock import output_lock
+    from .io.scratch import scratch_space
 
     say = progress or (lambda line: print(line, flush=True))
     ids = partition_ids(Partition.parse(request.first_id), Partition.parse(request.last_id))
     output = cfg.output.path.rstrip("/")
     fs = fs_for(output, spark)
-    with output_lock(output, spark):
+    with output_lock(output, spark), scratch_space(spark, output):
         recover_output(spark, output)
         present = set(source_partitions(spark, cfg, "T" in ids[0]))
         missing = [i for i in ids if i not in present]
@@ -102,8 +105,14 @@ def run_range(spark, cfg: JobConfig, request: RangeRequest,
                 "interrupted run of the same range): the span is replayed again, only the rest is committed")
         _save_progress(fs, output, cfg, request, summary.resumed_after)
         start = ids.index(summary.resumed_after) + 1 if summary.resumed_after else 0
+        # A damaged source file stops the range before its partition: the ones before it are committed (held, as
+        # inside the range), then the run fails naming the file; a rerun once it is fixed continues after them.
+        damaged = first_damaged(spark, cfg, ids)
+        stop = damaged[0] if damaged else len(ids)
+        span_request = request if stop == len(ids) else dataclasses.replace(request, end_of_input="hold")
         # (start == len(ids): an interrupted run committed every partition and died before its last words.)
-        for pid, s, seconds in (replay_span(spark, cfg, request, ids, start, say) if start < len(ids) else ()):
+        for pid, s, seconds in (replay_span(spark, cfg, span_request, ids[:stop], start, say) if start < stop
+                                else ()):
             _save_progress(fs, output, cfg, request, pid)
             summary.replayed.append(pid)
             summary.totals = _add(summary.totals, s)
@@ -111,8 +120,36 @@ def run_range(spark, cfg: JobConfig, request: RangeRequest,
             say(f"replay: partition {i + 1} of {len(ids)} {pid}{' (missing: empty)' if pid in missing else ''}: "
                 f"rows read {s.rows_read}, firings {s.firings}, late rows {s.late_rows}, committed in "
                 f"{seconds:.1f} s")
+        if damaged:
+            _, path, cause = damaged
+            if stop < start:  # in a partition committed before: the span cannot be read again
+                done = (f"partitions {ids[0]}..{ids[start - 1]} were committed before, {ids[start]}..{ids[-1]} "
+                        f"are not (the range is read from {ids[0]} on)")
+            elif stop > 0:
+                done = f"partitions {ids[0]}..{ids[stop - 1]} are committed, {ids[stop]}..{ids[-1]} are not"
+            else:
+                done = f"no partition of {ids[0]}..{ids[-1]} was committed"
+            raise DamagedFileError(path, cause, done)
         fs.delete(f"{output}/{PROGRESS}")
     return summary
+
+
+def first_damaged(spark, cfg: JobConfig, ids: list[str]) -> tuple[int, str, str] | None:
+    """(index in ids, file, cause) of the first partition with a source file that cannot be read, or None."""
+    from .io.files import damage, data_files
+    from .io.fs import hadoop_fs
+
+    root = cfg.source.path.rstrip("/")
+    for i, pid in enumerate(ids):
+        path = f"{root}/{Partition.parse(pid).subpath}"
+        fs, hp = hadoop_fs(spark, path)
+        if not fs.exists(hp):
+            continue
+        for f in data_files(spark, path):
+            cause = damage(spark, f, cfg.source.format)
+            if cause is not None:
+                return i, f, cause
+    return None
 
 
 def replay_span(spark, cfg: JobConfig, request: RangeRequest, ids: list[str], start: int,
@@ -123,7 +160,7 @@ def replay_span(spark, cfg: JobConfig, request: RangeRequest, ids: list[str], st
     from . import engine
     from .engine.span import Span, stream_at_ends
     from .engine.state import require_declared_splits, stage_state
-    from .io.commit import commit, new_staging
+    from .io.commit import commit, discard_staging, new_staging
     from .job import continued_state
     from .io.fs import fs_for
     from .io.partitions import state_dir
@@ -152,9 +189,8 @@ def replay_span(spark, cfg: JobConfig, request: RangeRequest, ids: list[str], st
         fs.mkdirs(output)
         staged = stage_span_outputs(spark, cfg, source, result, span, ends, staging)
         staged[-1].moves.append(stage_state(spark, cfg, end.manifest, end.splits, end.rows, staging))
-    except BaseException:
-        fs.delete(staging)
-        raise
+    except BaseException as exc:
+        raise discard_staging(fs, output, staging, exc) from exc
     finally:
         source.release()
         engine.release(spark)
@@ -169,6 +205,8 @@ def replay_span(spark, cfg: JobConfig, request: RangeRequest, ids: list[str], st
         yield ids[k], staged[k].summary, time.monotonic() - t1
     if fs.exists(staging):
         fs.delete(staging)
+    for k in range(min(start, len(ids) - 1)):  # a state an earlier, stopped run of the range left inside it
+        fs.delete(state_dir(output, ids[k]))
 
 
 def _progress_key(cfg: JobConfig, request: RangeRequest) -> dict:

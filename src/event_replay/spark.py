@@ -8,6 +8,7 @@ from typing import Sequence
 
 from pyspark.sql import DataFrame, SparkSession
 
+from .fatal import watch, with_exit_on_oom
 from .semantics.config import ConfigError
 
 # Settings that make results independent of the machine: UTC, ANSI arithmetic, no adaptive coalescing
@@ -31,13 +32,65 @@ def build_session(master: str | None = None, app_name: str = "event-replay",
         builder = builder.master(master)
     settings = {**DETERMINISTIC_CONF, **(conf or {})}
     _add_extension_jar(settings)
+    if not os.environ.get("PYSPARK_GATEWAY_PORT"):  # this builder starts the JVM (spark-submit started its own)
+        _driver_jvm_settings(settings, master)
     for k, v in settings.items():
         builder = builder.config(k, v)
     spark = builder.getOrCreate()
+    watch(spark)
     _driver_arrow_pool()
     local_shuffle_partitions(spark, user_set="spark.sql.shuffle.partitions" in settings)
     spark.sparkContext.setLogLevel("WARN")
     return spark
+
+
+def local_driver_memory() -> str:
+    """The driver memory of a local master nobody sized: a quarter of the machine's memory, between 1g and 4g (Spark's own default, 1g, is the whole JVM in local mode: the driver's tables, every task
+    and the shuffles share it). REPLAY_LOCAL_DRIVER_MEMORY overrides it."""
+    if os.environ.get("REPLAY_LOCAL_DRIVER_MEMORY"):
+        return os.environ["REPLAY_LOCAL_DRIVER_MEMORY"]
+    total_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20
+    return f"{max(1024, min(4096, total_mb // 4 // 512 * 512))}m"
+
+
+def _driver_jvm_settings(settings: dict[str, str], master: str | None) -> None:
+    """Settings of a driver JVM this builder starts: exit on OutOfMemoryError (fatal.py), and on a local master
+    the memory of local_driver_memory() unless the deployment chose one (--conf, SPARK_DRIVER_MEMORY,
+    PYSPARK_SUBMIT_ARGS or spark-defaults.conf)."""
+    key = "spark.driver.extraJavaOptions"
+    settings[key] = with_exit_on_oom(settings.get(key) or _spark_default(key))
+    master = master or os.environ.get("MASTER") or _spark_default("spark.master") or "local[*]"
+    chosen = ("spark.driver.memory" in settings or os.environ.get("SPARK_DRIVER_MEMORY")
+              or "driver-memory" in os.environ.get("PYSPARK_SUBMIT_ARGS", "")
+              or "spark.driver.memory" in os.environ.get("PYSPARK_SUBMIT_ARGS", "")
+              or _spark_default("spark.driver.memory"))
+    if master.startswith("local") and not chosen:
+        settings["spark.driver.memory"] = local_driver_memory()
+
+
+def _spark_default(key: str) -> str | None:
+    """`key` from the deployment's spark-defaults.conf ($SPARK_CONF_DIR, else $SPARK_HOME/conf), if any."""
+    folder = os.environ.get("SPARK_CONF_DIR") or (os.path.join(os.environ["SPARK_HOME"], "conf")
+                                                  if os.environ.get("SPARK_HOME") else None)
+    try:
+        with open(os.path.join(folder, "spark-defaults.conf"), encoding="utf-8") as f:
+            for line in f:
+                parts = line.split(None, 1)
+                if len(parts) == 2 and parts[0] == key:
+                    return parts[1].strip()
+    except (OSError, TypeError):
+        pass
+    return None
+
+
+def driver_memory_note(spark: SparkSession) -> str:
+    """What the summary line says of memory: the driver JVM's heap, and the peak of its old generation (what
+    stayed alive: the tables and caches a run holds; the young generation fills and empties all the time)."""
+    jvm = spark.sparkContext._jvm
+    heap = int(jvm.java.lang.Runtime.getRuntime().maxMemory())
+    old = [int(p.getPeakUsage().getUsed()) for p in jvm.java.lang.management.ManagementFactory
+           .getMemoryPoolMXBeans().toArray() if "Old Gen" in str(p.getName()) or "Tenured" in str(p.getName())]
+    return f"driver heap {heap >> 20} MB" + (f", old generation peak {max(old) >> 20} MB" if old else "")
 
 
 def _add_extension_jar(settings: dict[str, str]) -> None:

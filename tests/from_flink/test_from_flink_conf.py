@@ -129,8 +129,41 @@ def test_demo_datastream_settings_equal_the_hand_written_demo_config(tmp_path, c
     f.write_text(out)
     assert load_config(f) == hand
     bad = tmp_path / "bad.properties"
-    bad.write_text(BASE + "window.assigner = GlobalWindows\n")
+    bad.write_text(BASE.replace("TumblingEventTimeWindows", "GlobalWindows"))
     rc = main(["config", "from-flink-conf", str(bad), "--source-path", "l", "--output-path", "o"])
     err = capsys.readouterr().err
-    assert rc == 2 and err.count("\n") == 1 and err.startswith("replay: line 5: key 'window.assigner' = "
+    assert rc == 2 and err.count("\n") == 1 and err.startswith("replay: line 2: key 'window.assigner' = "
                                                                "'GlobalWindows': unknown")
+
+
+# --- issue 30: no key ignored silently --------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,name,words,line", [
+    (BASE + "window.size = 2 min\n", "job.properties", ["key 'window.size'", "given twice (also on line 3)"], 5),
+    ("window:\n  size: 1 min\nwindow.size: 2 min\n" + BASE.replace(" = ", ": ").replace("window.size: 1 min\n", ""),
+     "job.yaml", ["key 'window.size'", "given twice"], 3),
+    ("window:\n  size: 1 min\n  size: 2 min\n", "job.yaml", ["key 'size'", "given twice"], 3),
+    (BASE + "window.key-by =\n", "job.properties", ["key 'window.key-by'", "has no value"], 5),
+    (BASE.replace(" = ", ": ") + "window.key-by:\n", "job.yaml", ["key 'window.key-by'", "has no value"], 5),
+    (BASE + "execution.runtime-mode = BATCH\n", "job.properties", ["execution.runtime-mode", "no watermarks"], 5),
+    (BASE + "pipeline.time-characteristic = ProcessingTime\n", "job.properties", ["not event time"], 5),
+    (BASE + "table.local-time-zone = Asia/Shanghai\n", "job.properties", ["key 'table.local-time-zone'",
+                                                                          "unknown: it may change"], 5),
+    (BASE + "pipeline.auto-watermark-interval.extra = 1\n", "job.properties", ["unknown"], 5),
+])
+def test_conf_keys_never_ignored_silently(tmp_path, text, name, words, line):
+    with pytest.raises(FlinkSettingsError) as e:
+        convert(tmp_path, text, name)
+    for w in words:
+        assert w in str(e.value), str(e.value)
+    assert e.value.line == line, str(e.value)
+
+
+def test_conf_flink_keys_without_effect_are_listed(tmp_path):
+    text, cfg = convert(tmp_path, BASE + "parallelism.default = 4\nexecution.runtime-mode = STREAMING\n"
+                                         "state.backend.type = rocksdb\ntaskmanager.numberOfTaskSlots = 2\n"
+                                         "execution.checkpointing.interval = 10 s\n")
+    assert "# Note: parallelism.default = 4 (line 5): no effect on what a window aggregation computes" in text
+    assert "# Note: execution.runtime-mode = STREAMING (line 6): a streaming job, as replayed" in text
+    assert "state.backend.type = rocksdb (line 7)" in text and "taskmanager.numberOfTaskSlots" in text
+    assert cfg.window.size_ms == 60_000

@@ -48,8 +48,7 @@ def refusal(tmp_path, sql: str, **kw) -> FlinkSettingsError:
 # --- the corpus ----------------------------------------------------------------------------------------------
 
 def test_corpus_parses_every_statement_the_replay_reads():
-    files = sorted(CORPUS.glob("*.sql"))
-    assert len(files) == 3
+    files = [CORPUS / f for f in ("create_table_shapes.sql", "script_statements.sql", "window_tvf_shapes.sql")]
     for f in files:
         script = read_script(f.read_text())
         assert script.unparsed == [], f.name
@@ -83,10 +82,14 @@ def test_corpus_statement_set_windows_map(tmp_path):
     assert (hop.watermark.interval_ms, hop.watermark.idle_timeout_ms) == (500, 30_000)
     assert hop.source.columns["key"] == "user_region" and hop.source.columns["event_time"] == "viewtime"
     _, day = config_from_flink_sql(f, source_path="log", output_path="out", query_window=3)
-    assert day.window.size_ms == 86_400_000 and day.aggregations == {"pv": "min(page_id)", "uv": "avg(page_id)"}
-    e = pytest.raises(FlinkSettingsError, config_from_flink_sql, f, source_path="l", output_path="o",
-                      query_window=1).value
-    assert "COUNT(DISTINCT user_id)" in str(e) and e.line == 44
+    # AVG of a BIGINT is a BIGINT in Flink: the sum / count truncated toward zero.
+    assert day.window.size_ms == 86_400_000 and day.aggregations == {"pv": "min(page_id)",
+                                                                     "uv": "(sum(page_id) div count(page_id))"}
+    _, first = config_from_flink_sql(f, source_path="l", output_path="o", query_window=1)
+    assert first.aggregations == {"pv": "count(*)", "uv": "count(DISTINCT user_id)"}
+    _, legacy = config_from_flink_sql(f, source_path="l", output_path="o", query_window=5)
+    assert (legacy.window.type, legacy.window.size_ms, legacy.aggregations) == ("tumbling", 3_600_000,
+                                                                                {"pv": "count(*)"})
 
 
 def test_corpus_doc_windows_each_mapped_or_refused_by_name():
@@ -100,7 +103,7 @@ def test_corpus_doc_windows_each_mapped_or_refused_by_name():
             outcomes.append(e.construct.split("(")[0].split(" ")[0])
     # The docs' examples mostly window without a key or without aggregating: each refusal names why.
     assert outcomes == ["TUMBLE", "TUMBLE", "GROUP", "HOP", "HOP", "GROUP", "CUMULATE", "CUMULATE", "SESSION",
-                        "session", "GROUP", "SESSION", "TUMBLE", "GROUP", "GROUP", "GROUP", "tumbling", "TABLE",
+                        "session", "GROUP", "SESSION", "TUMBLE", "GROUP", "GROUP", "GROUP", "tumbling", "view",
                         "TUMBLE", "TABLE", "TABLE"]
 
 
@@ -188,24 +191,41 @@ REFUSALS = [
     ("no watermark", TABLE.replace(",\n  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND", "") + QUERY, {},
      ["CREATE TABLE events", "no WATERMARK FOR"], 1),
     ("processing time", TABLE + QUERY.replace("DESCRIPTOR(ts)", "DESCRIPTOR(proc)"), {},
-     ["DESCRIPTOR(proc)", "not the watermark column", "line 6"], 9),
+     ["DESCRIPTOR(proc)", "proc is PROCTIME() (events, line 5): processing time"], 9),
+    ("processing time before a literal", TABLE + QUERY.replace("DESCRIPTOR(ts)", "DESCRIPTOR(proc)")
+     .replace("COUNT(*) AS cnt", "'x' AS tag"), {}, ["DESCRIPTOR(proc)", "processing time"], 9),
+    ("watermark column", TABLE.replace("proc AS PROCTIME(),", "ts2 TIMESTAMP(3),") +
+     QUERY.replace("DESCRIPTOR(ts)", "DESCRIPTOR(ts2)"), {}, ["DESCRIPTOR(ts2)", "not the watermark column",
+                                                               "line 6"], 9),
     ("cumulate", TABLE + QUERY.replace("TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '10' SECOND)",
                                        "CUMULATE(TABLE events, DESCRIPTOR(ts), INTERVAL '2' SECOND, "
                                        "INTERVAL '10' SECOND)"), {}, ["CUMULATE", "no cumulating windows"], 9),
     ("unknown window function", TABLE + QUERY.replace("TUMBLE(", "SLICE("), {}, ["window function SLICE",
                                                                                  "unknown"], 9),
-    ("legacy group window", TABLE + "SELECT k, COUNT(*) AS c FROM events\nGROUP BY k, TUMBLE(ts, INTERVAL "
-                                    "'1' HOUR);\n", {}, ["GROUP BY TUMBLE(ts", "legacy group window"], 9),
+    ("legacy group window offset", TABLE + "SELECT k, COUNT(*) AS c FROM events\nGROUP BY k, TUMBLE(ts, "
+     "INTERVAL '1' HOUR, TIME '00:10:00');\n", {}, ["TUMBLE argument TIME '00:10:00'", "no offset"], 9),
+    ("legacy proctime", TABLE + "SELECT k, TUMBLE_PROCTIME(ts, INTERVAL '1' HOUR), COUNT(*) AS c FROM events\n"
+     "GROUP BY k, TUMBLE(ts, INTERVAL '1' HOUR);\n", {}, ["TUMBLE_PROCTIME(ts, INTERVAL '1' HOUR)",
+                                                          "processing time"], 8),
     ("unmapped aggregate", TABLE + QUERY.replace("SUM(v)", "LISTAGG(k)"), {}, ["LISTAGG(k)", "not mapped"], 8),
-    ("aggregate of an expression", TABLE + QUERY.replace("SUM(v)", "SUM(v * 2)"), {}, ["SUM(v * 2)",
-                                                                                         "plain column"], 8),
-    ("distinct", TABLE + QUERY.replace("COUNT(*)", "COUNT(DISTINCT v)"), {}, ["COUNT(DISTINCT v)", "DISTINCT"], 8),
-    ("unknown column", TABLE + QUERY.replace("SUM(v)", "SUM(w)"), {}, ["SUM(w)", "not a column of events"], 8),
-    ("non-aggregate item", TABLE + QUERY.replace("SUM(v)", "v"), {}, ["v: not mapped"], 8),
+    ("arithmetic on a string", TABLE + QUERY.replace("SUM(v)", "SUM(k * 2)"), {}, ["k * 2",
+                                                                                     "arithmetic on a STRING"], 8),
+    ("distinct of two", TABLE + QUERY.replace("COUNT(*)", "COUNT(DISTINCT v, k)"), {}, ["COUNT(DISTINCT v, k)",
+                                                                                        "several columns"], 8),
+    ("unknown column", TABLE + QUERY.replace("SUM(v)", "SUM(w)"), {}, ["SUM(w)", "not a column of table events"],
+     8),
+    ("non-aggregate item", TABLE + QUERY.replace("SUM(v)", "v"), {}, ["v: a column outside an aggregate"], 8),
+    ("literal item", TABLE + QUERY.replace("SUM(v)", "'x'"), {}, ["'x': a string constant"], 8),
+    ("string cast", TABLE + QUERY.replace("SUM(v)", "CAST(SUM(v) AS STRING)"), {},
+     ["CAST(SUM(v) AS STRING): CAST to STRING"], 8),
+    ("avg decimal", TABLE.replace("v DOUBLE", "v DECIMAL(10, 2)") + QUERY.replace("SUM(v)", "AVG(v)"), {},
+     ["AVG(v): AVG of a DECIMAL(10, 2)"], 8),
+    ("sum float", TABLE.replace("v DOUBLE", "v FLOAT") + QUERY.replace("SUM(v)", "SUM(v)"), {},
+     ["SUM(v): SUM of a FLOAT"], 8),
     ("several windows", TABLE + QUERY + QUERY, {}, ["windowing query", "2 found", "--query-window"], 12),
     ("query window range", TABLE + QUERY, {"query_window": 2}, ["--query-window 2", "out of range"], None),
     ("unknown table", TABLE + QUERY, {"table": "nope"}, ["--table nope", "no CREATE TABLE"], None),
-    ("no windowing query", TABLE + "SELECT * FROM events;\n", {}, ["windowing query", "none found"], None),
+    ("no windowing query", TABLE + "SELECT * FROM events;\n", {}, ["windowing query", "none found"], 8),
     ("where", TABLE + QUERY.replace("GROUP BY", "WHERE v > 0\nGROUP BY"), {}, ["WHERE v > 0", "filter the log"],
      10),
     ("having", TABLE + QUERY.replace("window_end;", "window_end\nHAVING COUNT(*) > 1;"), {}, ["HAVING"], 11),
@@ -225,9 +245,12 @@ REFUSALS = [
                                                         "SECOND)", "SESSION(TABLE events, DESCRIPTOR(ts), "
                                                                    "INTERVAL '1' MINUTE)"), {},
      ["SESSION(TABLE events", "no PARTITION BY", "all keys"], 9),
-    ("view", TABLE + "CREATE VIEW ev AS SELECT * FROM events;\n" + QUERY.replace("TABLE events", "TABLE ev"), {},
-     ["TABLE ev", "not a CREATE TABLE"], 10),
-    ("missing size", TABLE + QUERY.replace(", INTERVAL '10' SECOND)", ")"), {}, ["TUMBLE(...)", "missing SIZE"], 9),
+    ("view with where", TABLE + "CREATE VIEW ev AS SELECT * FROM events WHERE v > 0;\n" +
+     QUERY.replace("TABLE events", "TABLE ev"), {}, ["view ev (line 8): WHERE v > 0", "filters rows"], 8),
+    ("unknown table", TABLE + QUERY.replace("TABLE events", "TABLE nope"), {},
+     ["TABLE nope", "not a CREATE TABLE or CREATE VIEW"], 9),
+    ("missing size", TABLE + QUERY.replace(", INTERVAL '10' SECOND)", ")"), {},
+     ["TUMBLE(TABLE events, DESCRIPTOR(ts)): missing SIZE"], 9),
     ("zero size", TABLE + QUERY.replace("'10' SECOND", "'0' SECOND"), {}, ["TUMBLE size", "greater than zero"], 9),
     ("size not an interval", TABLE + QUERY.replace("INTERVAL '10' SECOND", "10"), {}, ["TUMBLE size",
                                                                                       "not an INTERVAL"], 9),
@@ -245,7 +268,7 @@ REFUSALS = [
                                          "'scan.watermark.idle-timeout' = '5s'") + QUERY, {},
      ["scan.watermark.idle-timeout", "on-event"], 1),
     ("unparsable source table", TABLE.replace("v DOUBLE,", "v DOUBLE NOT NOT,") + QUERY, {},
-     ["TABLE events", "line 1, CREATE TABLE events", "could not be parsed"], 9),
+     ["CREATE TABLE events: not understood at line 4, column 14 ('NOT')", "TABLE events reads (line 9)"], 1),
     ("window top-n", TABLE + "SELECT * FROM (\n" + QUERY.replace(";", "") + ") WHERE cnt > 3;\n", {},
      ["TUMBLE window", "subquery of a further query"], 10),
 ]
@@ -311,3 +334,56 @@ def test_command_prints_yaml_and_refuses_with_exit_2(tmp_path, capsys):
                                                    "cumulating windows")
     rc = main(["config", "from-flink-sql", str(tmp_path / "none.sql"), "--source-path", "l", "--output-path", "o"])
     assert rc == 2 and "file not found" in capsys.readouterr().err
+
+
+# --- issue 30: zones, separators, views, legacy windows ------------------------------------------------------
+
+def test_fixed_offset_zones_and_zones_with_daylight_saving():
+    from event_replay.from_flink.sql import zone_fixed_offset
+
+    h = 3_600_000
+    assert zone_fixed_offset("UTC", "z", 1) == (0, None)
+    assert zone_fixed_offset("GMT+08:00", "z", 1) == (8 * h, None)
+    assert zone_fixed_offset("-05:30", "z", 1) == (-(5 * h + 30 * 60_000), None)
+    assert zone_fixed_offset("Asia/Shanghai", "z", 1) == (8 * h, "1991-09-14")  # its last DST ended in 1991
+    assert zone_fixed_offset("Asia/Kolkata", "z", 1)[0] == 5 * h + 30 * 60_000
+    for zone, words in (("Europe/London", "UTC+00:00, UTC+01:00"), ("Nowhere/Atlantis", "unknown time zone")):
+        with pytest.raises(FlinkSettingsError) as e:
+            zone_fixed_offset(zone, f"SET 'table.local-time-zone' = '{zone}'", 3)
+        assert words in str(e.value) and e.value.line == 3
+
+
+@pytest.mark.parametrize("sql,line,next_word", [
+    (TABLE.replace(");\n", ")\n", 1) + QUERY, 1, "SELECT on line 8"),
+    ("SET 'pipeline.auto-watermark-interval' = '1 s'\n" + TABLE + QUERY, 1, "CREATE on line 2"),
+    (TABLE + "INSERT INTO sink\n" + QUERY.replace(";", "") + "INSERT INTO sink2\n" + QUERY, 8, "INSERT on line 12"),
+])
+def test_a_missing_semicolon_is_told(tmp_path, sql, line, next_word):
+    e = refusal(tmp_path, sql)
+    assert e.line == line and next_word in str(e) and "a ';' is missing" in str(e), str(e)
+
+
+def test_views_legacy_windows_and_settings_in_script_order(tmp_path):
+    view = "CREATE VIEW ev (key2, t2, amount) AS SELECT k, ts, v FROM events;\n"
+    query = QUERY.replace("TABLE events", "TABLE ev").replace("DESCRIPTOR(ts)", "DESCRIPTOR(t2)") \
+        .replace("GROUP BY k,", "GROUP BY key2,").replace("SELECT k,", "SELECT key2,").replace("SUM(v)", "SUM(amount)")
+    _, cfg = convert(tmp_path, TABLE + view + query)
+    assert (cfg.source.columns["key"], cfg.source.columns["event_time"]) == ("k", "ts")
+    assert cfg.aggregations == {"cnt": "count(*)", "total": "sum(v)"}
+    legacy = ("SELECT k, HOP_END(ts, INTERVAL '1' MINUTE, INTERVAL '5' MINUTE) AS e, COUNT(*) AS cnt\n"
+              "FROM events GROUP BY HOP(ts, INTERVAL '1' MINUTE, INTERVAL '5' MINUTE), k;\n")
+    text, cfg = convert(tmp_path, "SET 'pipeline.auto-watermark-interval' = '1 s';\n" + TABLE + legacy +
+                        "SET 'pipeline.auto-watermark-interval' = '9 s';\n")
+    assert (cfg.window.type, cfg.window.slide_ms, cfg.window.size_ms) == ("sliding", 60_000, 300_000)
+    assert cfg.watermark.interval_ms == 1000
+    assert "# Note: SET 'pipeline.auto-watermark-interval' = '9 s' (line 11) comes after the query" in text
+    assert "# Note: HOP_END(ts, INTERVAL '1' MINUTE, INTERVAL '5' MINUTE) AS e (line 9): the output's window_end" \
+        in text
+    mismatch = legacy.replace("HOP_END(ts, INTERVAL '1' MINUTE", "HOP_END(ts, INTERVAL '2' MINUTE")
+    e = refusal(tmp_path, TABLE + mismatch)
+    assert "does not name the GROUP BY's HOP(ts, INTERVAL '1' MINUTE, INTERVAL '5' MINUTE)" in str(e)
+
+
+def test_refusals_quote_the_users_text(tmp_path):
+    e = refusal(tmp_path, TABLE + QUERY.replace("SUM(v)", "CAST(SUM(v)   AS\n  STRING)"))
+    assert "CAST(SUM(v) AS STRING)" in str(e) and "TEXT" not in str(e)  # not the parser's re-rendering

@@ -10,7 +10,7 @@ public class BenchEv {
     public long offset;
     public long arrival; // for a tick: the tick time
     public long eventTime;
-    public long value;
+    public long value; // a long, or a double's bits (BenchSpec.doubles): the 8 bytes of the record
     public String key = "";
 
     public BenchEv() {}

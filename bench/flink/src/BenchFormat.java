@@ -16,7 +16,8 @@ import org.apache.flink.core.fs.FSDataInputStream;
 /**
  * Reads the fixed-size big-endian records bench/flink/prepare.py writes (rows and ticks in replay order), one at a
  * time: a FileSource streams the log instead of holding it in the job graph as the test harness's fromData does.
- *   kind i8 | split i32 | offset i64 | arrival i64 | event i64 | value i64 | key_len u8 | key bytes[KEY_BYTES]
+ *   kind i8 | split i32 | offset i64 | arrival i64 | event i64 | value i64 or f64 | key_len u8 | key bytes[KEY_BYTES]
+ * The value's 8 bytes are kept as they are (a double's bits when the log's value is a double: BenchSpec.doubles).
  * Not splittable: the replay order is the file order.
  */
 public class BenchFormat extends SimpleStreamFormat<BenchEv> {

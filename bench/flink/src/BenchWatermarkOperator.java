@@ -19,7 +19,10 @@ import org.apache.flink.util.clock.ManualClock;
 /**
  * A copy of tests/flink/harness/ReplayWatermarkOperator without its per-row recording (B/W/V/X lines kept in memory
  * would make the benchmark measure the harness, not Flink): per split Flink's own generator in WatermarksWithIdleness
- * on a ManualClock driven by the tick markers, combined by Flink's WatermarkOutputMultiplexer.
+ * on a ManualClock driven by the tick markers, combined by Flink's WatermarkOutputMultiplexer. Every split of
+ * events.properties has its output there, a declared split without rows too (prepare.py lists the declared splits
+ * and the log's, sorted, as the harness does): its generator sees no event, so it holds the stream back until its
+ * idleness timer, started at its first periodic emit, marks it idle.
  */
 public class BenchWatermarkOperator extends AbstractStreamOperator<BenchEv> implements OneInputStreamOperator<BenchEv, BenchEv> {
     private static final long CLOCK_BASE_NANOS = TimeUnit.HOURS.toNanos(1); // IdlenessTimer reads 0 as "unset"

@@ -16,8 +16,12 @@ down under keys named after the calls (docs/flink_settings.md):
     window.allowed-lateness           WindowedStream#allowedLateness(d) (default 0)
     aggregations.<name>               the window function's output field <name>, as a Spark SQL aggregate
 
-Durations are Flink's (`5 s`, `200ms`, `1 min`, a bare number of ms, `PT5S`). Any other key is refused, so that
-a setting the replay would ignore is never silently dropped.
+Durations are Flink's (`5 s`, `200ms`, `1 min`, a bare number of ms, `PT5S`). Flink's own keys are read too:
+`execution.runtime-mode` (streaming; batch refused: no watermarks), `pipeline.time-characteristic` (EventTime;
+the others refused), and the keys that do not change what the windows compute (parallelism, checkpointing, state
+backend, cluster settings: settings.no_effect), listed in the generated config's header. Any other key is refused,
+and so is a key given twice (in one file, or nested and flat) or without a value, so that a setting the replay would
+ignore is never silently dropped.
 """
 from __future__ import annotations
 
@@ -28,7 +32,7 @@ import yaml
 
 from ..semantics.config import JobConfig
 from ..semantics.durations import format_duration
-from .settings import SPLITS_COMMENT, Derived, FlinkSettingsError, flink_duration_ms, render
+from .settings import SPLITS_COMMENT, Derived, FlinkSettingsError, flink_duration_ms, no_effect, render
 
 STRATEGIES = {"forBoundedOutOfOrderness": "bounded_out_of_orderness", "forMonotonousTimestamps": "monotonous"}
 ASSIGNERS = {"TumblingEventTimeWindows": "tumbling", "SlidingEventTimeWindows": "sliding",
@@ -49,36 +53,61 @@ CALLS = {  # key -> the Flink call it stands for (the YAML comments)
 }
 
 
+class _LineLoader(yaml.SafeLoader):
+    """A YAML loader whose mappings keep each key's line and refuse a key written twice."""
+
+
+def _mapping_with_lines(loader: _LineLoader, node: yaml.MappingNode) -> dict:
+    out: dict = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in out:
+            raise FlinkSettingsError(f"key '{key}'", "given twice: Flink would keep one of them silently",
+                                     key_node.start_mark.line + 1)
+        out[key] = (loader.construct_object(value_node, deep=True), key_node.start_mark.line + 1)
+    return out
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_with_lines)
+
+
 def read_settings(path: str | Path) -> dict[str, tuple[Any, int | None]]:
-    """key -> (value, line or None): flat keys of a .properties file or of a YAML file (nested keys joined)."""
+    """key -> (value, line): flat keys of a .properties file or of a YAML file (nested keys joined)."""
     path = Path(path)
     text = path.read_text()
     if path.suffix.lower() == ".properties":
         return _properties(text)
     try:
-        raw = yaml.safe_load(text)
+        raw = yaml.load(text, Loader=_LineLoader)  # noqa: S506 (a SafeLoader)
     except yaml.YAMLError as exc:
         raise FlinkSettingsError(str(path), f"not valid YAML: {exc}".splitlines()[0]) from None
     if raw is None:
         return {}
     if not isinstance(raw, dict):
         raise FlinkSettingsError(str(path), "must be a mapping of Flink settings")
-    return {k: (v, None) for k, v in _flatten(raw, "").items()}
+    return _flatten(raw, "")
 
 
-def _flatten(raw: dict, prefix: str) -> dict[str, Any]:
-    out = {}
-    for k, v in raw.items():
+def _flatten(raw: dict, prefix: str) -> dict[str, tuple[Any, int]]:
+    out: dict[str, tuple[Any, int]] = {}
+    for k, (v, line) in raw.items():
         key = f"{prefix}{k}"
-        if isinstance(v, dict) and not key.startswith("aggregations."):
-            out.update(_flatten(v, f"{key}."))
+        if isinstance(v, dict) and not (key.startswith("aggregations.") and key.count(".") >= 1):
+            items = _flatten(v, f"{key}.")
+        elif isinstance(v, dict):
+            raise FlinkSettingsError(f"key '{key}'", "a mapping: an aggregation is one Spark SQL expression", line)
         else:
-            out[key] = v
+            items = {key: (v, line)}
+        for name, value in items.items():
+            if name in out:
+                raise FlinkSettingsError(f"key '{name}'", f"given twice (also on line {out[name][1]}): Flink would "
+                                         "keep one of them silently", value[1])
+            out[name] = value
     return out
 
 
 def _properties(text: str) -> dict[str, tuple[str, int]]:
-    out = {}
+    out: dict[str, tuple[str, int]] = {}
     for n, line in enumerate(text.splitlines(), 1):
         s = line.strip()
         if not s or s[0] in "#!":
@@ -86,20 +115,36 @@ def _properties(text: str) -> dict[str, tuple[str, int]]:
         cut = min((i for i in (s.find("="), s.find(":")) if i > 0), default=-1)
         if cut < 0:
             raise FlinkSettingsError(s, "expected `key = value`", n)
-        out[s[:cut].strip()] = (s[cut + 1:].strip(), n)
+        key = s[:cut].strip()
+        if key in out:
+            raise FlinkSettingsError(f"key '{key}'", f"given twice (also on line {out[key][1]}): Flink would keep "
+                                     "the last one silently", n)
+        out[key] = (s[cut + 1:].strip(), n)
     return out
 
 
 def config_from_flink_conf(path: str | Path, *, source_path: str, output_path: str,
                            splits: list[str] | None = None) -> tuple[str, JobConfig]:
     settings = read_settings(path)
-    known = set(CALLS)
-    for key, (_, line) in settings.items():
-        if key not in known and not (key.startswith("aggregations.") and key.count(".") == 1):
-            raise FlinkSettingsError(f"key '{key}'", f"unknown (keys: {', '.join(sorted(known))}, "
-                                     "aggregations.<name>)", line)
     d = Derived(origin=f"generated by `replay config from-flink-conf {Path(path).name}`: the replay of the "
                        "DataStream job's settings")
+    known = set(CALLS)
+    for key, (value, line) in list(settings.items()):
+        if value is None or (isinstance(value, str) and not value.strip()):
+            raise FlinkSettingsError(f"key '{key}'", "has no value", line)
+        if key in known or (key.startswith("aggregations.") and key.count(".") == 1):
+            continue
+        if key in FLINK_KEYS:
+            FLINK_KEYS[key](str(value).strip(), line)
+            d.notes.append(f"{key} = {value}{_at(line)}: {FLINK_KEYS_READ[key]}")
+            settings.pop(key)
+        elif no_effect(key):
+            d.notes.append(f"{key} = {value}{_at(line)}: {no_effect(key)}")
+            settings.pop(key)
+        else:
+            raise FlinkSettingsError(f"key '{key}'", f"unknown: it may change what the job computes, so it is not "
+                                     f"ignored (keys: {', '.join(sorted(known))}, aggregations.<name>, and Flink's "
+                                     "keys listed in docs/flink_settings.md)", line)
     get = _getter(settings)
     d.set("source.path", source_path, "--source-path")
     if splits:
@@ -117,6 +162,28 @@ def config_from_flink_conf(path: str | Path, *, source_path: str, output_path: s
         d.set(f"aggregations.{name}", expr, "output field of the window function")
     d.set("output.path", output_path, "--output-path")
     return render(d)
+
+
+def _at(line: int | None) -> str:
+    return f" (line {line})" if line else ""
+
+
+def _runtime_mode(value: str, line: int | None) -> None:
+    if value.lower() != "streaming":
+        raise FlinkSettingsError(f"key 'execution.runtime-mode' = {value!r}", "a batch (or automatic) job has no "
+                                 "watermarks: every window fires once at the end of the input: not mapped", line)
+
+
+def _time_characteristic(value: str, line: int | None) -> None:
+    if value.lower() != "eventtime":
+        raise FlinkSettingsError(f"key 'pipeline.time-characteristic' = {value!r}", "not event time: not mapped "
+                                 "(the replay replays event-time windows of a DataStream job)", line)
+
+
+# Flink's own keys that decide whether the job can be replayed: checked, then listed in the header.
+FLINK_KEYS = {"execution.runtime-mode": _runtime_mode, "pipeline.time-characteristic": _time_characteristic}
+FLINK_KEYS_READ = {"execution.runtime-mode": "a streaming job, as replayed",
+                   "pipeline.time-characteristic": "event time, as replayed"}
 
 
 def _getter(settings):

@@ -1,37 +1,176 @@
-"""The windowing query around a window TVF: its key (GROUP BY) and its aggregates (SELECT list).
+"""The windowing query around a window: what it reads (a table, or views over one), its key and its aggregates.
 
 A Flink window aggregation is `SELECT k, window_start, window_end, AGG(x) AS name, ... FROM TABLE(<TVF>)
-GROUP BY k, window_start, window_end`. The replay keys by one column and computes Spark SQL aggregates, so:
+GROUP BY k, window_start, window_end`, or in the legacy form `SELECT k, TUMBLE_START(ts, INTERVAL ...), AGG(x)
+FROM t GROUP BY TUMBLE(ts, INTERVAL ...), k`. The replay keys by one column and computes Spark SQL aggregates, so:
 
-- the GROUP BY must hold window_start, window_end (window_time may be there too) and exactly one key column,
-  and for SESSION that column must be the TVF's `PARTITION BY` (Flink's sessions without it span all keys);
-- the SELECT list may hold the key, the window columns and COUNT(*), COUNT(x), SUM(x), MIN(x), MAX(x), AVG(x) of
-  a column of the table; an aggregate is named by its alias, else by the sink column at its position
-  (`INSERT INTO sink SELECT ...`), else `<function>_<column>` (`count_all` for COUNT(*));
-- WHERE, HAVING, joins, GROUPING SETS / ROLLUP / CUBE, DISTINCT and FILTER change which rows count: refused;
-  so is a window aggregation nested in a further query (window Top-N, ...): the replay's output is its own.
+- the data is a CREATE TABLE, or a view (CREATE VIEW) that selects, renames or computes columns of one: a view that
+  filters, joins, aggregates or windows rows is refused, naming it;
+- the GROUP BY must hold the window (window_start, window_end [, window_time], or the legacy group-window call) and
+  exactly one key column, a column of the table; for the SESSION TVF that column must be its `PARTITION BY`
+  (Flink's sessions without it span all keys; legacy SESSION windows are per group key by definition);
+- the SELECT list may hold the key, the window columns (window_start/window_end/window_time, or
+  TUMBLE_START/_END/_ROWTIME and the HOP_ and SESSION_ ones) and aggregates, alone or in expressions (typed.py);
+  an aggregate is named by its alias, else by the sink column at its position (`INSERT INTO sink SELECT ...`),
+  else `<function>_<column>` (`count_all` for COUNT(*)), else `expr_<position>`;
+- WHERE, HAVING, joins, GROUPING SETS / ROLLUP / CUBE and DISTINCT change which rows count: refused; so is a window
+  aggregation nested in a further query (window Top-N, ...): the replay's output is its own.
 """
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from sqlglot import exp
 
 from .dialect import FlinkSQL
-from .script import WINDOW_COLUMNS, Table, Window, line_of
+from .script import WINDOW_COLUMNS, Script, Table, View, Window, line_of, user_text
 from .settings import Derived, FlinkSettingsError
+from .typed import FType, Spark, Translator, ftype
 
-AGGREGATES = {exp.Count: "count", exp.Sum: "sum", exp.Min: "min", exp.Max: "max", exp.Avg: "avg"}
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REFUSED_CLAUSES = {
     "where": "the replay aggregates every row of the log (filter the log instead)",
     "having": "the replay fires every window (no HAVING filter)",
     "joins": "the replay windows one table",
 }
+LEGACY_AUX = {"START": "window_start", "END": "window_end", "ROWTIME": "window_time"}
+_PROCESSING_TIME = {"PROCTIME", "NOW", "CURRENT_TIMESTAMP", "LOCALTIMESTAMP", "CURRENT_ROW_TIMESTAMP", "LOCALTIME",
+                    "CURRENT_TIME", "CURRENT_DATE", "UNIX_TIMESTAMP"}
 
 
-def aggregation_into(derived: Derived, window: Window, table: Table, tables: dict[str, Table]) -> None:
+def processing_time_call(node: exp.Expr | None) -> exp.Expr | None:
+    """The processing-time function in an expression (PROCTIME(), CURRENT_TIMESTAMP, NOW(), LOCALTIMESTAMP, ...)."""
+    for n in node.walk() if node is not None else ():
+        if isinstance(n, (exp.CurrentTimestamp, exp.CurrentTime, exp.CurrentDate)):
+            return n
+        if isinstance(n, exp.Anonymous) and n.name.upper() in _PROCESSING_TIME:
+            return n
+        if isinstance(n, exp.Column) and not n.table and n.name.upper() in _PROCESSING_TIME:
+            return n  # LOCALTIMESTAMP, CURRENT_TIMESTAMP without parentheses
+        if isinstance(n, exp.Func) and not isinstance(n, exp.Anonymous) and n.sql_name().upper() in _PROCESSING_TIME:
+            return n
+    return None
+
+
+@dataclass
+class Source:
+    """What a window reads: a table, through zero or more views. `columns` maps each visible column (lower case)
+    to the table column it is (its name) or to the view expression that computes it (and the source of that)."""
+    table: Table
+    columns: dict[str, "str | tuple[exp.Expr, Source, View]"]
+    views: list[View] = field(default_factory=list)
+
+    def describe(self) -> str:
+        chain = " -> ".join(f"view {v.name} (line {v.line})" for v in reversed(self.views))
+        return f"{chain} -> table {self.table.name}" if chain else f"table {self.table.name}"
+
+
+def resolve_source(name: str, script: Script, construct: str, line: int, depth: int = 0) -> Source:
+    """The table (through views) a window or a view reads; refused naming the view that cannot be followed."""
+    key = name.lower()
+    if key in script.tables:
+        table = script.tables[key]
+        return Source(table, {c: col.name for c, col in table.columns.items()})
+    view = script.views.get(key)
+    if view is None and key in script.unparsed_tables:
+        table_line, why = script.unparsed_tables[key]
+        raise FlinkSettingsError(f"CREATE TABLE {name}", f"{why}, so the table that {construct} reads (line {line}) "
+                                 "cannot be read", table_line)
+    if view is None or depth > 20:
+        hint = _unparsed_hint(script)
+        raise FlinkSettingsError(construct, "not a CREATE TABLE or CREATE VIEW of the script (catalog tables and "
+                                 "CTEs are not followed)" + hint, line)
+    sel, where = view.select, f"view {view.name} (line {view.line})"
+    text = lambda n: user_text(n, view.statement)  # noqa: E731
+    if sel is None:
+        raise FlinkSettingsError(where, "not a plain SELECT of one table (UNION, VALUES, ...): not followed", line)
+    if any(isinstance(n, exp.Anonymous) and n.name.upper() == "TABLE" for n in sel.walk()):
+        raise FlinkSettingsError(where, "a window aggregation: a window over another window's output (cascading "
+                                 "windows) is not mapped", line)
+    for clause, why in (("where", "filters rows"), ("joins", "joins tables"), ("group", "aggregates rows"),
+                        ("having", "filters groups"), ("distinct", "removes duplicate rows")):
+        node = sel.args.get(clause)
+        if node:
+            node = node[0] if isinstance(node, list) else node
+            raise FlinkSettingsError(f"{where}: {clause_text(clause, node, view.statement)}", f"the view {why}: "
+                                     "the replay windows every row of one table as it is: not mapped",
+                                     line_of(node, view.line))
+    if any(isinstance(n, exp.Window) for n in sel.walk()):
+        raise FlinkSettingsError(where, "an OVER aggregation in the view: not mapped", view.line)
+    src_from = sel.args.get("from") or sel.args.get("from_")
+    inner_node = src_from.this if src_from is not None else None
+    if not isinstance(inner_node, exp.Table) or (isinstance(inner_node.this, exp.Anonymous)):
+        what = text(inner_node) if inner_node is not None else "no FROM"
+        cascading = inner_node is not None and "TABLE(" in what.upper().replace(" ", "")
+        why = "a window of another window's output (cascading windows) is not mapped" if cascading \
+            else "not a table or view: not followed"
+        raise FlinkSettingsError(f"{where}: FROM {what}", why, view.line)
+    inner = resolve_source(inner_node.name, script, f"{where}: FROM {inner_node.name}", view.line, depth + 1)
+    names: list[str] = []
+    values: list = []
+    for item in sel.expressions:
+        if isinstance(item, exp.Star):
+            names += list(inner.columns)
+            values += list(inner.columns.values())
+            continue
+        value = item.unalias()
+        alias = item.alias_or_name
+        if isinstance(value, exp.Column) and value.name.lower() in inner.columns:
+            values.append(inner.columns[value.name.lower()])
+        elif isinstance(value, exp.Column):
+            raise FlinkSettingsError(f"{where}: {text(item)}", f"{value.name} is not a column of {inner.describe()}",
+                                     line_of(item, view.line))
+        else:
+            values.append((value, inner, view))
+        names.append(alias.lower())
+    if view.columns is not None:
+        if len(view.columns) != len(names):
+            raise FlinkSettingsError(where, f"names {len(view.columns)} columns for {len(names)} selected", view.line)
+        names = [c.lower() for c in view.columns]
+    return Source(inner.table, dict(zip(names, values)), [view] + inner.views)
+
+
+def clause_text(clause: str, node: exp.Expr, statement) -> str:
+    """A clause as the user wrote it, with its keyword (the tree keeps no position of WHERE, JOIN, ...)."""
+    if clause == "joins":
+        kind = " ".join(str(node.args.get(k) or "").upper() for k in ("side", "kind") if node.args.get(k))
+        return f"{kind + ' ' if kind else ''}JOIN {user_text(node.this, statement)}"
+    if clause == "distinct":
+        return "SELECT DISTINCT"
+    body = node.this if clause in ("where", "having") else node
+    keyword = {"where": "WHERE", "having": "HAVING", "group": "GROUP BY"}[clause]
+    if clause == "group":
+        return f"GROUP BY {', '.join(user_text(g, statement) for g in node.expressions)}"
+    return f"{keyword} {user_text(body, statement)}"
+
+
+def _unparsed_hint(script: Script) -> str:
+    if not script.unparsed:
+        return ""
+    line, words, why = script.unparsed[0]
+    return f" (line {line}, {words} ..., could not be parsed: {why})"
+
+
+def table_column(source: Source, column: exp.Column | str, construct: str, line: int) -> str:
+    """The table column a visible column is; refused if a view computes it or it does not exist."""
+    name = column if isinstance(column, str) else column.name
+    value = source.columns.get(name.lower())
+    if value is None:
+        raise FlinkSettingsError(construct, f"{name} is not a column of {source.describe()}", line)
+    if not isinstance(value, str):
+        expr, _, view = value
+        raise FlinkSettingsError(construct, f"{name} is computed by view {view.name} (line {view.line}) as "
+                                 f"{user_text(expr, view.statement)}: the replay reads the table's own columns",
+                                 line)
+    return value
+
+
+def aggregation_into(derived: Derived, window: Window, source: Source, script: Script, key_hint: str | None = None
+                     ) -> str:
+    """source.columns.key and aggregations from the windowing query; returns the key (a table column)."""
     select, line = window.select, window.line
+    text = lambda n: user_text(n, window.statement)  # noqa: E731
     if select is None:
         raise FlinkSettingsError(f"{window.name} window", "not in a SELECT", line)
     if select.parent is not None and not isinstance(select.parent, (exp.Insert, exp.Create)):
@@ -41,29 +180,108 @@ def aggregation_into(derived: Derived, window: Window, table: Table, tables: dic
         if select.args.get(clause):
             node = select.args[clause]
             node = node[0] if isinstance(node, list) else node
-            raise FlinkSettingsError(node.sql(FlinkSQL)[:60], f"in the windowing query: {why}", line_of(node, line))
-    key = _key(window, select, table)
-    derived.set("source.columns.key", key, f"GROUP BY {key} (line {line_of(select.args['group'], line)})")
-    names = _sink_columns(select, tables)
-    seen = set()
+            raise FlinkSettingsError(clause_text(clause, node, window.statement), f"in the windowing query: {why}",
+                                     line_of(node, line))
+    if select.args.get("distinct"):
+        raise FlinkSettingsError("SELECT DISTINCT", "in the windowing query: not mapped", line)
+    key_visible, key = _key(window, select, source)
+    derived.set("source.columns.key", key, f"GROUP BY {key_visible} (line {line_of(select.args['group'], line)})"
+                + (f", column {key} of table {source.table.name}" if key != key_visible else ""))
+    names = _sink_columns(select, script)
+    seen: set[str] = set()
     for i, item in enumerate(select.expressions):
         inner = item.unalias()
-        if isinstance(inner, exp.Column) and inner.name.lower() in WINDOW_COLUMNS | {key.lower()}:
-            continue
         item_line = line_of(item, line)
-        fn, arg = _aggregate(inner, table, item_line)
-        name = item.alias if isinstance(item, exp.Alias) else \
-            names[i] if names else f"{fn}_{'all' if arg == '*' else arg.strip('`')}"
+        if isinstance(inner, exp.Column) and inner.name.lower() in WINDOW_COLUMNS and not window.legacy:
+            if inner.name.lower() == "window_time":
+                derived.notes.append(f"{text(item)} (line {item_line}): window_end - 1 ms, from the output's "
+                                     "window_end")
+            continue
+        if isinstance(inner, exp.Column) and inner.name.lower() == key_visible.lower():
+            continue
+        if window.legacy and _legacy_aux(inner, window, text, item_line):
+            part = inner.name.upper().rpartition("_")[2]
+            what = {"START": "the output's window_start", "END": "the output's window_end",
+                    "ROWTIME": "window_end - 1 ms, from the output's window_end"}[part]
+            derived.notes.append(f"{text(item)} (line {item_line}): {what}")
+            continue
+        if isinstance(inner, exp.Star):
+            raise FlinkSettingsError(text(item), "SELECT * of a window aggregation: not valid Flink SQL", item_line)
+        translator = Translator(_resolver(source, window, item_line), text, item_line)
+        out = translator.item(inner)
+        name = item.alias if isinstance(item, exp.Alias) else names[i] if names else _default_name(inner, out, i)
+        if not _IDENT.match(name):
+            raise FlinkSettingsError(text(item), f"output column {name!r}: the replay's output columns are "
+                                     "identifiers ([A-Za-z_][A-Za-z0-9_]*): give it an alias", item_line)
         if name in seen:
-            raise FlinkSettingsError(item.sql(FlinkSQL), f"a second output column named {name!r}", item_line)
+            raise FlinkSettingsError(text(item), f"a second output column named {name!r}", item_line)
         seen.add(name)
-        derived.set(f"aggregations.{name}", f"{fn}({arg})", f"{inner.sql(FlinkSQL)} (line {item_line})")
+        why = f": {out.why}" if out.why else ""
+        derived.set(f"aggregations.{name}", out.sql, f"{text(inner)} (line {item_line}) -> {out.type}{why}")
     if not seen:
         raise FlinkSettingsError("SELECT list", "no aggregate (COUNT, SUM, MIN, MAX, AVG) of the window", line)
+    return key
 
 
-def _key(window: Window, select: exp.Select, table: Table) -> str:
+def _default_name(node: exp.Expr, out: Spark, i: int) -> str:
+    arg = node.this if isinstance(node, exp.AggFunc) else None
+    if isinstance(arg, exp.Distinct) and len(arg.expressions) == 1:
+        arg = arg.expressions[0]
+    if isinstance(node, exp.AggFunc) and (isinstance(arg, exp.Star) or isinstance(arg, exp.Column)):
+        fn = type(node).__name__.lower()
+        return f"{fn}_{'all' if isinstance(arg, exp.Star) else arg.name}"
+    return f"expr_{i}"
+
+
+def _resolver(source: Source, window: Window, line: int):
+    def resolve(column: exp.Column, src: Source = source) -> tuple[str, FType]:
+        value = src.columns.get(column.name.lower())
+        if value is None:
+            if column.name.lower() in WINDOW_COLUMNS:
+                raise FlinkSettingsError(column.name, "a window column inside an aggregate: not mapped", line)
+            raise FlinkSettingsError(user_text(column, window.statement), f"{column.name} is not a column of "
+                                     f"{src.describe()}", line)
+        if isinstance(value, str):
+            table = src.table
+            computed = table.computed(value)
+            if computed is None:
+                return spark_column(value), ftype(table.type_of(value))
+            pt = processing_time_call(computed)
+            if pt is not None:
+                raise FlinkSettingsError(f"{value} AS {user_text(computed, table.statement)}", "processing time "
+                                         f"(column of {table.name}, line {line_of(computed, table.line)}) in an "
+                                         "aggregate: not mapped", line)
+            sub = Translator(lambda c: resolve(c, Source(table, {k: col.name for k, col in table.columns.items()})),
+                             lambda n: user_text(n, table.statement), line)
+            out = sub.expr(computed, in_aggregate=True)
+            return out.sql, out.type
+        expr, inner, view = value
+        sub = Translator(lambda c: resolve(c, inner), lambda n: user_text(n, view.statement), line)
+        out = sub.expr(expr, in_aggregate=True)
+        return out.sql, out.type
+    return resolve
+
+
+def _legacy_aux(node: exp.Expr, window: Window, text, line: int) -> bool:
+    """TUMBLE_START(ts, INTERVAL ...) and the like: the replay's window_start / window_end / window_end - 1 ms."""
+    if not isinstance(node, exp.Anonymous):
+        return False
+    name = node.name.upper()
+    prefix, _, part = name.rpartition("_")
+    if prefix not in ("TUMBLE", "HOP", "SESSION") or part not in LEGACY_AUX | {"PROCTIME": ""}:
+        return False
+    if part == "PROCTIME":
+        raise FlinkSettingsError(text(node), "the processing time of a window: not mapped", line)
+    if prefix != window.name or [a.sql() for a in node.expressions] != [a.sql() for a in window.call.expressions]:
+        raise FlinkSettingsError(text(node), f"does not name the GROUP BY's {text(window.call)}: not valid Flink SQL",
+                                 line)
+    return True
+
+
+def _key(window: Window, select: exp.Select, source: Source) -> tuple[str, str]:
+    """(the key as the query names it, the table column it is)."""
     group, line = select.args.get("group"), window.line
+    text = lambda n: user_text(n, window.statement)  # noqa: E731
     if group is None:
         raise FlinkSettingsError(f"{window.name} window", "without GROUP BY window_start, window_end: not a window "
                                  "aggregation (window assignment, Top-N, joins and deduplication are not replayed)",
@@ -76,23 +294,33 @@ def _key(window: Window, select: exp.Select, table: Table) -> str:
                                  "the replay groups by one key", line_of(group, line))
     columns = []
     for g in group.expressions:
+        if window.legacy and g is window.call:
+            continue
         if not isinstance(g, exp.Column):
-            raise FlinkSettingsError(f"GROUP BY {g.sql(FlinkSQL)}", "only columns are mapped", line_of(g, line))
+            raise FlinkSettingsError(f"GROUP BY {text(g)}", "only columns are mapped", line_of(g, line))
         columns.append(g.name)
-    if not {"window_start", "window_end"} <= {c.lower() for c in columns}:
+    if window.legacy:
+        window_cols = [c for c in columns if c.lower() in WINDOW_COLUMNS]
+        if window_cols:
+            raise FlinkSettingsError(f"GROUP BY {window_cols[0]}", "no such column with a legacy group window",
+                                     line_of(group, line))
+    elif not {"window_start", "window_end"} <= {c.lower() for c in columns}:
         raise FlinkSettingsError(f"GROUP BY {', '.join(columns)}", "without window_start and window_end: not a "
                                  "window aggregation", line_of(group, line))
     keys = [c for c in columns if c.lower() not in WINDOW_COLUMNS]
     if len(keys) != 1:
-        why = "no key column: the replay's windows are keyed (GROUP BY k, window_start, window_end)" if not keys \
+        shown = ", ".join([text(window.call)] + columns if window.legacy else columns)
+        form = f"GROUP BY {text(window.call)}, k" if window.legacy else "GROUP BY k, window_start, window_end"
+        why = f"no key column: the replay's windows are keyed ({form})" if not keys \
             else f"{len(keys)} key columns: the replay keys by one column"
-        raise FlinkSettingsError(f"GROUP BY {', '.join(columns)}", why, line_of(group, line))
-    key = keys[0]
-    if key.lower() not in table.columns:
-        raise FlinkSettingsError(f"GROUP BY {key}", f"not a column of {table.name}", line_of(group, line))
-    if window.name == "SESSION":
-        _check_session_partition(window, key)
-    return key
+        raise FlinkSettingsError(f"GROUP BY {shown}", why, line_of(group, line))
+    key = table_column(source, keys[0], f"GROUP BY {keys[0]}", line_of(group, line))
+    if source.table.computed(key) is not None:
+        raise FlinkSettingsError(f"GROUP BY {keys[0]}", f"a computed column of {source.table.name}: the replay keys "
+                                 "by a column of the log", line_of(group, line))
+    if window.name == "SESSION" and not window.legacy:
+        _check_session_partition(window, keys[0])
+    return keys[0], key
 
 
 def _check_session_partition(window: Window, key: str) -> None:
@@ -106,29 +334,12 @@ def _check_session_partition(window: Window, key: str) -> None:
                                  f"(write TABLE {data.name} PARTITION BY {key})", window.line)
 
 
-def _aggregate(node: exp.Expr, table: Table, line: int) -> tuple[str, str]:
-    """(function, Spark SQL argument) of an aggregate of a plain column, or refused."""
-    fn = AGGREGATES.get(type(node))
-    if fn is None:
-        raise FlinkSettingsError(node.sql(FlinkSQL), "not mapped: the SELECT list may hold the key, window_start, "
-                                 "window_end and COUNT(*), COUNT(x), SUM(x), MIN(x), MAX(x), AVG(x)", line)
-    arg = node.this
-    if fn == "count" and isinstance(arg, exp.Star):
-        return fn, "*"
-    if not isinstance(arg, exp.Column) or node.expressions:
-        raise FlinkSettingsError(node.sql(FlinkSQL), "only an aggregate of a plain column is mapped"
-                                 + (" (DISTINCT is not)" if isinstance(arg, exp.Distinct) else ""), line)
-    if arg.name.lower() not in table.columns:
-        raise FlinkSettingsError(node.sql(FlinkSQL), f"{arg.name} is not a column of {table.name}", line)
-    return fn, spark_column(arg.name)
-
-
 def spark_column(name: str) -> str:
     """A column as a Spark SQL expression names it (backquoted unless a plain identifier)."""
     return name if _IDENT.match(name) else f"`{name.replace('`', '``')}`"
 
 
-def _sink_columns(select: exp.Select, tables: dict[str, Table]) -> list[str] | None:
+def _sink_columns(select: exp.Select, script: Script) -> list[str] | None:
     """The sink's column names by position when the query is `INSERT INTO sink SELECT ...` of a known sink."""
     insert = select.parent
     if not isinstance(insert, exp.Insert):
@@ -137,6 +348,6 @@ def _sink_columns(select: exp.Select, tables: dict[str, Table]) -> list[str] | N
     if isinstance(target, exp.Schema):
         names = [c.name for c in target.expressions]
     else:
-        sink = tables.get(target.name.lower()) if isinstance(target, exp.Table) else None
+        sink = script.tables.get(target.name.lower()) if isinstance(target, exp.Table) else None
         names = [c.name for c in sink.columns.values()] if sink else []
     return names if len(names) == len(select.expressions) else None

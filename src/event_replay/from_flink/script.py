@@ -1,26 +1,36 @@
-"""A Flink SQL script read into what a replay needs: settings, tables with their watermarks, windowing queries.
+"""A Flink SQL script read into what a replay needs: settings, tables, views, windowing queries, in script order.
 
 `read_script` splits the script with the Flink dialect's tokenizer (dialect.py) and keeps:
 
-- `SET 'key' = 'value'` / `RESET ['key']`, in order (read from the tokens: Flink's keys are not SQL names);
-- every `CREATE [TEMPORARY] TABLE`: its columns, `WATERMARK FOR col AS expr` and `WITH (...)` options;
+- `SET 'key' = 'value'` / `RESET ['key']`, in order: each windowing query keeps the settings in force where it is
+  written (a SET after the query does not apply to it, as in the SQL client);
+- every `CREATE [TEMPORARY] TABLE`: its columns (types, computed columns, metadata), `WATERMARK FOR col AS expr`
+  and `WITH (...)` options;
+- every `CREATE [TEMPORARY] VIEW` (followed when a window reads it);
 - every window: a call inside `FROM TABLE(...)` (the window TVFs TUMBLE, HOP, SESSION, CUMULATE, or any other
-  table function, refused later by name) and the legacy `GROUP BY TUMBLE(col, INTERVAL ...)` group windows.
+  table function, refused later by name) and the legacy `GROUP BY TUMBLE|HOP|SESSION(col, INTERVAL ...)` group
+  windows.
 
 Other statements (USE, CREATE CATALOG/FUNCTION, ADD JAR, SHOW, EXPLAIN, ...) are skipped unparsed. A CREATE TABLE
-or query that does not parse is kept as an error and raised only if the replay needs it.
+or query that does not parse is kept as an error and raised only if the replay needs it. A statement that runs into
+the next one (a missing `;`) is refused at once: the SQL client would not run the script either.
 """
 from __future__ import annotations
 
+import logging
+import re
 from dataclasses import dataclass, field
 
 from sqlglot import exp
+from sqlglot.tokens import TokenType
 
 from .dialect import FlinkSQL, ParseError, Statement, TokenError, split_statements
 from .settings import FlinkSettingsError
 
 LEGACY_GROUP_WINDOWS = {"TUMBLE", "HOP", "SESSION"}
 WINDOW_COLUMNS = {"window_start", "window_end", "window_time"}
+# Keywords that start a statement: one of them first on its line inside a statement means a missing `;`.
+_STATEMENT_STARTS = {"CREATE", "INSERT", "SET", "RESET", "EXECUTE", "DROP", "ALTER"}
 
 
 @dataclass
@@ -30,6 +40,29 @@ class Table:
     columns: dict[str, exp.ColumnDef]  # lower-case name -> definition
     options: dict[str, str]
     watermark: exp.WatermarkColumnConstraint | None
+    statement: Statement | None = None
+
+    def computed(self, column: str) -> exp.Expr | None:
+        """The expression of a computed column (`c AS expr`), else None."""
+        col = self.columns.get(column.lower())
+        for c in (col.args.get("constraints") or []) if col is not None else []:
+            if isinstance(c.args.get("kind"), exp.ComputedColumnConstraint):
+                return c.args["kind"].this
+        return None
+
+    def type_of(self, column: str) -> exp.DataType | None:
+        col = self.columns.get(column.lower())
+        kind = col.args.get("kind") if col is not None else None
+        return kind if isinstance(kind, exp.DataType) else None
+
+
+@dataclass
+class View:
+    name: str
+    line: int
+    select: exp.Select | None  # None: not a plain SELECT (UNION, ...)
+    columns: list[str] | None  # `CREATE VIEW v (a, b) AS ...`
+    statement: Statement
 
 
 @dataclass
@@ -38,6 +71,8 @@ class Window:
     select: exp.Select | None  # the query it windows
     line: int
     legacy: bool = False
+    statement: Statement | None = None
+    settings: dict[str, tuple[str, int]] = field(default_factory=dict)  # the SETs in force where it is written
 
     @property
     def name(self) -> str:
@@ -46,10 +81,14 @@ class Window:
 
 @dataclass
 class Script:
-    settings: dict[str, tuple[str, int]] = field(default_factory=dict)  # key -> (value, line of the SET)
+    settings: dict[str, tuple[str, int]] = field(default_factory=dict)  # key -> (value, line): at the script's end
+    sets: list[tuple[str, str | None, int]] = field(default_factory=list)  # every SET/RESET: (key, value, line)
     tables: dict[str, Table] = field(default_factory=dict)  # lower-case last name part -> table
+    views: dict[str, View] = field(default_factory=dict)
     windows: list[Window] = field(default_factory=list)
-    unparsed: list[tuple[int, str, str]] = field(default_factory=list)  # (line, first words, parser's message)
+    queries: list[tuple[exp.Expr, Statement]] = field(default_factory=list)  # every query parsed, in order
+    unparsed: list[tuple[int, str, str]] = field(default_factory=list)  # (line, first words, where it stopped)
+    unparsed_tables: dict[str, tuple[int, str]] = field(default_factory=dict)  # name -> (line, where it stopped)
 
 
 def line_of(node: exp.Expr, default: int) -> int:
@@ -64,6 +103,82 @@ def call_name(call: exp.Func) -> str:
     return (call.name if isinstance(call, exp.Anonymous) else call.sql_name()).upper()
 
 
+def user_text(node: exp.Expr, statement: Statement | None, limit: int = 90) -> str:
+    """The node as the user wrote it (the script's own text, whitespace folded), not sqlglot's re-rendering; the
+    re-rendering only when the node has no position."""
+    text = _source_span(node, statement) if statement is not None else None
+    if text is None:
+        # Keywords the tree keeps no position of, as Flink SQL writes them (sqlglot adds parentheses).
+        text = {exp.CurrentTimestamp: "CURRENT_TIMESTAMP", exp.CurrentDate: "CURRENT_DATE",
+                exp.CurrentTime: "CURRENT_TIME"}.get(type(node)) or node.sql(FlinkSQL)
+    text = re.sub(r"\s+", " ", text).strip()
+    return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
+
+
+def _source_span(node: exp.Expr, st: Statement) -> str | None:
+    starts = [n.meta["start"] for n in node.walk() if "start" in n.meta]
+    ends = [n.meta["end"] for n in node.walk() if "end" in n.meta]
+    if not starts:
+        return None
+    toks = st.tokens
+    i = next((k for k, t in enumerate(toks) if t.start == min(starts)), None)
+    j = next((k for k, t in enumerate(toks) if t.end == max(ends)), None)
+    if i is None or j is None:
+        return None
+    # Leading keywords the tree keeps no position of: CAST( / TRY_CAST(, INTERVAL, DISTINCT, '(' of a Paren.
+    for n in _path_down(node, min(starts)):
+        if isinstance(n, (exp.Cast, exp.TryCast)) and i >= 2 and toks[i - 1].token_type == TokenType.L_PAREN:
+            i -= 2
+        elif isinstance(n, exp.Cast) and i >= 1 and toks[i - 1].text.upper() in ("TIME", "DATE", "TIMESTAMP"):
+            i -= 1  # TIME '00:10:00' (a typed literal)
+        elif isinstance(n, exp.Interval) and i >= 1 and toks[i - 1].text.upper() == "INTERVAL":
+            i -= 1
+        elif isinstance(n, exp.Distinct) and i >= 1 and toks[i - 1].text.upper() == "DISTINCT":
+            i -= 1
+        elif isinstance(n, exp.Paren) and i >= 1 and toks[i - 1].token_type == TokenType.L_PAREN:
+            i -= 1
+        elif isinstance(n, exp.Neg) and i >= 1 and toks[i - 1].text == "-":
+            i -= 1
+    # CASE ... END: the keywords around the branches.
+    if any(isinstance(n, exp.Case) for n in _path_down(node, min(starts))):
+        while i > 0 and toks[i].text.upper() != "CASE":
+            i -= 1
+    cases = sum(1 for t in toks[i:j + 1] if t.text.upper() == "CASE")
+    ends = sum(1 for t in toks[i:j + 1] if t.text.upper() == "END")
+    while cases > ends and j + 1 < len(toks):
+        j += 1
+        ends += toks[j].text.upper() == "END"
+    # Trailing words: an interval's unit (when its number ends the span), the closing parentheses of calls and casts.
+    for iv in node.find_all(exp.Interval):
+        lit = iv.this
+        if isinstance(lit, exp.Literal) and lit.meta.get("end") == toks[j].end and j + 1 < len(toks):
+            j = min(len(toks) - 1, j + (3 if isinstance(iv.args.get("unit"), exp.IntervalSpan) else 1))
+    while j + 1 < len(toks) and toks[j + 1].token_type == TokenType.L_PAREN and toks[j].token_type not in (
+            TokenType.R_PAREN, TokenType.L_PAREN) and toks[j].start >= toks[i].start:
+        j += 1  # a call's name ends the span: its parentheses belong to it (balanced below)
+        break
+    depth = sum(1 if t.token_type == TokenType.L_PAREN else -1 if t.token_type == TokenType.R_PAREN else 0
+                for t in toks[i:j + 1])
+    while depth > 0 and j + 1 < len(toks):
+        j += 1
+        depth += 1 if toks[j].token_type == TokenType.L_PAREN else -1 if toks[j].token_type == TokenType.R_PAREN \
+            else 0
+    j = min(j, len(toks) - 1)
+    return st.sql[toks[i].start:toks[j].end + 1]
+
+
+def _path_down(node: exp.Expr, start: int) -> list[exp.Expr]:
+    """The nodes from the leaf at `start` up to `node`, innermost first (their keywords precede the leaf)."""
+    leaf = next((n for n in node.walk() if n.meta.get("start") == start), None)
+    path = []
+    while leaf is not None:
+        path.append(leaf)
+        if leaf is node:
+            break
+        leaf = leaf.parent
+    return path
+
+
 def read_script(sql: str) -> Script:
     try:
         statements = split_statements(sql)
@@ -71,6 +186,7 @@ def read_script(sql: str) -> Script:
         raise FlinkSettingsError("SQL script", f"cannot be tokenized: {exc}") from None
     script = Script()
     for st in statements:
+        _check_separator(st)
         words = st.words
         if words[0] == "SET" and len(st.tokens) > 1:
             _read_set(st, script)
@@ -79,27 +195,108 @@ def read_script(sql: str) -> Script:
         elif words[0] == "CREATE" and "TABLE" in words[1:3]:
             tree = _parse(st, script)
             if isinstance(tree, exp.Create) and isinstance(tree.this, exp.Schema):
-                table = _table(tree, st.line)
+                table = _table(tree, st)
                 script.tables[table.name.lower()] = table
+            elif tree is None:
+                name = _created_name(st)
+                if name:
+                    script.unparsed_tables[name.lower()] = (st.line, script.unparsed[-1][2])
         elif words[0] in ("SELECT", "INSERT", "WITH", "(") or words[:2] in (("CREATE", "VIEW"),
                                                                               ("CREATE", "TEMPORARY")):
             tree = _parse(st, script)
-            if tree is not None:
-                script.windows += _windows(tree, st.line)
+            if tree is None:
+                continue
+            script.queries.append((tree, st))
+            if isinstance(tree, exp.Create) and str(tree.args.get("kind", "")).upper() == "VIEW":
+                view = _view(tree, st)
+                script.views[view.name.lower()] = view
+            for w in _windows(tree, st.line):
+                w.statement, w.settings = st, dict(script.settings)
+                script.windows.append(w)
     return script
 
 
+_SET_OPERATORS = {"UNION", "ALL", "DISTINCT", "EXCEPT", "INTERSECT", "MINUS"}
+
+
+def _check_separator(st: Statement) -> None:
+    """A statement keyword first on its line inside a statement: the `;` before it is missing."""
+    prev_line = st.tokens[0].line
+    seen_select = st.words[0] == "SELECT"
+    for k, t in enumerate(st.tokens[1:], 1):
+        if t.token_type == TokenType.SELECT and not _inside_parens(st.tokens[:k]):
+            before = st.tokens[k - 1].text.upper()
+            first_on_line = t.line != prev_line
+            lone = st.words[0] in ("CREATE", "SET", "RESET", "USE", "DROP", "ALTER") and before != "AS" \
+                and "VIEW" not in st.words[:4]
+            again = seen_select and before not in _SET_OPERATORS
+            if first_on_line and (lone or again):
+                first = " ".join(x.text for x in st.tokens[:3])
+                raise FlinkSettingsError(f"{first} ...", f"runs into the next statement (SELECT on line {t.line}): "
+                                         "a ';' is missing before it (Flink SQL statements end with ';')", st.line)
+            seen_select = True
+        if t.line != prev_line and t.text.upper() in _STATEMENT_STARTS \
+                and t.token_type not in (TokenType.STRING, TokenType.IDENTIFIER) \
+                and not _inside_parens(st.tokens[:k]) and not _wrapped_set(st.tokens, k) \
+                and not (t.text.upper() == "SET" and st.words[0] == "UPDATE"):
+            first = " ".join(x.text for x in st.tokens[:3])
+            raise FlinkSettingsError(f"{first} ...", f"runs into the next statement ({t.text} on line {t.line}): "
+                                     "a ';' is missing before it (Flink SQL statements end with ';')", st.line)
+        prev_line = t.line
+
+
+def _inside_parens(tokens) -> bool:
+    depth = 0
+    for t in tokens:
+        depth += 1 if t.token_type == TokenType.L_PAREN else -1 if t.token_type == TokenType.R_PAREN else 0
+    return depth > 0
+
+
+def _wrapped_set(tokens, k: int) -> bool:
+    """`EXECUTE STATEMENT SET` / `BEGIN STATEMENT SET` split over lines: the SET is part of the wrapper."""
+    return tokens[k].text.upper() == "SET" and k >= 1 and tokens[k - 1].text.upper() == "STATEMENT"
+
+
 def _parse(st: Statement, script: Script) -> exp.Expr | None:
+    sqlglot_log = logging.getLogger("sqlglot")
+    level = sqlglot_log.level
+    sqlglot_log.setLevel(logging.CRITICAL)  # sqlglot's warnings (unsupported syntax ...) are not the user's
     try:
         return st.parse()
     except (ParseError, TokenError) as exc:
-        script.unparsed.append((st.line, " ".join(t.text for t in st.tokens[:3]), str(exc).splitlines()[0]))
+        script.unparsed.append((st.line, " ".join(t.text for t in st.tokens[:3]), _parse_problem(exc)))
         return None
+    finally:
+        sqlglot_log.setLevel(level)
+
+
+def _created_name(st: Statement) -> str | None:
+    """The last part of the name a CREATE [TEMPORARY] TABLE [IF NOT EXISTS] statement creates."""
+    words = [t.text for t in st.tokens[:12]]
+    upper = [w.upper() for w in words]
+    if "TABLE" not in upper:
+        return None
+    k = upper.index("TABLE") + 1
+    if upper[k:k + 3] == ["IF", "NOT", "EXISTS"]:
+        k += 3
+    while k + 2 < len(words) and words[k + 1] == ".":
+        k += 2
+    return words[k] if k < len(words) else None
+
+
+def _parse_problem(exc: Exception) -> str:
+    """Where the parser stopped, in the script's terms (not the parser's own wording)."""
+    errors = getattr(exc, "errors", None) or []
+    if errors and errors[0].get("line"):
+        e = errors[0]
+        near = (e.get("highlight") or "").strip()
+        return f"not understood at line {e['line']}, column {e.get('col')}" + (f" ('{near}')" if near else "")
+    return "not understood"
 
 
 def _unquote(text: str) -> str:
     text = text.strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'`":
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'`\"":
         return text[1:-1].replace(text[0] * 2, text[0])
     return text
 
@@ -108,21 +305,25 @@ def _read_set(st: Statement, script: Script) -> None:
     """`SET 'key' = 'value'` (or the unquoted `SET key = value` of older SQL clients): the text around `=`."""
     eq = next((i for i, t in enumerate(st.tokens) if t.text == "="), None)
     if eq is None or eq == 1 or eq == len(st.tokens) - 1:
-        raise FlinkSettingsError(st.text, "a SET statement is `SET 'key' = 'value'`", st.line)
+        raise FlinkSettingsError(re.sub(r"\s+", " ", st.text), "a SET statement is `SET 'key' = 'value'`", st.line)
     key = _unquote(st.sql[st.tokens[1].start:st.tokens[eq - 1].end + 1])
     value = st.sql[st.tokens[eq + 1].start:st.tokens[-1].end + 1]
     # A quoted value's token text is already unquoted by the tokenizer; the raw slice keeps `'5 s'` whole.
     script.settings[key] = (_unquote(value), st.line)
+    script.sets.append((key, _unquote(value), st.line))
 
 
 def _read_reset(st: Statement, script: Script) -> None:
     if len(st.tokens) == 1:
         script.settings.clear()
+        script.sets.append(("*", None, st.line))
     else:
-        script.settings.pop(_unquote(st.sql[st.tokens[1].start:st.tokens[-1].end + 1]), None)
+        key = _unquote(st.sql[st.tokens[1].start:st.tokens[-1].end + 1])
+        script.settings.pop(key, None)
+        script.sets.append((key, None, st.line))
 
 
-def _table(tree: exp.Create, line: int) -> Table:
+def _table(tree: exp.Create, st: Statement) -> Table:
     schema = tree.this
     name = schema.this.name if isinstance(schema.this, exp.Table) else schema.this.sql(FlinkSQL)
     columns, watermark = {}, None
@@ -136,7 +337,18 @@ def _table(tree: exp.Create, line: int) -> Table:
     for p in (props.expressions if props else []):
         if type(p) is exp.Property and isinstance(p.this, exp.Literal):  # not COMMENT, PARTITIONED BY, ...
             options[p.this.this] = p.args["value"].name if isinstance(p.args.get("value"), exp.Expr) else ""
-    return Table(name=name, line=line, columns=columns, options=options, watermark=watermark)
+    return Table(name=name, line=st.line, columns=columns, options=options, watermark=watermark, statement=st)
+
+
+def _view(tree: exp.Create, st: Statement) -> View:
+    target = tree.this
+    columns = None
+    if isinstance(target, exp.Schema):
+        columns = [c.name for c in target.expressions]
+        target = target.this
+    query = tree.expression
+    return View(name=target.name, line=st.line, select=query if isinstance(query, exp.Select) else None,
+                columns=columns, statement=st)
 
 
 def _windows(tree: exp.Expr, line: int) -> list[Window]:

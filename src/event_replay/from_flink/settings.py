@@ -28,6 +28,30 @@ class FlinkSettingsError(ValueError):
         super().__init__(f"{where}{construct}: {why}")
 
 
+# Flink settings that do not change what a job's windows compute (deployment, parallelism, checkpointing, state
+# backend, the SQL client's display, plan choices): read, listed in the generated config's header, no key.
+NO_EFFECT_KEYS = {
+    "parallelism.default", "pipeline.name", "pipeline.jars", "pipeline.classpaths", "pipeline.object-reuse",
+    "pipeline.operator-chaining", "execution.buffer-timeout", "table.dml-sync",
+    "table.exec.resource.default-parallelism",
+    "table.exec.state.ttl", "table.generated-code.max-length", "table.exec.window-agg.buffer-size-limit",
+    "table.exec.emit.early-fire.delay", "table.exec.emit.late-fire.delay", "env.java.opts", "env.java.opts.all",
+}
+NO_EFFECT_PREFIXES = ("sql-client.", "execution.checkpointing.", "state.", "table.exec.mini-batch.",
+                      "table.optimizer.", "taskmanager.", "jobmanager.", "rest.", "restart-strategy.",
+                      "high-availability.", "table.display.", "execution.target", "yarn.", "kubernetes.",
+                      "metrics.", "table.exec.async-lookup.", "blob.", "io.tmp.dirs", "akka.", "pekko.",
+                      "security.", "web.", "cluster.", "env.")
+NO_EFFECT_WHY = {"table.exec.state.ttl": "window aggregations clear their state when a window fires, not by TTL"}
+
+
+def no_effect(key: str) -> str | None:
+    """Why a Flink setting does not change what the windows compute, or None when it may."""
+    if key in NO_EFFECT_KEYS or key.startswith(NO_EFFECT_PREFIXES):
+        return NO_EFFECT_WHY.get(key, "no effect on what a window aggregation computes")
+    return None
+
+
 # Flink's own duration syntax (org.apache.flink.util.TimeUtils.parseDuration): a number and an optional unit,
 # no unit meaning milliseconds.
 _FLINK_UNITS_MS = {
@@ -63,6 +87,7 @@ class Derived:
     origin: str  # first header line: what was read
     sections: dict[str, dict[str, Any]] = field(default_factory=dict)
     comments: dict[str, str] = field(default_factory=dict)  # "watermark.strategy" -> "WATERMARK FOR ... (line 4)"
+    notes: list[str] = field(default_factory=list)  # settings read that set no key (header lines)
 
     def set(self, path: str, value: Any, comment: str | None = None) -> None:
         """`set("source.columns.key", "item", "GROUP BY item (line 9)")`."""
@@ -95,6 +120,7 @@ def render(derived: Derived) -> tuple[str, JobConfig]:
     """The YAML text (a comment after each derived key) and the config it loads as; ConfigError if it does not."""
     lines = [f"# {derived.origin}", "# Each comment names the Flink setting or construct the key stands for "
                                     "(docs/flink_settings.md)."]
+    lines += [f"# Note: {n}" for n in derived.notes]
     for name in sorted(derived.sections, key=SECTION_ORDER.index):
         lines.append(f"{name}:")
         lines += _render_mapping(derived.sections[name], name, derived.comments, indent=1)

@@ -15,11 +15,13 @@ late_events/, ..., `dt=` sub-folders for partition runs, `_state/<partition>/`);
 """
 from __future__ import annotations
 
+import errno
 import json
 import posixpath
 import uuid
 from typing import Callable, TypeVar
 
+from ..exits import Failure
 from .failpoints import failpoint
 from .fs import Fs, fs_for
 
@@ -34,6 +36,40 @@ class CommitError(OSError):
     pass
 
 
+class NoSpaceError(Failure):
+    """A write of the run failed for lack of space (ENOSPC, a quota): said in one line, with what was left."""
+
+
+def no_space(exc: BaseException) -> bool:
+    """Whether a failure is a full disk or quota: ENOSPC/EDQUOT anywhere in its chain, or Java's message for it
+    (a Spark write fails in a task: the driver sees the executor's IOException as text)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        if any(m in str(exc) for m in ("No space left on device", "Disk quota exceeded")):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def discard_staging(fs: Fs, output: str, staging: str, exc: BaseException) -> BaseException:
+    """After a failure before the commit point: remove the staging folder; returns the exception to raise (a full
+    disk as one clear NoSpaceError, anything else as it was)."""
+    try:
+        if fs.exists(staging):
+            fs.delete(staging)
+        removed = "the staging folder is removed"
+    except Exception:  # noqa: BLE001 - the next run under the lock removes it (remove_orphan_staging)
+        removed = f"the staging folder {staging} is left for the next run to remove"
+    if isinstance(exc, Exception) and no_space(exc):
+        return NoSpaceError(f"no space left on the device (or quota) of {output} while writing the run's outputs: "
+                            f"nothing of this run was committed, the previous outputs are untouched, {removed} and "
+                            f"the output's lock released; free space and run again")
+    return exc
+
+
 def new_staging(output: str) -> str:
     return f"{output.rstrip('/')}/{STAGING_PREFIX}{uuid.uuid4().hex[:12]}"
 
@@ -46,10 +82,8 @@ def stage_and_commit(fs: Fs, output: str, stage: Callable[[str], tuple[R, list[t
     staging = new_staging(output)
     try:
         result, moves = stage(staging)
-    except BaseException:
-        if fs.exists(staging):
-            fs.delete(staging)
-        raise
+    except BaseException as exc:
+        raise discard_staging(fs, output, staging, exc) from exc
     commit(fs, output, staging, moves)
     return result
 
@@ -66,13 +100,19 @@ def commit(fs: Fs, output: str, staging: str, moves: list[tuple[str, str]], keep
     if fs.exists(_journal(output)):
         raise CommitError(f"{_journal(output)} exists: an interrupted commit must be rolled forward first "
                           "(io.commit.recover)")
-    failpoint("after_staging")
     tmp = f"{output}/_commit.json.tmp-{uuid.uuid4().hex[:8]}"
-    fs.write_text(tmp, json.dumps({"format": FORMAT, "staging": staging, "moves": [list(m) for m in moves]},
-                                  indent=1) + "\n")
-    if not fs.rename(tmp, _journal(output)):
-        fs.delete(tmp)
-        raise CommitError(f"cannot write the commit journal {_journal(output)}")
+    try:
+        failpoint("after_staging")
+        fs.write_text(tmp, json.dumps({"format": FORMAT, "staging": staging, "moves": [list(m) for m in moves]},
+                                      indent=1) + "\n")
+        if not fs.rename(tmp, _journal(output)):
+            raise CommitError(f"cannot write the commit journal {_journal(output)}")
+    except Exception as exc:  # before the commit point: nothing committed; what was staged goes
+        try:
+            fs.delete(tmp)
+        except Exception:  # noqa: BLE001 - a leftover temporary journal is removed by the next run
+            pass
+        raise discard_staging(fs, output, staging, exc) from exc
     failpoint("after_journal")
     _apply(fs, output, staging, moves, keep_staging)
 

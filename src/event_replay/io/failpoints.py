@@ -1,5 +1,6 @@
 """Fault injection for the crash-safety tests: `REPLAY_FAILPOINT=<name>[,<name>...]` makes the process kill
-itself (SIGKILL: no cleanup, no finally, exactly like `kill -9` or a lost node) when it reaches that point.
+itself (SIGKILL: no cleanup, no finally, exactly like `kill -9` or a lost node) when it reaches that point;
+`<name>:enospc` makes the point fail as a write on a full disk does instead (OSError ENOSPC, cleanup runs).
 
 Points, in the order a run reaches them:
     mid_staging     the windows staged, the other outputs possibly still being written (beside it)
@@ -12,6 +13,7 @@ Unset in production: the check is one dictionary lookup.
 """
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sys
@@ -22,7 +24,12 @@ POINTS = ("mid_staging", "after_staging", "after_journal", "between_renames", "b
 
 def failpoint(name: str) -> None:
     armed = os.environ.get(ENV)
-    if armed and name in armed.split(","):
+    if not armed:
+        return
+    points = armed.split(",")
+    if f"{name}:enospc" in points:
+        raise OSError(errno.ENOSPC, f"No space left on device (failpoint {name})")
+    if name in points:
         sys.stderr.write(f"replay: failpoint {name}: killing the process (SIGKILL)\n")
         sys.stderr.flush()
         os.kill(os.getpid(), signal.SIGKILL)

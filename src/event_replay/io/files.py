@@ -14,6 +14,16 @@ class SchemaDriftError(ConfigError):
         super().__init__("source.path", why)
 
 
+class DamagedFileError(ConfigError):
+    """A source file that cannot be read (truncated, not Parquet, no permission): refused before its partition is
+    replayed, naming the file, its partition and the cause (docs/semantics.md, "Damaged input files")."""
+
+    def __init__(self, path: str, cause: str, done: str = "nothing was replayed"):
+        self.path, self.cause = path, cause
+        super().__init__("source.path", f"damaged input file {path} (partition {partition_of(path)}): {cause}; "
+                                        f"{done}. Fix or replace the file and run again")
+
+
 def _hidden(name: str) -> bool:
     return name.startswith("_") or name.startswith(".")  # as Spark's file index: _SUCCESS, .crc, _staging...
 
@@ -74,17 +84,76 @@ def _arrow_type_name(t) -> str:
     return str(t)
 
 
-def file_column_types(spark: SparkSession, path: str) -> dict[str, str]:
-    """A Parquet file's column types, from its footer only: with pyarrow for a local file (no Spark job), else
-    through Spark's own schema inference on that one file."""
+def damage(spark: SparkSession, path: str, fmt: str) -> str | None:
+    """Why a source file cannot be read (None: it can): its Parquet footer, or for CSV its first byte, is read.
+    A local file is opened by Python (no JVM); elsewhere a Parquet footer is read through Hadoop's FileSystem."""
     from .fs import is_local, local_path
 
-    if is_local(path):
+    if not is_local(path):
+        if fmt != "parquet":
+            return None
+        jvm = spark.sparkContext._jvm
+        conf = spark.sparkContext._jsc.hadoopConfiguration()
+        try:
+            f = jvm.org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(jvm.org.apache.hadoop.fs.Path(path), conf)
+            jvm.org.apache.parquet.hadoop.ParquetFileReader.open(f).close()
+        except Exception as exc:  # noqa: BLE001 - py4j wraps the Java exception: its first line is the cause
+            return f"unreadable ({str(exc).strip().splitlines()[-1][:300]})"
+        return None
+    p = local_path(path)
+    try:
+        with open(p, "rb") as f:
+            head = f.read(4)
+            if fmt != "parquet":
+                return None
+            size = f.seek(0, 2)
+            if size >= 12:
+                f.seek(size - 4)
+                tail = f.read(4)
+            else:
+                tail = b""
+    except PermissionError:
+        return "unreadable: permission denied"
+    except OSError as exc:
+        return f"unreadable: {exc.strerror or exc}"
+    if size == 0:
+        return "empty file (0 bytes): not a Parquet file"
+    if head != b"PAR1":
+        return "not a Parquet file (no PAR1 magic at its start)"
+    if tail != b"PAR1":
+        return f"truncated Parquet file ({size} bytes, no footer at its end)"
+    try:
         import pyarrow.parquet as pq
 
-        schema = pq.read_schema(local_path(path))
-        return {f.name: _arrow_type_name(f.type) for f in schema}
-    return {f.name: f.dataType.simpleString() for f in spark.read.parquet(path).schema.fields}
+        pq.read_metadata(p)
+    except Exception as exc:  # noqa: BLE001 - a footer pyarrow cannot decode
+        return f"damaged Parquet footer ({str(exc).strip()[:300]})"
+    return None
+
+
+def check_readable(spark: SparkSession, files: list[str], fmt: str, done: str = "nothing was replayed") -> None:
+    """DamagedFileError for the first file (in order) that cannot be read."""
+    for f in files:
+        cause = damage(spark, f, fmt)
+        if cause is not None:
+            raise DamagedFileError(f, cause, done)
+
+
+def file_column_types(spark: SparkSession, path: str) -> dict[str, str]:
+    """A Parquet file's column types, from its footer only: with pyarrow for a local file (no Spark job), else
+    through Spark's own schema inference on that one file. A file that cannot be read: DamagedFileError."""
+    from .fs import is_local, local_path
+
+    try:
+        if is_local(path):
+            import pyarrow.parquet as pq
+
+            schema = pq.read_schema(local_path(path))
+            return {f.name: _arrow_type_name(f.type) for f in schema}
+        return {f.name: f.dataType.simpleString() for f in spark.read.parquet(path).schema.fields}
+    except Exception as exc:  # noqa: BLE001 - say which file and why, not a reader's traceback
+        raise DamagedFileError(path, damage(spark, path, "parquet") or f"unreadable ({str(exc).strip()[:300]})") \
+            from None
 
 
 def check_schema_drift(spark: SparkSession, files: list[str], fmt: str, reference: str | None = None) -> None:
@@ -93,7 +162,8 @@ def check_schema_drift(spark: SparkSession, files: list[str], fmt: str, referenc
     Spark reads a folder with the schema of one of its files and then either fails deep inside a task or
     converts silently; every file's footer is compared instead with the reference file (by default the first),
     one small read each. Columns present in some files only are not drift (Spark fills them with nulls). CSV
-    columns are all strings as read: no drift."""
+    columns are all strings as read: no drift. Every file is checked readable first (check_readable)."""
+    check_readable(spark, files, fmt)
     if fmt != "parquet" or not files:
         return
     reference = reference or files[0]

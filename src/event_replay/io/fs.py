@@ -90,10 +90,14 @@ class LocalFs:
             fd = os.open(local_path(path), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)  # atomic test-and-create
         except FileExistsError:
             return False
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+        except BaseException:
+            os.remove(local_path(path))  # e.g. a full disk: an empty lock file would refuse every later run
+            raise
         return True
 
 
@@ -174,10 +178,14 @@ class HadoopFs:
                 return False
             raise
         try:
-            out.write(bytearray(text.encode("utf-8")))
-            out.hsync()
-        finally:
-            out.close()
+            try:
+                out.write(bytearray(text.encode("utf-8")))
+                out.hsync()
+            finally:
+                out.close()
+        except BaseException:
+            self.delete(path)  # e.g. a full quota: an empty lock file would refuse every later run
+            raise
         return True
 
 

@@ -27,12 +27,17 @@ from typing import Mapping
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ..extension import extension_class, missing_reason
 
 MAX_RUNS = 64  # runs of one split in one partition before the rest of its rows there only count
+# The most (split, tick) entries the driver takes (here and in engine/timeline/driver.py): about 100 bytes each at
+# the Python driver's peak (docs/memory.md); a longer or denser log's timeline runs in Spark instead.
+TICK_PARTIALS_MAX = 4_000_000
+_RUN_COLUMNS = ("c", "s", "f", "n", "lo", "hi", "min_o", "max_o", "ordered")
 _log = logging.getLogger(__name__)
 
 
@@ -78,12 +83,24 @@ def read_order_records(code: Column, split: Column, folder: Column, offset: Colu
     cls = _runs_class(spark)
     if cls is None:
         return ReadOrder(records=_summed(narrow).to_pylist(), ticks=None)
-    table = DataFrame(cls.runs(narrow._jdf, MAX_RUNS, interval), spark).toArrow()
-    is_tick = pc.is_valid(table.column("ticks"))
-    runs = table.drop_columns(["ticks", "min_e", "max_e"]).filter(pc.invert(is_tick))
-    ticks = None
-    if interval:
-        ticks = TickPartials(interval, _tick_partials(table.select(["s", "ticks", "min_e", "max_e"]).filter(is_tick)))
+    passed = DataFrame(cls.runs(narrow._jdf, MAX_RUNS, interval), spark)
+    if not interval:
+        return ReadOrder(records=passed.drop("ticks", "min_e", "max_e").toArrow().to_pylist(), ticks=None)
+    # The pass once, kept (spilling if need be), then read twice: the runs with each tick record's size, and the
+    # tick records only if they fit the driver's bound (TICK_PARTIALS_MAX); else the timeline takes the Spark path.
+    passed = passed.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        table = passed.select(*_RUN_COLUMNS, F.col("ticks").isNotNull().alias("is_tick"),
+                              F.size("ticks").alias("n_ticks")).toArrow()
+        is_tick = table.column("is_tick")
+        runs = table.drop_columns(["is_tick", "n_ticks"]).filter(pc.invert(is_tick))
+        entries = pc.sum(table.column("n_ticks").filter(is_tick)).as_py() or 0
+        ticks = None
+        if entries <= TICK_PARTIALS_MAX:
+            records = passed.where(F.col("ticks").isNotNull()).select("s", "ticks", "min_e", "max_e").toArrow()
+            ticks = TickPartials(interval, _tick_partials(records))
+    finally:
+        passed.unpersist()
     return ReadOrder(records=runs.to_pylist(), ticks=ticks)
 
 

@@ -28,6 +28,7 @@ from airflow.sdk.exceptions import AirflowSkipException
 from .assets import OUTPUT_ASSETS, outlet_extras
 from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
 from ..extension import with_extension_jar
+from ..fatal import with_exit_on_oom
 from .links import RUN_LINKS
 from .plan import Plan, check_state
 from .report import clear_chunk_record, partition_figures, progress_line, progress_table, write_chunk_record
@@ -38,13 +39,16 @@ POOL = "replay_spark"
 
 def spark_conf() -> dict[str, str]:
     """The Python the Spark driver and workers run: this worker's (it has the project), unless configured;
-    REPLAY_SPARK_CONF (a JSON object) adds or overrides any Spark conf for the cluster at hand.
+    REPLAY_SPARK_CONF (a JSON object) adds or overrides any Spark conf for the cluster at hand; the driver's JVM
+    options always get -XX:+ExitOnOutOfMemoryError.
     Spark logs at WARN: its INFO lines would bury the per-partition progress in the task log
     (REPLAY_SPARK_LOG_LEVEL=INFO or DEBUG brings the full log back)."""
     conf = {"spark.pyspark.python": os.environ.get("REPLAY_PYSPARK_PYTHON", sys.executable),
             "spark.pyspark.driver.python": os.environ.get("REPLAY_PYSPARK_PYTHON", sys.executable),
             "spark.log.level": os.environ.get("REPLAY_SPARK_LOG_LEVEL", "WARN")}
     conf.update(json.loads(os.environ.get("REPLAY_SPARK_CONF") or "{}"))
+    # The driver JVM exits on OutOfMemoryError instead of hanging the task until its timeout (fatal.py).
+    conf["spark.driver.extraJavaOptions"] = with_exit_on_oom(conf.get("spark.driver.extraJavaOptions"))
     return conf
 
 

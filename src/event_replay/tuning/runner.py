@@ -52,34 +52,36 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
     agreement with the live output, `replay tune --against-live`)."""
     from .. import engine
     from ..io import read_source
+    from ..io.scratch import scratch_space
     from . import figures as fig  # Spark: imported only to run (the Airflow page reads results without it)
 
     t0 = time.monotonic()
-    source = read_source(spark, cfg)
-    try:
-        start = source.start_ms if source.start_ms is not None else 0
-        end = source.end_ms if source.end_ms is not None else start
-        # Materialised once for every variant (and independent of the session's Dataset cache, which
-        # engine.release clears after each variant).
-        rows = source.rows.localCheckpoint(eager=True)
-        newest = fig.newest_event_series(rows).localCheckpoint(eager=True)
-        table = []
-        for i, (variant, vcfg) in enumerate(variants, 1):
-            t1 = time.monotonic()
-            result = engine.replay(spark, rows, vcfg, source.splits, start, end)
-            try:
-                row = fig.variant_figures(result, newest, vcfg, source.clean_rows, end)
-                if per_variant is not None:
-                    row.update(per_variant(result, vcfg))
-            finally:
-                engine.release(spark)
-            row["variant"] = variant.name
-            table.append(row)
-            log(f"tune: {i}/{len(variants)} {variant.name}: late rows {row['late_rows']} "
-                f"({row['late_share']:.2%}), mean watermark lag {_ms(row['wm_lag_mean_ms'])} "
-                f"({time.monotonic() - t1:.1f} s)")
-    finally:
-        source.release()
+    with scratch_space(spark, str(tuning_folder(cfg, grid))):
+        source = read_source(spark, cfg)
+        try:
+            start = source.start_ms if source.start_ms is not None else 0
+            end = source.end_ms if source.end_ms is not None else start
+            # Materialised once for every variant (and independent of the session's Dataset cache, which
+            # engine.release clears after each variant).
+            rows = source.rows.localCheckpoint(eager=True)
+            newest = fig.newest_event_series(rows).localCheckpoint(eager=True)
+            table = []
+            for i, (variant, vcfg) in enumerate(variants, 1):
+                t1 = time.monotonic()
+                result = engine.replay(spark, rows, vcfg, source.splits, start, end)
+                try:
+                    row = fig.variant_figures(result, newest, vcfg, source.clean_rows, end)
+                    if per_variant is not None:
+                        row.update(per_variant(result, vcfg))
+                finally:
+                    engine.release(spark)
+                row["variant"] = variant.name
+                table.append(row)
+                log(f"tune: {i}/{len(variants)} {variant.name}: late rows {row['late_rows']} "
+                    f"({row['late_share']:.2%}), mean watermark lag {_ms(row['wm_lag_mean_ms'])} "
+                    f"({time.monotonic() - t1:.1f} s)")
+        finally:
+            source.release()
     folder = tuning_folder(cfg, grid)
     write_result(folder, cfg, grid, table, source_info={"rows_read": source.rows_read, "rows": source.clean_rows,
                                                         "start_ms": start, "end_ms": end,

@@ -27,7 +27,8 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from ...io.read_order import TickPartials
+from ...io.read_order import TICK_PARTIALS_MAX, TickPartials
+from ...io.scratch import driver_frame
 from ...semantics.config import JobConfig
 from ..contract import Timeline
 from ..lookups import floor_value
@@ -35,7 +36,7 @@ from .split_changes import SplitGroups, split_changes
 from .stream import StreamTimeline, combine_splits
 from ..contract import WATERMARKS_SCHEMA
 
-DRIVER_GROUPS_MAX = 4_000_000  # (split, tick) entries on the driver (from the read: the main splits'); above, Spark
+DRIVER_GROUPS_MAX = TICK_PARTIALS_MAX  # (split, tick) entries on the driver (the main splits'); above, Spark
 
 TICK_LOOKUP = T.StructType([T.StructField("_tick", T.LongType(), False),
                             T.StructField("wm_before", T.LongType(), False)])
@@ -151,9 +152,9 @@ def periodic_on_driver(rows: DataFrame, cfg: JobConfig, table: TickTable, main_s
     changes = split_changes(groups, cfg.watermark, len(main_splits), last_tick + interval, origin)
     stream = combine_splits(changes, len(main_splits), first_tick, last_tick, has_side, initial, prev0,
                             prev_idle0)
-    watermarks = spark.createDataFrame(_watermark_rows(stream, main_splits), WATERMARKS_SCHEMA)
+    watermarks = driver_frame(spark, _watermark_rows(stream, main_splits), WATERMARKS_SCHEMA)
     out_rows = _with_wm_before(rows, stream, table.row_ticks, first_tick, interval, initial)
-    values = spark.createDataFrame(pa.table({"watermark": pa.array(stream.values, pa.int64())}))
+    values = driver_frame(spark, pa.table({"watermark": pa.array(stream.values, pa.int64())}))
     e_range = None if table.min_event_time is None else (table.min_event_time, table.max_event_time_all)
     timeline = Timeline(rows=out_rows, watermarks=watermarks, stream_values=values,
                         known_stream_values=stream.values, event_time_range=e_range)
@@ -200,7 +201,7 @@ def _with_wm_before(rows: DataFrame, stream: StreamTimeline, row_ticks: np.ndarr
     wm = floor_value(rows.sparkSession, stream.tick, stream.watermark, tick - F.lit(interval), initial)
     if wm is not None:
         return rows.withColumn("wm_before", wm)
-    lookup = rows.sparkSession.createDataFrame(_tick_lookup(stream, row_ticks, interval, initial), TICK_LOOKUP)
+    lookup = driver_frame(rows.sparkSession, _tick_lookup(stream, row_ticks, interval, initial), TICK_LOOKUP)
     return (rows.withColumn("_tick", tick).join(F.broadcast(lookup), "_tick", "left")
             .select(*rows.columns, F.coalesce(F.col("wm_before"), F.lit(initial).cast("long")).alias("wm_before")))
 

@@ -25,6 +25,7 @@ import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
+from ...io.scratch import driver_frame
 from ...semantics.config import JobConfig, WindowConfig
 from ...semantics.model import FIRE_END_OF_INPUT, FIRE_WATERMARK
 from ...semantics.windows import window_start  # Flink's TimeWindow.getWindowStartWithOffset
@@ -53,8 +54,8 @@ def fire_table(spark: SparkSession, ends: np.ndarray, stream_values: np.ndarray)
     at = np.searchsorted(stream_values, q, side="left")
     found = at < len(stream_values)
     v = np.where(found, stream_values[np.minimum(at, max(len(stream_values) - 1, 0))] if len(stream_values) else 0, 0)
-    return spark.createDataFrame(pa.table({"__q": pa.array(q, pa.int64()),
-                                           "__v": pa.array(v, pa.int64(), mask=~found)}))
+    return driver_frame(spark, pa.table({"__q": pa.array(q, pa.int64()),
+                                         "__v": pa.array(v, pa.int64(), mask=~found)}))
 
 
 @dataclass(frozen=True)

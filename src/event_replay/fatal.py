@@ -1,0 +1,120 @@
+"""A fatal JVM error ends the run at once, with exit 1 and one line that says what ran out and what to raise.
+
+An OutOfMemoryError in a thread of Spark's driver (its scheduler, a broadcast, a result being collected) kills that
+thread and nothing else: the job waits forever for an answer, and an Airflow task waits until its timeout. So the
+driver's JVM runs with `-XX:+ExitOnOutOfMemoryError` (spark.py adds it), and a watchdog thread of the Python driver
+(`watch`) checks every few seconds that the JVM still lives and that Spark's scheduler thread still runs. When
+either is gone, it prints the cause and exits the process with 1; `exits.guarded` gives the same line when the
+main thread noticed first (a py4j call that lost its JVM).
+
+A process that exits this way leaves its output lock and staging folder; the next run on the output removes both
+(the lock's holder is a dead pid on this host: io/lock.py; orphan staging: io/commit.py).
+"""
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import subprocess
+import sys
+import threading
+
+EXIT_ON_OOM = "-XX:+ExitOnOutOfMemoryError"
+_OOM_EXIT_CODES = {3: "the JVM's heap", 52: "an executor's heap"}  # HotSpot's ExitOnOutOfMemoryError; Spark's OOM
+_SCHEDULER_THREAD = "dag-scheduler-event-loop"
+_PERIOD_S = 2.0
+_LOST_WAIT_S = 30.0
+
+_watched: dict = {}  # the watched context's JVM process and heap, for `death_line`
+_stop = threading.Event()  # set at interpreter exit: a JVM ending with the process is no failure
+
+
+def with_exit_on_oom(java_options: str | None) -> str:
+    """Driver JVM options with EXIT_ON_OOM added (the deployment's own options kept, first)."""
+    options = (java_options or "").strip()
+    return options if EXIT_ON_OOM in options else f"{options} {EXIT_ON_OOM}".strip()
+
+
+def watch(spark, prog: str = "replay") -> None:
+    """Watch this session's JVM until its context stops (one watchdog per context)."""
+    sc = spark.sparkContext
+    if _watched.get("context") is sc:
+        return
+    if not _watched:
+        atexit.register(_stop.set)
+        # py4j logs every lost connection with a traceback on the root logger; the line of death_line says it.
+        logging.getLogger().addFilter(_LostConnectionChatter())
+    _watched.update(context=sc, proc=getattr(sc._gateway, "proc", None), prog=prog,
+                    heap_mb=int(sc._jvm.java.lang.Runtime.getRuntime().maxMemory()) >> 20,
+                    memory=sc.getConf().get("spark.driver.memory", "1g"))
+    threading.Thread(target=_loop, args=(sc, _scheduler_thread(sc)), name="replay-jvm-watchdog",
+                     daemon=True).start()
+
+
+class _LostConnectionChatter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Exception while sending command")
+
+
+def death_line(error: BaseException | None = None) -> str | None:
+    """The one line for a watched JVM that died (None while it lives, or if none is watched). `error`: what the
+    caller caught; a lost connection to the JVM waits a moment for the process to end (a kill is not instant)."""
+    proc = _watched.get("proc")
+    if proc is None:
+        return None
+    maybe, lost = _lost_connection(error)
+    try:
+        code = proc.wait(_LOST_WAIT_S) if maybe else proc.poll()
+    except subprocess.TimeoutExpired:  # a killed JVM with a large heap can take long to go, on a loaded machine
+        code = None
+    if code is None:
+        return (f"{_watched['prog']}: lost the connection to the Spark JVM (it stopped answering; its error, if "
+                "any, is above)") if lost else None
+    what = _OOM_EXIT_CODES.get(code)
+    if what is not None:
+        return (f"{_watched['prog']}: out of memory: {what} ({_watched['heap_mb']} MB, spark.driver.memory="
+                f"{_watched['memory']}) was full; raise spark.driver.memory (e.g. --conf spark.driver.memory=8g) "
+                "or, on a cluster, spark.executor.memory")
+    return f"{_watched['prog']}: the Spark JVM exited with code {code} (its error is above)"
+
+
+def _lost_connection(error: BaseException | None) -> tuple[bool, bool]:
+    """(the JVM may have gone: a py4j failure that is not a Java exception; the connection itself was lost)."""
+    from py4j.protocol import Py4JError, Py4JJavaError, Py4JNetworkError
+
+    maybe = lost = False
+    while error is not None:
+        lost |= isinstance(error, (ConnectionError, Py4JNetworkError))
+        maybe |= lost or (isinstance(error, Py4JError) and not isinstance(error, Py4JJavaError))
+        error = error.__cause__ or error.__context__
+    return maybe, lost
+
+
+def _loop(sc, scheduler) -> None:
+    while not _stop.wait(_PERIOD_S):
+        if sc._jsc is None or _watched.get("context") is not sc:
+            return  # the context was stopped (or replaced): nothing of it to watch
+        line = death_line()
+        if line is None and scheduler is not None and not _alive(sc, scheduler):
+            line = (f"{_watched['prog']}: Spark's scheduler thread died (its error is above): the run cannot "
+                    "finish; if it was an OutOfMemoryError, raise spark.driver.memory")
+        if line is not None and not _stop.is_set():
+            print(line, file=sys.stderr, flush=True)
+            os._exit(1)
+
+
+def _scheduler_thread(sc):
+    """The JVM's scheduler thread (None if not found: then only the process is watched)."""
+    for t in sc._jvm.java.lang.Thread.getAllStackTraces().keySet().toArray():
+        if t.getName() == _SCHEDULER_THREAD:
+            return t
+    return None
+
+
+def _alive(sc, scheduler) -> bool:
+    """The scheduler thread runs, or the context is stopping (py4j failures count as alive: the process check
+    decides those)."""
+    try:
+        return bool(scheduler.isAlive()) or sc._jsc is None or sc._jsc.sc().isStopped()
+    except Exception:  # noqa: BLE001 - a JVM mid-shutdown
+        return True

@@ -1,0 +1,16 @@
+-- args: --query-window 2
+-- Two windowing queries, the second chosen.
+CREATE TABLE orders (
+  shop_id STRING,
+  amount BIGINT,
+  order_time TIMESTAMP(3),
+  WATERMARK FOR order_time AS order_time - INTERVAL '2' SECOND
+) WITH ('connector' = 'kafka', 'topic' = 'orders', 'format' = 'json');
+
+SELECT window_start, window_end, SUM(amount) AS amount
+FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '1' MINUTE))
+GROUP BY window_start, window_end;
+
+SELECT shop_id, window_start, window_end, SUM(amount) AS amount
+FROM TABLE(HOP(TABLE orders, DESCRIPTOR(order_time), INTERVAL '30' SECOND, INTERVAL '1' MINUTE))
+GROUP BY shop_id, window_start, window_end;

@@ -1,0 +1,154 @@
+"""A full disk or quota (issue 32, item 3): the run fails with one clear line (exit 1), the previous outputs are
+untouched (decoded content), the staging folder is removed, the lock is released, and a rerun once there is space
+writes what a run that never met the full disk writes.
+
+Two ways to fill the disk:
+- a failpoint (`REPLAY_FAILPOINT=<point>:enospc`, io/failpoints.py) that fails a point of the run as a write on a
+  full disk does: in the middle of the staging writes (the windows staged, the other datasets being written beside
+  them) and at the commit journal's write (everything staged, the commit point not reached);
+- a real one: the output on a 5 MB tmpfs filled up but for a few KB, so that whichever write comes first fails
+  with ENOSPC (Spark's writers in their tasks, the state files, the journal). Mounting needs root and a kernel that
+  lets this sandbox mount; elsewhere that case is skipped, saying why.
+`make test` runs the failpoint in the middle of the staging writes and the CLI's one line; `-m slow` the journal's
+failpoint and the tmpfs.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from decoded import digests
+from event_replay.io.commit import NoSpaceError
+from event_replay.io.lock import LOCK
+from event_replay.range_replay import RangeRequest, run_range
+from event_replay.semantics.config import parse_config
+
+pytestmark = pytest.mark.spark
+DAYS = ["2024-01-01", "2024-01-02"]
+REPLAY = str(Path(sys.executable).parent / "replay")
+
+
+def _cfg_dict(source: Path, out: Path, size: str = "10s") -> dict:
+    return {"source": {"path": str(source), "splits": ["p0", "p1", "p2"]},
+            "watermark": {"emit": "periodic", "interval": "200ms", "idle_timeout": "5s",
+                          "max_out_of_orderness": "500ms"},
+            "window": {"type": "tumbling", "size": size, "allowed_lateness": "2s"},
+            "aggregations": {"cnt": "count(*)", "total": "sum(value)"},
+            "replay": {"end_of_input": "flush"}, "output": {"path": str(out)}}
+
+
+REQUEST = RangeRequest(first_id=DAYS[0], last_id=DAYS[-1], first=True, previous=None, end_of_input="flush",
+                       allow_missing=False)
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory):
+    from event_replay.orchestration.sample import generate_days, write_days
+
+    src = tmp_path_factory.mktemp("full-disk") / "source"
+    write_days(src, generate_days(DAYS[0], days=len(DAYS), rows_per_day=200, splits=3, seed=4, rate=20.0))
+    return src
+
+
+def _quiet(line: str) -> None:
+    pass
+
+
+def _previous_and_next(spark, source: Path, out: Path) -> tuple[object, object, dict]:
+    """The outputs of one run (the previous ones) and the config of the next run, whose outputs differ."""
+    run_range(spark, parse_config(_cfg_dict(source, out)), REQUEST, progress=_quiet)
+    return parse_config(_cfg_dict(source, out)), parse_config(_cfg_dict(source, out, size="20s")), digests(out)
+
+
+def _check_untouched(out: Path, previous: dict, message: str) -> None:
+    assert "\n" not in message, message
+    assert message.startswith(f"no space left on the device (or quota) of {out} while writing"), message
+    assert "the previous outputs are untouched, the staging folder is removed" in message, message
+    assert digests(out) == previous
+    left = sorted(p.name for p in out.iterdir() if p.name.startswith("_"))
+    assert left == ["_range.json", "_state"] or left == ["_state"], left  # no staging, journal or lock
+
+
+@pytest.mark.parametrize("point", ["mid_staging", pytest.param("after_staging", marks=pytest.mark.slow)])
+def test_a_full_disk_at_the_staging_write_leaves_the_previous_outputs(spark, source, tmp_path, monkeypatch, point):
+    out = tmp_path / "out"
+    _, changed, previous = _previous_and_next(spark, source, out)
+    monkeypatch.setenv("REPLAY_FAILPOINT", f"{point}:enospc")
+    with pytest.raises(NoSpaceError) as exc:
+        run_range(spark, changed, REQUEST, progress=_quiet)
+    _check_untouched(out, previous, str(exc.value))
+    monkeypatch.delenv("REPLAY_FAILPOINT")
+    run_range(spark, changed, REQUEST, progress=_quiet)  # space again: the run goes through
+    fresh = tmp_path / "fresh"
+    run_range(spark, parse_config(_cfg_dict(source, fresh, size="20s")), REQUEST, progress=_quiet)
+    assert digests(out) == digests(fresh)
+    assert not (out / LOCK).exists()
+
+
+def test_replay_run_says_it_in_one_line(source, tmp_path):
+    """Through the CLI: exit 1, one line of its own on stderr, no traceback."""
+    import yaml
+
+    out = tmp_path / "out"
+    cfg = tmp_path / "job.yaml"
+    cfg.write_text(yaml.safe_dump(_cfg_dict(source, out)))
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "REPLAY_FAILPOINT": "mid_staging:enospc"}
+    proc = subprocess.run([REPLAY, "run", "--config", str(cfg), "--master", "local[1]", "--partitions",
+                           f"{DAYS[0]}..{DAYS[-1]}", "--first", "--conf", "spark.ui.enabled=false"],
+                          env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 1, proc.stderr[-4000:]
+    assert "Traceback" not in proc.stderr, proc.stderr[-4000:]
+    ours = [line for line in proc.stderr.splitlines() if line.startswith("replay:")]
+    assert len(ours) == 1 and ours[0].startswith("replay: failed: no space left on the device"), proc.stderr[-4000:]
+    assert sorted(os.listdir(out)) in ([], ["_range.json"])  # nothing committed, no staging, no lock
+
+
+def _mount_tmpfs(size: str) -> Path | None:
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        return None
+    where = Path(tempfile.mkdtemp(prefix="replay-tmpfs-"))
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True,
+                          text=True)
+    if proc.returncode != 0:
+        where.rmdir()
+        return None
+    return where
+
+
+def _fill(where: Path, leave: int) -> Path:
+    """A file that takes all of the file system's free space but `leave` bytes."""
+    st = os.statvfs(where)
+    filler = where / "filler"
+    with open(filler, "wb") as f:
+        f.write(b"\0" * max(0, st.f_bavail * st.f_frsize - leave))
+    return filler
+
+
+@pytest.mark.slow
+def test_a_really_full_tmpfs(spark, source):
+    where = _mount_tmpfs("5m")
+    if where is None:
+        pytest.skip("cannot mount a tmpfs here (needs root and a kernel that allows it): the failpoint cases cover "
+                    "the same paths")
+    try:
+        out = where / "out"
+        _, changed, previous = _previous_and_next(spark, source, out)
+        for leave in (64 * 1024, 16 * 1024, 4 * 1024):  # the first failing write differs with the room left
+            filler = _fill(where, leave)
+            with pytest.raises(NoSpaceError) as exc:
+                run_range(spark, changed, REQUEST, progress=_quiet)
+            _check_untouched(out, previous, str(exc.value))
+            filler.unlink()
+        run_range(spark, changed, REQUEST, progress=_quiet)
+        fresh = where / "fresh"
+        run_range(spark, parse_config(_cfg_dict(source, fresh, size="20s")), REQUEST, progress=_quiet)
+        assert digests(out) == digests(fresh)
+    finally:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)
+        shutil.rmtree(where, ignore_errors=True)
