@@ -25,6 +25,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ..semantics.config import JobConfig
+from ..tuning.runner import display_value
 from .classify import classify_late, classify_windows
 from .live import FORMATS, LiveOutput, LiveSpec, parse_mapping, parse_options, read_live
 from .matching import match_late, match_windows
@@ -124,16 +125,6 @@ def rank(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return ordered
 
 
-def _cell(col: str, v: Any) -> str:
-    if v is None:
-        return "-"
-    if col == "live_score":
-        return f"{100 * v:.2f}%"
-    if col == "live_agreement_pct":
-        return f"{v:.2f}%"
-    return str(v)
-
-
 def ranking_table(rows: Sequence[dict[str, Any]]) -> str:
     cols = [("live_rank", "rank"), ("variant", "variant"), ("live_score", "score"),
             ("live_agreement_pct", "windows agreeing"), ("live_firings_matched", "firings matched"),
@@ -149,7 +140,7 @@ def ranking_table(rows: Sequence[dict[str, Any]]) -> str:
             elif c == "live_late_matched" and r.get(c) is not None:
                 cells.append(f"{r.get(c)} of {r.get('live_late_union')}")
             else:
-                cells.append(_cell(c, r.get(c)))
+                cells.append(display_value(c, r.get(c)))
         body.append("| " + " | ".join(cells) + " |")
     return "\n".join([head, sep, *body])
 
@@ -161,12 +152,12 @@ def verdict(rows: Sequence[dict[str, Any]]) -> str:
     best = [r for r in rows if r.get("live_rank") == 1]
     if len(best) > 1:
         return (f"calibration: {len(best)} variants agree equally with the live output "
-                f"({_cell('live_score', best[0].get('live_score'))}): "
+                f"({display_value('live_score', best[0].get('live_score'))}): "
                 + "; ".join(r["variant"] for r in best) + " (the grid cannot tell them apart on this output)")
     b = best[0]
     return (f"calibration: the live output agrees best with {b['variant']} "
-            f"(score {_cell('live_score', b['live_score'])}, "
-            f"windows agreeing {_cell('live_agreement_pct', b['live_agreement_pct'])})")
+            f"(score {display_value('live_score', b['live_score'])}, "
+            f"windows agreeing {display_value('live_agreement_pct', b['live_agreement_pct'])})")
 
 
 def write_ranking(folder: Path, spec: LiveSpec, rows: Sequence[dict[str, Any]]) -> None:

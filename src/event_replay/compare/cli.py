@@ -18,7 +18,6 @@ a late row differs, 2 bad input (a missing column or a type mismatch, named; a b
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
 from .live import FORMATS, CompareInputError, LiveSpec, parse_mapping, parse_options
@@ -152,18 +151,7 @@ def _safe(func):
     from ..exits import guarded
     from ..tuning.grid import GridError
 
-    def run(args: argparse.Namespace) -> int:
-        def body() -> int:
-            try:
-                return func(args)
-            except CompareInputError as exc:
-                print(f"replay compare: bad input: {exc}", file=sys.stderr)
-                return 2
-            except GridError as exc:
-                print(f"replay compare: {exc}", file=sys.stderr)
-                return 2
-        return guarded("replay compare", body)
-    return run
+    return lambda args: guarded("replay compare", lambda: func(args), (CompareInputError, GridError))
 
 
 def add_compare_parser(subparsers) -> argparse.ArgumentParser:

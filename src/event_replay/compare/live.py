@@ -44,7 +44,7 @@ class CompareInputError(ValueError):
 
     def __init__(self, what: str, why: str):
         self.what, self.why = what, why
-        super().__init__(f"{what}: {why}")
+        super().__init__(f"bad input: {what}: {why}")  # printed after the command's name (exits.guarded)
 
 
 def parse_mapping(text: str | Sequence[str] | None, option: str) -> dict[str, str]:

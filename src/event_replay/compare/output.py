@@ -14,14 +14,13 @@ folder is local (the page and the small tables are written by the driver).
 from __future__ import annotations
 
 import json
-import shutil
-import uuid
 from pathlib import Path
 from typing import Any, Sequence
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from ..local_folder import replace_folder, write_csv
 from .classify import CLASSES
 from .explain import fmt_ms
 from .live import CompareInputError
@@ -64,14 +63,6 @@ def per_window_table(windows: DataFrame, explained: DataFrame, aggs: Sequence[st
                        *[c for c in both.columns if c.endswith("_ms")])
 
 
-def _csv(df: DataFrame, target: Path) -> None:
-    tmp = target.with_name(f".{target.name}.tmp")
-    df.coalesce(1).write.mode("overwrite").option("header", True).csv(str(tmp))
-    (part,) = tmp.glob("part-*.csv")
-    part.replace(target)
-    shutil.rmtree(tmp, ignore_errors=True)
-
-
 def _readable(df: DataFrame) -> DataFrame:
     """Times as UTC text for the CSV and the page."""
     keep = [c for c in df.columns if not c.endswith("_ms") and c not in ("window_start", "window_end")]
@@ -96,16 +87,14 @@ def write_compare(out_dir: str, summary: dict[str, Any], windows: DataFrame, exp
     if "://" in out_dir:
         raise CompareInputError("--out", f"{out_dir}: compare/ is written on a local filesystem")
     target = Path(out_dir)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = target.with_name(f".{target.name}.staging-{uuid.uuid4().hex[:8]}")
-    staging.mkdir()
-    try:
+
+    def fill(staging: Path) -> None:
         table = per_window_table(windows, explained, aggs)
         table.orderBy("partition", "window_end_ms", "key", "window_start_ms").coalesce(4) \
             .write.parquet(str(staging / "windows"))
         diff = _readable(table.where((F.col("class") != "equal") | F.col("timing").isNotNull()))
         diff = diff.orderBy("partition", "window_end", "key", "window_start")
-        _csv(diff, staging / "differences.csv")
+        write_csv(diff, staging / "differences.csv")
         summary["files"] = {"windows": "windows/", "differences": "differences.csv", "partitions": "partitions.csv"}
         summary["differences_sample"] = _sample(diff, SAMPLE_DIFFERENCES)
         summary["classes"] = list(CLASSES)
@@ -114,7 +103,7 @@ def write_compare(out_dir: str, summary: dict[str, Any], windows: DataFrame, exp
                 "partition", "class", "key", "split", "offset", fmt_ms(F.col("time_ms")).alias("time"),
                 fmt_ms(F.col("arrival_ms")).alias("arrival"), fmt_ms(F.col("late_watermark_ms")).alias(
                     "replay_late_watermark"), "in_replay_n", "in_live_n", "live_duplicates")
-            _csv(one_side.orderBy("partition", "time", "key"), staging / "late_rows.csv")
+            write_csv(one_side.orderBy("partition", "time", "key"), staging / "late_rows.csv")
             summary["files"]["late_rows"] = "late_rows.csv"
             summary["late_sample"] = [r.asDict() for r in one_side.orderBy("partition", "time", "key")
                                       .limit(SAMPLE_LATE).collect()]
@@ -124,16 +113,8 @@ def write_compare(out_dir: str, summary: dict[str, Any], windows: DataFrame, exp
         summary["page"] = str(target / PAGE_FILE)
         (staging / SUMMARY_FILE).write_text(json.dumps(summary, indent=2, default=str) + "\n")
         (staging / PAGE_FILE).write_text(render(summary))
-        old = None
-        if target.exists():
-            old = target.with_name(f".{target.name}.previous-{uuid.uuid4().hex[:8]}")
-            target.rename(old)
-        staging.rename(target)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+
+    replace_folder(target, fill)
     return summary
 
 

@@ -26,6 +26,8 @@ from pathlib import Path
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
+from ..compare.results import versus_live
+from ..local_folder import write_csv
 from ..semantics.config import JobConfig
 from . import attribution
 from .attribution import ALL_IDLE
@@ -33,7 +35,6 @@ from .prepare import late_events_batch, partition_columns, read_outputs, waterma
 from .why_page import render
 from .why_plot import MAX_LANES, figure_size_px, plot, utc
 from .why_timelines import series_column, timelines
-from ..compare.results import versus_live
 
 REPORT_FOLDER = "why_report"
 HOLDERS_CSV = "window_holders.csv"
@@ -97,15 +98,6 @@ def _idle_stats(wm: DataFrame, t1: int) -> dict[str, dict[str, int]]:
             spans.groupBy("series").agg(F.count(F.lit(1)).alias("n"), F.sum("d").alias("d")).collect()}
 
 
-def _write_csv(df: DataFrame, target: Path) -> None:
-    """One CSV file (the report is on a local filesystem): Spark writes a folder, its single part is moved."""
-    tmp = target.with_name(f".{target.name}.tmp")
-    df.coalesce(1).write.mode("overwrite").option("header", True).csv(str(tmp))
-    (part,) = tmp.glob("part-*.csv")
-    part.replace(target)
-    shutil.rmtree(tmp, ignore_errors=True)
-
-
 def _config_line(cfg: JobConfig) -> dict[str, str]:
     w = cfg.watermark
     return {"window": cfg.window.type, "allowed lateness": f"{cfg.window.allowed_lateness_ms} ms",
@@ -137,7 +129,7 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
     idle_stats = _idle_stats(wm, t1)
 
     per_window = _window_holders(windows, holders, cfg)
-    _write_csv(per_window, report / HOLDERS_CSV)
+    write_csv(per_window, report / HOLDERS_CSV)
     windows_by_holder = {r.held_by: r.n for r in per_window.groupBy("held_by").agg(F.count(F.lit(1)).alias("n"))
                          .collect()}
     sample = [{k: (str(v) if k in ("window_start", "window_end") else v) for k, v in r.asDict().items()}

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import html
 import json
-import shutil
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from ..local_folder import replace_folder
 from ..semantics.config import JobConfig
 from .grid import Grid, Variant, grid_value
 from .results import JSON_FILE, PLOT_FILE, TUNING_FOLDER
@@ -172,10 +171,7 @@ def write_result(folder: Path, cfg: JobConfig, grid: Grid, rows: list[dict[str, 
     """All files to a staging folder next to `folder`, then swapped in by renames."""
     import pandas as pd
 
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = folder.with_name(f".{folder.name}.staging-{uuid.uuid4().hex[:8]}")
-    staging.mkdir()
-    try:
+    def fill(staging: Path) -> None:
         extra = [c for c in (rows[0] if rows else {}) if c not in COLUMNS]  # e.g. compare.calibrate's columns
         df = pd.DataFrame(rows, columns=COLUMNS + extra).astype({"idle_timeout_ms": "Int64",
                                                                  "wm_lag_p99_ms": "Int64"})
@@ -202,13 +198,5 @@ grid <code>{html.escape(grid.name)}</code>. Each variant replays the same input;
 <a href="{JSON_FILE}">{JSON_FILE}</a>, all columns in <a href="tuning.csv">tuning.csv</a>.</p>
 {html_table(rows)}<img src="{PLOT_FILE}" alt="late share vs watermark lag"></body></html>
 """)
-        old = None
-        if folder.exists():
-            old = folder.with_name(f".{folder.name}.previous-{uuid.uuid4().hex[:8]}")
-            folder.rename(old)
-        staging.rename(folder)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+
+    replace_folder(folder, fill)
