@@ -35,7 +35,7 @@ _STYLE = STYLE + """.state{font-weight:600}.state-success,.pass{color:var(--ok);
 .bar>span{display:block;height:100%;background:var(--accent)}.state-failed~td .bar>span{background:var(--bad)}
 .now{color:var(--warn);font-weight:600}.stopped{color:var(--bad);font-weight:600}.nw{white-space:nowrap}
 td.dq.pending{color:var(--muted)}#runs td{vertical-align:top}a.airflow-run{white-space:nowrap}
-td.run-cell{max-width:22em}"""
+td.run-cell{max-width:22em}td.live.pass a{color:var(--ok)}td.live.fail a{color:var(--bad)}"""
 
 
 def _page(title: str, body: str) -> HTMLResponse:
@@ -124,12 +124,16 @@ def _run_cell(request: Request, r: RunRow) -> str:
 
 
 def _live_cell(request: Request, r: RunRow) -> str:
-    """The agreement with the live job's output (replay compare), linked to the compare page."""
-    if r.agreement is None:
-        return "<td class='live n'>&ndash;</td>"
-    text = "100%" if r.agreement >= 100 else f"{r.agreement:.2f}%"
-    return (f"<td class='live n'><a href='{_href(request, 'files', r.reports or '', 'compare', 'index.html')}'>"
-            f"{text}</a></td>")
+    """The agreement with the live job's output (replay compare) against its threshold, linked to the compare page."""
+    a = r.live
+    if a is None:
+        return "<td class='live n' title='not compared with the live output'>&ndash;</td>"
+    text = "100%" if a.pct >= 100 else f"{a.pct:.2f}%"
+    detail = f"{a.differing:,} of {a.windows:,} windows differ" if a.differing else f"{a.windows:,} windows agree"
+    title = f"agreement with the live output: {detail}; threshold {a.min_pct:g}%"
+    return (f"<td class='live n nw {'pass' if a.ok else 'fail'}' title='{html.escape(title, quote=True)}'>"
+            f"<a href='{_href(request, 'files', r.reports or '', 'compare', 'index.html')}'>{text}</a>"
+            f"<br><span class='muted'>{html.escape(detail)}</span></td>")
 
 
 def _runs_table(request: Request, runs: Iterable[RunRow]) -> str:

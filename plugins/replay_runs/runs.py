@@ -72,7 +72,7 @@ class RunRow:
     planned: list[str] = field(default_factory=list)  # the partitions the run replays, in order (its plan)
     done: int | None = None  # how many of them are replayed and committed (None: no progress record)
     current: str | None = None  # the partition its replay job is on (or stopped in), None when no job is on
-    agreement: float | None = None  # % of windows equal to the live output's (<reports>/compare/), None: not compared
+    live: LiveAgreement | None = None  # the comparison with the live output (<reports>/compare/), None: not compared
 
     @property
     def progress(self) -> str | None:
@@ -232,11 +232,30 @@ def _newer_or_same(a: Path, b: Path) -> bool:
         return False
 
 
-def live_agreement(folder: Path) -> float | None:
-    """The agreement % of `replay compare` in `<folder>/compare/summary.json` (the run's compare_live task or a
-    CLI comparison), None when there is none."""
-    value = (_read_json(folder / COMPARE_FOLDER / "summary.json").get("totals") or {}).get("agreement_pct")
-    return float(value) if isinstance(value, (int, float)) else None
+@dataclass(frozen=True)
+class LiveAgreement:
+    """What the runs page shows of `replay compare`'s result: the agreement % against its threshold."""
+    pct: float
+    min_pct: float
+    windows: int
+    differing: int
+
+    @property
+    def ok(self) -> bool:
+        return self.pct >= self.min_pct
+
+
+def live_agreement(folder: Path) -> LiveAgreement | None:
+    """`replay compare`'s result in `<folder>/compare/summary.json` (the run's compare_live task or a CLI
+    comparison), None when there is none."""
+    s = _read_json(folder / COMPARE_FOLDER / "summary.json")
+    t = s.get("totals") or {}
+    value = t.get("agreement_pct")
+    if not isinstance(value, (int, float)):
+        return None
+    threshold = s.get("min_agreement_pct")
+    return LiveAgreement(float(value), float(threshold) if isinstance(threshold, (int, float)) else 100.0,
+                         int(t.get("windows") or 0), int(t.get("differing") or 0))
 
 
 def _airflow_row(out: Path, rel: str, run: Path, has_tuning: bool) -> RunRow:
@@ -260,7 +279,7 @@ def _airflow_row(out: Path, rel: str, run: Path, has_tuning: bool) -> RunRow:
                   state="success" if report.get("complete") else None, start=_mtime(run / "job.yaml"),
                   end=_mtime(run / "report.json"), extra={"complete": report.get("complete")},
                   planned=prog.planned, done=len(prog.done) if prog.planned else None, current=prog.current,
-                  agreement=live_agreement(run))
+                  live=live_agreement(run))
 
 
 def _cli_row(out: Path, rel: str, docs_dq: tuple[str, str], has_tuning: bool) -> RunRow:
@@ -271,7 +290,7 @@ def _cli_row(out: Path, rel: str, docs_dq: tuple[str, str], has_tuning: bool) ->
                   quarantined=counts.get("quarantined_rows", _num_rows(out / "quarantine")), dq=docs_dq[0],
                   dq_detail=docs_dq[1], reports=rel, has_docs=(out / DOCS_FOLDER / "index.html").is_file(),
                   has_why=(out / WHY_FOLDER / "summary.json").is_file(), has_tuning=has_tuning, state="done",
-                  end=_mtime(out / "counts"), agreement=live_agreement(out))
+                  end=_mtime(out / "counts"), live=live_agreement(out))
 
 
 def list_runs(root: Path) -> list[RunRow]:

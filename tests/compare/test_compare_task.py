@@ -43,8 +43,10 @@ def test_runs_page_agreement_cell(tmp_path):
 
     assert live_agreement(tmp_path) is None
     (tmp_path / "compare").mkdir()
-    (tmp_path / "compare" / "summary.json").write_text(json.dumps({"totals": {"agreement_pct": 98.25}}))
-    assert live_agreement(tmp_path) == 98.25
+    (tmp_path / "compare" / "summary.json").write_text(json.dumps(
+        {"totals": {"agreement_pct": 98.25, "windows": 400, "differing": 7}, "min_agreement_pct": 99.0}))
+    a = live_agreement(tmp_path)
+    assert (a.pct, a.min_pct, a.windows, a.differing, a.ok) == (98.25, 99.0, 400, 7, False)
 
 
 def test_live_parity_suite_is_saved_and_loads_complete():

@@ -367,15 +367,17 @@ def hints(ev: DataFrame, cfg: JobConfig, aggs: Sequence[str], cnt: str | None, h
                 f"{_fmt_duration(wm.idle_timeout_ms)}")
     if ro:
         out.append({"kind": "live_watermark_behind", "windows": None, "text": (
-            f"{_plural(ro, 'row was', 'rows were')} late in the replay only: the live job still accepted them, so its watermark was behind "
-            f"the replay's when they arrived. The live job likely ran with a larger out-of-orderness or idle timeout "
-            f"than the replay's ({settings}), or a split held its watermark longer. Rank candidate settings with "
-            "`replay tune --against-live`.")})
+            f"{_plural(ro, 'row was', 'rows were')} late in the replay only: the live job still accepted "
+            f"{'it' if ro == 1 else 'them'}, so its watermark was behind the replay's when "
+            f"{'it' if ro == 1 else 'they'} arrived. The live job likely ran with a larger out-of-orderness or "
+            f"idle timeout than the replay's ({settings}), or a split held its watermark longer. Rank candidate "
+            "settings with `replay tune --against-live`.")})
     if lo:
         out.append({"kind": "live_watermark_ahead", "windows": None, "text": (
-            f"{_plural(lo, 'row was', 'rows were')} late in the live job only: its watermark ran ahead of the replay's. The live job likely "
-            f"ran with a smaller out-of-orderness or idle timeout than the replay's ({settings}), or did not wait for "
-            "a split the replay waits for. Rank candidate settings with `replay tune --against-live`.")})
+            f"{_plural(lo, 'row was', 'rows were')} late in the live job only: its watermark ran ahead of the "
+            f"replay's. The live job likely ran with a smaller out-of-orderness or idle timeout than the replay's "
+            f"({settings}), or did not wait for a split the replay waits for. Rank candidate settings with "
+            "`replay tune --against-live`.")})
     if r["refired_replay"] or r["refired_live"]:
         rr, rl = int(r["refired_replay"] or 0), int(r["refired_live"] or 0)
         lean = ("behind" if rr >= rl else "ahead of")

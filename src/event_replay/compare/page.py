@@ -15,8 +15,11 @@ PARTITION_COLUMNS = [("partition", "partition"), ("windows", "windows compared")
                      ("verdict", "vs threshold")]
 LATE_COLUMNS = [("late_matched", "late rows matched"), ("late_replay_only", "late in replay only"),
                 ("late_live_only", "late in live only")]
-EXTRA_STYLE = ("td.bad,span.bad{color:var(--bad);font-weight:600}td.ok,span.ok{color:var(--ok)}"
-               "td.expl{max-width:60em;font-size:92%}ul.hints li{margin:.35em 0}")
+EXTRA_STYLE = ("td.bad,span.bad{color:var(--bad);font-weight:600}td.ok,span.ok{color:var(--ok);font-weight:600}"
+               "td.expl{max-width:60em;font-size:92%}ul.hints li{margin:.35em 0}"
+               "#partitions td,#differences td:nth-child(-n+3),#late-rows td{white-space:nowrap}"
+               ".verdict{font-size:1.2em;font-weight:600;margin:.6em 0 .2em}.verdict.bad{color:var(--bad)}"
+               ".verdict.ok{color:var(--ok)}")
 
 
 def pct(v: float | None) -> str:
@@ -37,6 +40,19 @@ def glance(s: dict[str, Any]) -> str:
         text += (f"; late rows: {t['late_matched']:,} matched, {t['late_replay_only']:,} late in the replay only, "
                  f"{t['late_live_only']:,} in live only")
     return text + "."
+
+
+def verdict(s: dict[str, Any]) -> str:
+    """The answer first, in a few words: agrees, or how many windows and late rows differ."""
+    t = s.get("totals") or {}
+    late = (t.get("late_replay_only") or 0) + (t.get("late_live_only") or 0)
+    if not t.get("differing") and not late:
+        dup = f" ({t['duplicate']:,} windows duplicated in the live output)" if t.get("duplicate") else ""
+        return f"<p class='verdict ok' id='verdict'>The replay agrees with the live output{dup}.</p>"
+    parts = [f"{t.get('differing', 0):,} of {t.get('windows', 0):,} windows"] if t.get("differing") else []
+    parts += [f"{late:,} late row{'s' if late != 1 else ''}"] if late else []
+    return (f"<p class='verdict bad' id='verdict'>The replay differs from the live output: {' and '.join(parts)} "
+            f"(agreement {pct(t.get('agreement_pct'))}). Each difference is explained below.</p>")
 
 
 def _partition_rows(s: dict[str, Any]) -> tuple[list[dict], dict, list[tuple[str, str]]]:
@@ -79,10 +95,20 @@ def _differences(s: dict[str, Any]) -> str:
                     f"{html.escape(str(r.get('window_end'))[11:])}"
                     f"</td><td class='{'bad' if cls in ('value_differs', 'replay_only', 'live_only') else ''}'>"
                     f"{html.escape(CLASS_TITLES.get(cls, cls))}</td>"
-                    f"<td>{html.escape(r.get('differing') or r.get('timing') or '')}</td>"
+                    f"<td>{html.escape(_differs_in(r))}</td>"
                     f"{vals}<td class='expl'>{html.escape(r.get('explanation') or '')}</td></tr>")
     return (f"<table id='differences'><thead><tr>{''.join(f'<th>{html.escape(h)}</th>' for h in head)}</tr></thead>"
             f"<tbody>{''.join(body)}</tbody></table>")
+
+
+def _differs_in(r: dict[str, Any]) -> str:
+    """What differs, in words: the aggregates, and how often each side fired the window (its values may agree)."""
+    if not r.get("differing"):
+        return "fired at another watermark" if r.get("timing") == "other_watermark" else (r.get("timing") or "")
+    parts = [p for p in r["differing"].split(",") if p != "firings"]
+    if "firings" in r["differing"].split(","):
+        parts.append(f"number of firings (replay {r.get('replay_firings')}, live {r.get('live_versions')})")
+    return ", ".join(parts)
 
 
 def _v(v: Any) -> str:
@@ -129,7 +155,7 @@ def render(s: dict[str, Any], nav: str = "", base: str = "") -> str:
 <body><nav>{nav}</nav><h1>Does the replay match production?</h1>
 <p class='muted'>Replay <code>{html.escape(str(s.get('output_path', '')))}</code> against the live job's output
 <code>{html.escape(str((s.get('live') or {}).get('path', '')))}</code>.</p>
-<p class='glance' id='glance'>{glance(s)}</p>
+{verdict(s)}<p class='glance' id='glance'>{glance(s)}</p>
 <h2 id='suggests'>What the differences suggest</h2>{_hints(s)}
 <h2 id='partitions'>Per partition</h2>{table(rows, cols, 'partitions', total=total)}
 <h2 id='windows'>Differences, explained</h2>
@@ -143,8 +169,9 @@ another watermark; every one, with its evidence, in
 """
 
 
-def calibration_section(cals: list[dict[str, Any]], shown: int = 6) -> str:
-    """What `replay tune --against-live` found: per grid, the verdict and the ranking (best first)."""
+def calibration_section(cals: list[dict[str, Any]], replayed: dict[str, str] | None = None, shown: int = 6) -> str:
+    """What `replay tune --against-live` found: per grid, the verdict and the ranking (best first), next to the
+    settings the replay ran with (`replayed`: the comparison's config line)."""
     parts = []
     cols = [("live_rank", "rank"), ("variant", "variant"), ("score", "agreement score"),
             ("agreement", "windows agreeing"), ("firings", "live firings matched"), ("late", "live late rows matched")]
@@ -160,8 +187,11 @@ def calibration_section(cals: list[dict[str, Any]], shown: int = 6) -> str:
                      + table(rows, cols, f"calibration-{i}"))
     if not parts:
         return ""
+    ran = (f" The replay ran with {html.escape(replayed.get('watermark', ''))}, idle timeout "
+           f"{html.escape(replayed.get('idle timeout', ''))}." if replayed else "")
     return ("<h3 id='calibration'>What calibration finds</h3><p>The what-if grid ranked by agreement with the live "
-            "output (<code>replay tune --against-live</code>): the settings the live job most likely ran with.</p>"
+            "output (<code>replay tune --against-live</code>): the settings the live job most likely ran with."
+            f"{ran}</p>"
             + "".join(parts))
 
 
@@ -170,7 +200,8 @@ def versus_live_section(entry: dict[str, Any] | None, base: str = "") -> str:
     the calibrations of the outputs); empty without either."""
     if not entry:
         return ""
-    out = "<h2 id='versus-live'>Versus live</h2>"
+    out = (f"<style>{EXTRA_STYLE}#versus-live-partitions td,[id^=calibration-] td{{white-space:nowrap}}"
+           "</style><h2 id='versus-live'>Versus live</h2>")
     if entry.get("totals"):
         rows, total, cols = _partition_rows(entry)
         link = (f" The whole comparison, every window explained: <a id='compare-page' "
@@ -179,7 +210,7 @@ def versus_live_section(entry: dict[str, Any] | None, base: str = "") -> str:
         items: Iterable[str] = (f"<li>{html.escape(h['text'])}</li>" for h in hints[:6])
         out += (f"<p>The replay against the live job's output <code>"
                 f"{html.escape(str((entry.get('live') or {}).get('path', '')))}</code> (<code>replay compare</code>)."
-                f"{link}</p><p class='glance' id='versus-live-glance'>{glance(entry)}</p>"
+                f"{link}</p>{verdict(entry)}<p class='glance' id='versus-live-glance'>{glance(entry)}</p>"
                 + (f"<ul class='hints'>{''.join(items)}</ul>" if hints else "")
                 + table(rows, cols, "versus-live-partitions", total=total))
-    return out + calibration_section(entry.get("calibrations") or [])
+    return out + calibration_section(entry.get("calibrations") or [], entry.get("config"))
