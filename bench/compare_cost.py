@@ -16,27 +16,26 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from run import run_measured  # noqa: E402
 REPLAY = str(Path(sys.executable).with_name("replay"))
 COLUMNS = "key=user,window_start=w_start,window_end=w_end,cnt=events,total=amount,max_value=hi,fire_watermark=wm"
 
 
-def _run(cmd: list[str]) -> tuple[float, float, int, str]:
-    t0 = time.monotonic()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    out = (proc.stdout + proc.stderr).strip().splitlines()
-    return time.monotonic() - t0, cpu, proc.returncode, "\n".join(out[-6:])
+def _run(cmd: list[str]) -> tuple[float, float, int, str, float]:
+    """Wall seconds, CPU seconds of the whole process tree (the JVM included: bench/run.py's sampler), exit code,
+    the output's last lines, and the machine's 1-minute load average when it started (the machine may be shared)."""
+    load = os.getloadavg()[0]
+    r = run_measured(cmd)
+    out = (r["stdout"] + r["stderr"]).strip().splitlines()
+    return r["total_s"], r["cpu_s"], r["rc"], "\n".join(out[-6:]), load
 
 
 def _config(work: Path, log: Path, out: str, **watermark) -> Path:
@@ -85,8 +84,8 @@ def main(argv=None) -> int:
     ]
     for name, cmd in steps:
         results[name] = _run(cmd)
-        print(f"{name}: {results[name][0]:.1f} s wall, {results[name][1]:.1f} s CPU, exit {results[name][2]}\n"
-              f"{results[name][3]}", flush=True)
+        print(f"{name}: {results[name][0]:.1f} s wall, {results[name][1]:.1f} s CPU, exit {results[name][2]}, "
+              f"load {results[name][4]:.1f} at the start\n{results[name][3]}", flush=True)
     _as_sink(work / "replay", work / "sink-same")
     _as_sink(work / "live", work / "sink-other")
     cfg = str(work / "replay.yaml")
@@ -102,9 +101,10 @@ def main(argv=None) -> int:
     ]
     for name, cmd in compares:
         results[name] = _run(cmd)
-        print(f"{name}: {results[name][0]:.1f} s wall, {results[name][1]:.1f} s CPU, exit {results[name][2]}\n"
-              f"{results[name][3]}", flush=True)
-    (work / "results.json").write_text(json.dumps({k: {"wall_s": v[0], "cpu_s": v[1], "exit": v[2], "tail": v[3]}
+        print(f"{name}: {results[name][0]:.1f} s wall, {results[name][1]:.1f} s CPU, exit {results[name][2]}, "
+              f"load {results[name][4]:.1f} at the start\n{results[name][3]}", flush=True)
+    (work / "results.json").write_text(json.dumps({k: {"wall_s": v[0], "cpu_s": v[1], "exit": v[2], "tail": v[3],
+                                                       "load_1m": v[4]}
                                                    for k, v in results.items()}, indent=2))
     print(f"load average at the end: {os.getloadavg()}")
     return 0
