@@ -181,3 +181,7 @@ def test_calibration_recovers_the_true_idle_timeout_and_out_of_orderness(spark, 
     report = calibrate.report(result.folder)
     assert report.startswith("calibration: the live output agrees best with delay 3s, idle 30s")
     assert (result.folder / "calibration.json").is_file()
+    import pandas as pd  # the grid's own tables carry the rank too (tuning.csv, tuning.md, its page)
+
+    assert sorted(pd.read_csv(result.folder / "tuning.csv")["live_rank"]) == sorted(r["live_rank"] for r in ranked)
+    assert "| rank vs live |" in (result.folder / "tuning.md").read_text()

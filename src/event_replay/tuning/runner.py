@@ -171,6 +171,11 @@ def write_result(folder: Path, cfg: JobConfig, grid: Grid, rows: list[dict[str, 
     """All files to a staging folder next to `folder`, then swapped in by renames."""
     import pandas as pd
 
+    if any("live_score" in r for r in rows):  # --against-live: every variant's rank before the tables are written
+        from ..compare.calibrate import rank
+
+        rank(rows)
+
     def fill(staging: Path) -> None:
         extra = [c for c in (rows[0] if rows else {}) if c not in COLUMNS]  # e.g. compare.calibrate's columns
         df = pd.DataFrame(rows, columns=COLUMNS + extra).astype({"idle_timeout_ms": "Int64",
