@@ -225,6 +225,8 @@ def test_partition_counts_and_scope(spark):
     assert [(p["partition"], p["windows"], p["equal"], p["value_differs"], p["agreement_pct"]) for p in per] == \
         [("2024-01-01", 1, 1, 0, 100.0), ("2024-01-02", 1, 0, 1, 0.0)]
     assert totals(per)["agreement_pct"] == 50.0
+    # the threshold is each partition's, not a count: it is not summed into the totals (it was: 200 for two days)
+    assert "min_agreement_pct" not in totals([{**p, "min_agreement_pct": 99.5} for p in per])
     one = partition_counts(classify_windows(m, ["cnt", "total"], Scope.parse("2024-01-02", None), False), None)
     assert [p["partition"] for p in one] == ["2024-01-02"]
     assert Scope.parse(None, "2024-01-01..2024-01-03").widened() == ("2023-12-31", "2024-01-04")

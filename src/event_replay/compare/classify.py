@@ -95,7 +95,8 @@ def partition_counts(windows: DataFrame, late: DataFrame | None) -> list[dict]:
 
 
 def totals(rows: Sequence[dict]) -> dict:
-    keys = [k for k in (rows[0] if rows else {}) if k not in ("partition", "agreement_pct")]
+    """The counts summed over the partitions (not their percentages, nor the threshold), agreement % of the sums."""
+    keys = [k for k in (rows[0] if rows else {}) if k not in ("partition", "agreement_pct", "min_agreement_pct")]
     t = {k: sum(int(r.get(k) or 0) for r in rows) for k in keys}
     for c in (*CLASSES, "windows", "differing", "agreeing"):
         t.setdefault(c, 0)
