@@ -20,11 +20,10 @@ DEMO_DAYS ?= 3
 DEMO_ROWS_PER_DAY ?= 5000
 DEMO_START ?= 2024-01-01
 DEMO_END ?= $(shell date -u -d "$(DEMO_START) +$$(( $(DEMO_DAYS) - 1 )) days" +%F 2>/dev/null)
-# The demo's run is recorded now (its logical date), like a run triggered from the UI: the data range it replays is
-# DEMO_START..DEMO_END, given in DEMO_CONF (the DAG's start_date/end_date params), not by the logical date.
-ifndef DEMO_LOGICAL_DATE
-DEMO_LOGICAL_DATE := $(shell date -u +%FT%T+00:00)
-endif
+# The demo's run is recorded when it starts (its logical date, taken just before the DAG runs unless
+# DEMO_LOGICAL_DATE is given), like a run triggered from the UI: the data range it replays is DEMO_START..DEMO_END,
+# given in DEMO_CONF (the DAG's start_date/end_date params), not by the logical date.
+DEMO_LOGICAL_DATE ?=
 # Versus live (README, "Does it match production?"): the run is compared with jobs/live/demo/, a stand-in for the live
 # Flink job's output, made by Flink's own classes from this sample with OTHER settings (idle timeout 30 s, max
 # out-of-orderness 1 s; jobs/live/demo/README.md; `make demo-live` remakes it), and a small grid is ranked against it.
@@ -33,8 +32,12 @@ DEMO_LIVE ?= "live_path": "jobs/live/demo/firings", "live_format": "json", "live
   "live_keeps_updates": true, "live_min_agreement": 90, "calibrate_max_out_of_orderness": "500ms,1s", \
   "calibrate_idle_timeout": "5s,30s"
 DEMO_CONF ?= {"config": "jobs/configs/demo_partitioned.yaml", "start_date": "$(DEMO_START)", "end_date": "$(DEMO_END)", "dq_warn_only": false, $(DEMO_LIVE)}
+# The LocalExecutor starts [core] parallelism worker processes at once (Airflow's default 32, ~1.8 GB): one per core
+# here (at least 2); the replay_spark pool still runs REPLAY_SPARK_SLOTS Spark jobs at a time.
+AIRFLOW_PARALLELISM ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ "$$n" -lt 2 ] && n=2; echo $$n)
 AIRFLOW_ENV = AIRFLOW_HOME=$(AIRFLOW_HOME_DIR) AIRFLOW__CORE__DAGS_FOLDER=$(CURDIR)/dags \
   AIRFLOW__CORE__PLUGINS_FOLDER=$(CURDIR)/plugins AIRFLOW__CORE__LOAD_EXAMPLES=False \
+  AIRFLOW__CORE__PARALLELISM=$(AIRFLOW_PARALLELISM) \
   AIRFLOW_CONN_REPLAY_SPARK='$(REPLAY_SPARK_CONN)' PATH="$(VENV)/bin:$$PATH"
 
 # uv must never fetch a Python of its own (CI has no network beyond the package registries);
@@ -133,14 +136,15 @@ bench: install
 	$(VENV)/bin/python bench/run.py $(BENCH_ARGS)
 
 # make demo: a multi-day partitioned sample log, replayed partition by partition by the event_time_backfill DAG
-# (airflow dags test: real task execution, one spark-submit per partition; through orchestration/dag_test.py so the
-# task logs show in the UI) on a project-local Airflow (SQLite).
+# (airflow dags test: real task execution, one spark-submit per chunk of partitions_per_job days; through
+# orchestration/dag_test.py so the task logs show in the UI) on a project-local Airflow (SQLite).
 demo: install airflow-init data-docs-assets
-	@echo "demo: a $(DEMO_DAYS)-day sample log ($(DEMO_START)..$(DEMO_END)) replayed by event_time_backfill, run at $(DEMO_LOGICAL_DATE)"
+	@echo "demo: a $(DEMO_DAYS)-day sample log ($(DEMO_START)..$(DEMO_END)) replayed by event_time_backfill"
 	@$(VENV)/bin/python -m event_replay.orchestration.sample --out data/partitioned --first-day $(DEMO_START) \
 	  --days $(DEMO_DAYS) --rows-per-day $(DEMO_ROWS_PER_DAY) --splits 4 --seed 7
-	@start=$$(date +%s); \
-	$(AIRFLOW_ENV) $(VENV)/bin/python -m event_replay.orchestration.dag_test event_time_backfill $(DEMO_LOGICAL_DATE) -c '$(DEMO_CONF)' \
+	@start=$$(date +%s); logical="$(DEMO_LOGICAL_DATE)"; logical="$${logical:-$$(date -u +%FT%T+00:00)}"; \
+	echo "demo: event_time_backfill run at $$logical"; \
+	$(AIRFLOW_ENV) $(VENV)/bin/python -m event_replay.orchestration.dag_test event_time_backfill "$$logical" -c '$(DEMO_CONF)' \
 	  > $(AIRFLOW_HOME_DIR)/demo-dags-test.log 2>&1 || { tail -n 80 $(AIRFLOW_HOME_DIR)/demo-dags-test.log; \
 	  echo "demo: the DAG run failed; full log: $(AIRFLOW_HOME_DIR)/demo-dags-test.log" >&2; exit 1; }; \
 	echo "demo: event_time_backfill ran in $$(( $$(date +%s) - start )) s (log: $(AIRFLOW_HOME_DIR)/demo-dags-test.log)"
@@ -183,10 +187,12 @@ airflow-init: install
 
 # make airflow: the UI and scheduler on http://localhost:$(AIRFLOW_PORT) with the project's DAGs and plugins.
 # Log in as admin; the generated password is in $(AIRFLOW_HOME_DIR)/simple_auth_manager_passwords.json.generated
+# Ctrl+C (or a SIGTERM to make) stops every process it started (orchestration/standalone.py).
 airflow: airflow-init
 	@echo "airflow: http://localhost:$(AIRFLOW_PORT) user admin, password in $(AIRFLOW_HOME_DIR)/simple_auth_manager_passwords.json.generated"
+	@echo "airflow: $(AIRFLOW_PARALLELISM) task processes at most ([core] parallelism); Ctrl+C stops it all"
 	$(AIRFLOW_ENV) AIRFLOW__API__PORT=$(AIRFLOW_PORT) AIRFLOW__API__BASE_URL=http://localhost:$(AIRFLOW_PORT) \
-	  $(VENV)/bin/airflow standalone
+	  exec $(VENV)/bin/python -m event_replay.orchestration.standalone
 
 # Generated data and caches; distclean also drops the environments.
 clean:

@@ -43,12 +43,16 @@ def main() -> int:
     ap.add_argument("--config", default=None, help="job config (default: bench/configs/<shape>.yaml)")
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--driver-memory", default="4g", help="'default': what replay run picks")
+    ap.add_argument("--old-driver-memory", default=None,
+                    help="the old tree's (default: --driver-memory; a tree before c69a7d7 knows no 'default': 1g, "
+                         "Spark's own, is what its users had)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--data-dir", default=str(BENCH / "data"))
     ap.add_argument("--out-dir", default=str(BENCH / "out"))
     ap.add_argument("--timeout", type=float, default=4 * 3600)
     args = ap.parse_args()
     args.out_dir = str(Path(args.out_dir).resolve())
+    args.old_driver_memory = args.old_driver_memory or args.driver_memory
     args.config = default_config(args)  # the old tree's runs start in that tree
     log = ensure_log(args.rows, args)
     runs: dict[str, list[dict]] = {"old": [], "naive": [], "new": []}
@@ -57,8 +61,7 @@ def main() -> int:
         for name, tree, mode in plan:
             out = Path(args.out_dir) / f"ab-{name}-{shape_label(args.rows, args)}"
             cfg = job_config(log, out, argparse.Namespace(config=args.config, out_dir=str(Path(args.out_dir) / name)))
-            # An older tree knows no "default": it got Spark's own, 1g.
-            memory = "1g" if name == "old" and args.driver_memory == "default" else args.driver_memory
+            memory = args.old_driver_memory if name == "old" else args.driver_memory
             r = one(tree, mode, cfg, out, args, memory)
             runs[name].append(r)
             print(rep, name, r, flush=True)

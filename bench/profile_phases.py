@@ -51,9 +51,10 @@ class Phases:
         tasks = sum((st.getStageInfo(s).numTasks if st.getStageInfo(s) else 0) for s in stages)
         return len(jobs), len(stages), tasks
 
-    def jit_seconds(self) -> float | None:
-        """The JVM's time spent compiling (HotSpot's java.ci.totalTime counter, through jcmd): the JIT threads'
-        CPU, which no stage's executor CPU includes. None if jcmd is not there."""
+    def jvm_counters(self) -> tuple[float, float] | None:
+        """The JVM's time compiling (HotSpot's java.ci.totalTime: elapsed time of compile tasks, summed over the
+        compiler threads) and in garbage collection (sun.gc.collector.*.time, every collector), through jcmd: no
+        stage's executor CPU includes either. None if jcmd is not there."""
         import subprocess
         pid = self.spark._jvm.java.lang.ProcessHandle.current().pid()
         try:
@@ -62,17 +63,23 @@ class Phases:
             return None
         ticks = re.search(r"java\.ci\.totalTime=(\d+)", out)
         freq = re.search(r"sun\.os\.hrt\.frequency=(\d+)", out)
-        return int(ticks.group(1)) / int(freq.group(1)) if ticks and freq else None
+        if not (ticks and freq):
+            return None
+        gc = sum(int(t) for t in re.findall(r"sun\.gc\.collector\.\d+\.time=(\d+)", out))
+        hz = int(freq.group(1))
+        return int(ticks.group(1)) / hz, gc / hz
 
     def run(self, name: str, fn):
         j0, s0, t0k = self._counts()
-        jit0 = self.jit_seconds()
-        c0, w0 = tree_cpu(os.getpid()), time.monotonic()
+        jvm0 = self.jvm_counters()
+        c0, w0, py0 = tree_cpu(os.getpid()), time.monotonic(), sum(os.times()[:2])
         out = fn()
-        w1, c1 = time.monotonic(), tree_cpu(os.getpid())
+        w1, c1, py1 = time.monotonic(), tree_cpu(os.getpid()), sum(os.times()[:2])
         j1, s1, t1k = self._counts()
-        jit1 = self.jit_seconds()
-        jit = f", JIT {jit1 - jit0:.1f} s" if jit0 is not None and jit1 is not None else ""
+        jvm1 = self.jvm_counters()
+        jit = f", Python driver CPU {py1 - py0:.1f} s"
+        if jvm0 is not None and jvm1 is not None:
+            jit += f", JIT {jvm1[0] - jvm0[0]:.1f} s, GC {jvm1[1] - jvm0[1]:.1f} s"
         self.rows.append((name, w1 - w0, c1 - c0, j1 - j0, s1 - s0, t1k - t0k, os.getloadavg()[0]))
         print(f"phase {name}: {w1 - w0:.1f} s wall, {c1 - c0:.1f} CPU s{jit}, jobs {j1 - j0}, stages {s1 - s0}, "
               f"tasks {t1k - t0k}, load {os.getloadavg()[0]:.1f}", flush=True)

@@ -22,6 +22,7 @@ with DAG(
     schedule=None,
     start_date=pendulum.datetime(2024, 1, 1, tz="UTC"),
     catchup=False,
+    is_paused_upon_creation=False,  # manual only: a triggered run must not wait for an unpause
     params=t.airflow_params(PROJECT_DIR),
     tags=["event-replay"],
     doc_md=__doc__,

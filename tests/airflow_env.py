@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
 LOCAL_SPARK = json.dumps({"conn_type": "spark", "host": "local[2]"})
+PORTS = range(8390, 8400)  # the ports this project's servers may use on a shared machine
+
+
+def free_port() -> int:
+    """A free port of PORTS, else any free one (the OS's choice)."""
+    for port in [*PORTS, 0]:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise OSError("no free port")
 
 
 def airflow_env(home: Path, sql_alchemy_conn: str | None = None, **extra: str) -> dict[str, str]:

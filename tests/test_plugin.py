@@ -245,7 +245,8 @@ def test_runs_table_with_a_bearer_token(client, token):
     assert c[0] == "CLI output adhoc/demo" and c[1] == "done" and c[5:9] == ["300", "10", "2", "0"], c
     assert c[9] == "fail" and c[10] == "why-report Data Docs tuning" and c[11] == "&ndash;", c  # not compared
     n = _cells(next(x for x in rows if ">manual__1<" in x or "manual__1" in _cells(x)[0]))
-    assert n[0] == "manual__1 event_time_backfill, output nightly" and n[4] == "2024-01-01, 2024-01-02 2/2 done", n
+    assert n[0] == "manual__1 event_time_backfill, output nightly config nightly.yaml", n
+    assert n[4] == "2024-01-01, 2024-01-02 2/2 done", n
     assert n[5:9] == ["150", "5", "2", "2"], n
     assert n[9] == "pass" and n[10] == "&ndash;", n
     assert n[11] == "97.50% 5 of 200 windows differ", n  # vs live, below its 99% threshold: linked, marked failed
@@ -459,3 +460,92 @@ def test_progress_cell_by_state():
     assert text(_partitions(row("failed", 12, "2024-01-13")))[-4:] == ["done", "stopped", "in", "2024-01-13"]
     assert "checking data quality" in " ".join(text(_partitions(row("running", 31, None))))
     assert text(_partitions(row("success", 31, None)))[-2:] == ["31/31", "done"]
+
+
+def test_failed_runs_say_why(monkeypatch):
+    """Under a failed run's state: the line its task kept (XCom replay_failure), else which task failed; a skipped
+    nightly and a dry run say what happened too."""
+    from datetime import datetime, timezone
+
+    monkeypatch.syspath_prepend(str(PLUGINS))
+    from replay_runs.app import _state_cell
+    from replay_runs.dagruns import DagRunInfo, merge, reason
+    from replay_runs.runs import RunRow
+
+    at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    refused = DagRunInfo("event_time_backfill", "r1", "failed", at, at,
+                         notes={"replay_failure": "Refused: Last day: 2024-01-01 is before the first day 2024-01-03"})
+    killed = DagRunInfo("event_time_backfill", "r2", "failed", at, at, failed_tasks=("replay_partitions",))
+    dry = DagRunInfo("event_time_backfill", "r3", "success", at, at,
+                     notes={"replay_dry_run": {"summary": "dry run: 3 partitions, 1 Spark jobs, 600 rows"}})
+    skipped = DagRunInfo("nightly_event_time_backfill", "r4", "success", at, at,
+                         notes={"replay_skipped": "skipped: dt=2026-01-01 is not in /log 6 h after the day ended"})
+    assert reason(killed) == "task replay_partitions failed (no cause recorded: see its log)"
+    rows = {r.run_id: r for r in merge([], [refused, killed, dry, skipped])}
+    cell = _state_cell(rows["r1"])
+    assert cell.startswith("<td class='state state-failed'>failed<div class='reason'>Refused: Last day") and \
+        cell.endswith("</div></td>"), cell
+    assert "dry run<div class='reason'>dry run: 3 partitions" in _state_cell(rows["r3"])
+    assert "skipped: dt=2026-01-01" in _state_cell(rows["r4"])
+    folder = RunRow(output="o", run_id="r2", job="j", partitions=[], rows_read=None, firings=None, late_rows=None,
+                    quarantined=None, dq="not run", reason="cancelled after partition 1 of 3")
+    assert merge([folder], [killed])[0].reason == "cancelled after partition 1 of 3"  # the run folder knows better
+
+
+def test_run_folder_row_has_version_config_cancel_and_dq_off(tmp_path, monkeypatch):
+    """A run folder with its record, a cancel and data quality off: the row's version, config and reason."""
+    monkeypatch.syspath_prepend(str(PLUGINS))
+    from event_replay.orchestration.cancel import write_cancel_record
+    from event_replay.orchestration.record import write_record
+    from event_replay.orchestration.report import write_chunk_record, write_plan_record
+    from replay_runs.app import _partitions
+    from replay_runs.runs import list_runs, run_record
+
+    run = tmp_path / "out" / "_airflow" / "manual__1"
+    days = ["2024-01-01", "2024-01-02", "2024-01-03"]
+    write_plan_record(run, days, partitions_per_job=1, run_data_quality=False)
+    (run / "done").mkdir()
+    (run / "done" / days[0]).touch()
+    write_chunk_record(run, 2, 3, days[1:2])
+    write_cancel_record(run, 2, 3, days[1:2])
+    write_record(run, {"run_id": "manual__1", "project": {"version": "0.1.0", "commit": "46a2f0e" + "0" * 33,
+                                                          "dirty": True},
+                       "config": {"file": "/srv/jobs/demo_partitioned.yaml"}})
+    (row,) = list_runs(tmp_path)
+    assert (row.reason, row.version, row.config_file, row.dq_off) == (
+        "cancelled after partition 1 of 3", "0.1.0 46a2f0e+", "/srv/jobs/demo_partitioned.yaml", True)
+    assert run_record(tmp_path, "out/_airflow/manual__1")["run_id"] == "manual__1"
+    assert run_record(tmp_path, "out/_airflow/../_airflow/manual__1") is None  # only a run folder's own record
+    assert run_record(tmp_path, "out") is None
+    from dataclasses import replace
+
+    done = replace(row, state="running", done=3, current=None, reason=None)
+    assert "writing the report (data quality off)" in _partitions(done)
+
+
+def test_record_page(client, token, runs_root):
+    """The run record of a run folder as a page: version, config, input per partition, Spark jobs."""
+    from event_replay.orchestration.record import write_record
+
+    write_record(runs_root / "nightly" / "_airflow" / "manual__1",
+                 {"run_id": "manual__1", "dag_id": "event_time_backfill",
+                  "project": {"version": "0.1.0", "commit": "abc", "dirty": False},
+                  "config": {"file": "jobs/configs/nightly.yaml", "resolved": {"window": {"type": "tumbling"}}},
+                  "input": {"source": "/log", "listed": True, "digest": "f" * 64,
+                            "partitions": {"2024-01-01": {"folder": "dt=2024-01-01",
+                                                          "files": [{"path": "a.parquet", "size": 10}]}}},
+                  "spark": {"version": "4.1.3", "master": "local[2]"},
+                  "jobs": [{"job": 1, "partitions": ["2024-01-01"], "seconds": 12.5, "rows_read": 150}]})
+    try:
+        auth = {"Authorization": f"Bearer {token}"}
+        page = client.get("/replay-runs/record/nightly/_airflow/manual__1", headers=auth)
+        assert page.status_code == 200, page.text
+        assert "<th>project version</th><td>0.1.0</td>" in page.text and "4.1.3 on local[2]" in page.text
+        assert "<td>2024-01-01</td><td>1</td><td class='n'>10</td>" in page.text and "type: tumbling" in page.text
+        assert "replay verify " in page.text
+        row = next(x for x in _rows(client.get("/replay-runs/", headers=auth).text) if "manual__1" in x)
+        assert "href='/replay-runs/record/nightly/_airflow/manual__1'" in row and ">v0.1.0 abc<" in row
+        assert client.get("/replay-runs/record/nightly/_airflow/manual__2", headers=auth).status_code == 404
+        assert client.get("/replay-runs/record/../nightly/_airflow/manual__1", headers=auth).status_code == 404
+    finally:
+        (runs_root / "nightly" / "_airflow" / "manual__1" / "run.json").unlink()

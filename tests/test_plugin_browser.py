@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from airflow_env import ROOT, airflow, airflow_env
+from airflow_env import ROOT, airflow, airflow_env, free_port
 
 sys.path.insert(0, str(ROOT / "plugins"))  # replay_runs.runs: the run folder's name
 
@@ -34,12 +33,6 @@ USER, PASSWORD = "replay-viewer", "browser-pw-123"
 SHOTS = Path(os.environ.get("REPLAY_SCREENSHOTS") or ROOT / "build" / "screenshots")
 START_TIMEOUT = 420  # seconds: a loaded 2-core machine starts the API server slowly
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _run(*args: str, timeout: float = 900, env: dict[str, str] | None = None) -> None:
     proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, "PYSPARK_PYTHON": sys.executable, **(env or {})})
@@ -49,13 +42,18 @@ def _run(*args: str, timeout: float = 900, env: dict[str, str] | None = None) ->
 DAG = "event_time_backfill"
 DAYS = ["2024-01-01", "2024-01-02", "2024-01-03"]
 NOW = datetime.now(timezone.utc).replace(microsecond=0)
-# Four runs of the backfill DAG, newest first on the page: one replaying now (job 1 of 2 has committed its first
-# partition), one that failed in its second job (1 day a job), one refused before it wrote anything (end before
-# start), one that replayed the range and passed DQ.
+# Five runs of the backfill DAG, newest first on the page: one replaying now (job 1 of 2 has committed its first
+# partition), one that failed in its second job (1 day a job), one cancelled (marked failed in Airflow) in its second
+# job, one refused before it wrote anything (end before start), one that replayed the range and passed DQ.
 RUNNING = f"manual__{(NOW - timedelta(minutes=4)).isoformat()}"
 STOPPED = f"manual__{(NOW - timedelta(minutes=20)).isoformat()}"  # failed in its second job, after 2024-01-01
+CANCELLED = f"manual__{(NOW - timedelta(minutes=30)).isoformat()}"  # marked failed while its second job ran
 REFUSED = f"manual__{(NOW - timedelta(minutes=40)).isoformat()}"
 DONE = f"manual__{(NOW - timedelta(hours=2)).isoformat()}"
+# The lines the runs' tasks kept (XCom replay_failure), as the page shows them under the state.
+REFUSED_WHY = "Refused: Last day: 2024-01-01 is before the first day 2024-01-05 (the range is inclusive)"
+STOPPED_WHY = "the Spark job failed: replay: 2024-01-02: OutputLocked: out/demo_partitioned/_lock is held by pid 7"
+ADMIN, ADMIN_PASSWORD = "replay-admin", "browser-admin-pw-123"
 
 
 def _folder(run_id: str) -> str:
@@ -120,19 +118,52 @@ def runs_root(tmp_path_factory) -> Path:
     write_plan_record(stopped, DAYS, partitions_per_job=1)
     (stopped / "done" / DAYS[0]).touch()
     write_chunk_record(stopped, 2, 3, DAYS[1:2])
+    # The cancelled one: 1 day a job, job 1 done, job 2 on when the run was marked failed (on_kill's record).
+    from event_replay.orchestration.cancel import write_cancel_record
+    from event_replay.orchestration.record import new_record, write_record
+
+    cancelled = out / "_airflow" / _folder(CANCELLED)
+    (cancelled / "done").mkdir(parents=True)
+    (cancelled / "job.yaml").write_text(job.read_text())
+    write_plan_record(cancelled, DAYS, partitions_per_job=1)
+    (cancelled / "done" / DAYS[0]).touch()
+    write_chunk_record(cancelled, 2, 3, DAYS[1:2])
+    write_cancel_record(cancelled, 2, 3, DAYS[1:2])
+    # The finished run's record (what the replay task writes before its first job).
+    planned = {"plan": {"runs": [{"partition": d} for d in DAYS], "missing": []}, "source_path": str(log),
+               "config_path": str(job), "config_file": "jobs/configs/demo_partitioned.yaml", "start": DAYS[0],
+               "end": DAYS[-1], "partitions_per_job": 31}
+    record = new_record(planned, DAG, DONE)
+    record["spark"]["master"] = "local[2]"
+    record["jobs"] = [{"job": 1, "partitions": DAYS, "seconds": 41.5, "rows_read": 1200}]
+    write_record(run, record)
+    # A sparse log replayed from the CLI: 300 rows over 8 hours, every split idle most of the time.
+    sparse_log, sparse_out = base / "sparse-log", base / "runs" / "sparse"
+    _run(str(BIN / "replay"), "sample", "--out", str(sparse_log), "--rows", "300", "--splits", "3", "--rate", "0.01",
+         "--seed", "7")
+    sparse = yaml.safe_load((ROOT / "jobs" / "configs" / "demo.yaml").read_text())
+    sparse["source"]["path"], sparse["output"]["path"] = str(sparse_log), str(sparse_out)
+    (base / "sparse.yaml").write_text(yaml.safe_dump(sparse, sort_keys=False))
+    _run(str(BIN / "replay"), "run", "--config", str(base / "sparse.yaml"), "--master", "local[2]", *conf)
+    _run(str(BIN / "replay"), "why", "--config", str(base / "sparse.yaml"), env={"REPLAY_SPARK_MASTER": "local[2]"})
     return base / "runs"
 
 
 def _add_dag_runs(env: dict[str, str]) -> None:
-    """The three runs in Airflow's metadata DB, as the scheduler records them (the page reads state and times there)."""
+    """The runs in Airflow's metadata DB, as the scheduler records them (the page reads state and times there), and
+    the failure lines two of them kept."""
     script = f"""
 from datetime import datetime, timedelta
-from sqlalchemy import insert
+import uuid
+from sqlalchemy import insert, select
 from airflow.models.dagrun import DagRun
+from airflow.models.taskinstance import TaskInstance
+from airflow.models.xcom import XComModel
 from airflow.utils.session import create_session
 now = datetime.fromisoformat({NOW.isoformat()!r})
 runs = [({RUNNING!r}, "running", now - timedelta(minutes=4), None, {{}}),
         ({STOPPED!r}, "failed", now - timedelta(minutes=20), now - timedelta(minutes=18), {{}}),
+        ({CANCELLED!r}, "failed", now - timedelta(minutes=30), now - timedelta(minutes=28), {{}}),
         ({REFUSED!r}, "failed", now - timedelta(minutes=40), now - timedelta(minutes=40, seconds=-6),
          {{"config": "jobs/configs/demo_partitioned.yaml", "start_date": "2024-01-05", "end_date": "2024-01-01"}}),
         ({DONE!r}, "success", now - timedelta(hours=2), now - timedelta(hours=2, seconds=-97), {{}})]
@@ -141,6 +172,16 @@ with create_session() as s:
         s.execute(insert(DagRun.__table__).values(dag_id={DAG!r}, run_id=run_id, run_type="manual", state=state,
                   start_date=start, end_date=end, logical_date=start, run_after=start, queued_at=start, conf=conf,
                   clear_number=0))
+    # What the failed runs' tasks kept for the page (orchestration/failures.py): the XCom replay_failure of their
+    # failed task instance.
+    for run_id, task_id, why in (({REFUSED!r}, "validate", {REFUSED_WHY!r}),
+                                 ({STOPPED!r}, "replay_partitions", {STOPPED_WHY!r})):
+        dag_run_id, started = s.execute(select(DagRun.id, DagRun.start_date).where(DagRun.run_id == run_id)).one()
+        s.execute(insert(TaskInstance.__table__).values(id=uuid.uuid4(), dag_id={DAG!r}, run_id=run_id,
+                  task_id=task_id, map_index=-1, pool="default_pool", state="failed", try_number=1,
+                  start_date=started, end_date=started))
+        s.execute(insert(XComModel.__table__).values(dag_run_id=dag_run_id, task_id=task_id, map_index=-1,
+                  key="replay_failure", dag_id={DAG!r}, run_id=run_id, value=why, timestamp=now))
 """
     proc = subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True,
                           timeout=300)
@@ -150,12 +191,12 @@ with create_session() as s:
 @pytest.fixture(scope="module")
 def api_server(runs_root, tmp_path_factory):
     home = tmp_path_factory.mktemp("airflow-home")
-    (home / "passwords.json").write_text(json.dumps({USER: PASSWORD}))
-    port = _free_port()
+    (home / "passwords.json").write_text(json.dumps({USER: PASSWORD, ADMIN: ADMIN_PASSWORD}))
+    port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     env = airflow_env(home, **{
         "AIRFLOW__CORE__AUTH_MANAGER": "airflow.api_fastapi.auth.managers.simple.simple_auth_manager.SimpleAuthManager",
-        "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS": f"{USER}:viewer",
+        "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS": f"{USER}:viewer,{ADMIN}:admin",
         "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_PASSWORDS_FILE": str(home / "passwords.json"),
         "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS": "False",
         "AIRFLOW__API__BASE_URL": base_url,
@@ -163,6 +204,7 @@ def api_server(runs_root, tmp_path_factory):
         "REPLAY_RUNS_ROOT": str(runs_root),
     })
     airflow(env, "db", "migrate", timeout=600)
+    airflow(env, "dags", "reserialize", timeout=900)  # the DAGs' trigger forms, without a DAG processor
     _add_dag_runs(env)
     log = open(home / "api-server.log", "w")
     proc = subprocess.Popen([str(BIN / "airflow"), "api-server", "--host", "127.0.0.1", "--port", str(port),
@@ -191,8 +233,8 @@ def api_server(runs_root, tmp_path_factory):
         log.close()
 
 
-def _token(base_url: str) -> str:
-    req = urllib.request.Request(f"{base_url}/auth/token", data=json.dumps({"username": USER, "password": PASSWORD})
+def _token(base_url: str, user: str = USER, password: str = PASSWORD) -> str:
+    req = urllib.request.Request(f"{base_url}/auth/token", data=json.dumps({"username": user, "password": password})
                                  .encode(), headers={"Content-Type": "application/json"}, method="POST")
     with urllib.request.urlopen(req, timeout=60) as r:
         return json.loads(r.read())["access_token"]
@@ -275,10 +317,10 @@ def _shot(browser, name: str, height: int | None = None) -> Path:
     return path
 
 
-def _login(browser, api_server) -> None:
+def _login(browser, api_server, user: str = USER, password: str = PASSWORD) -> None:
     browser.get(f"{api_server}/replay-runs/")  # unauthenticated browser: sent to Airflow's login page
     assert "login" in browser.current_url.lower(), browser.current_url
-    browser.add_cookie({"name": "_token", "value": _token(api_server), "path": "/"})
+    browser.add_cookie({"name": "_token", "value": _token(api_server, user, password), "path": "/"})
     browser.set_script_timeout(120)
 
 
@@ -322,21 +364,31 @@ def test_runs_page_in_chromium_light_and_dark(api_server, browser):
     heads = [h.text for h in browser.find_elements(By.CSS_SELECTOR, "table#runs thead th")]
     assert heads[:5] == ["run", "state", "start (UTC)", "duration", "partitions"], heads
     links = browser.find_elements(By.CSS_SELECTOR, "table#runs tbody tr a.airflow-run")
-    assert [a.text for a in links] == [RUNNING, STOPPED, REFUSED, DONE]  # newest first
+    assert [a.text for a in links] == [RUNNING, STOPPED, CANCELLED, REFUSED, DONE]  # newest first
     assert [a.get_attribute("href") for a in links] == [f"{api_server}/dags/{DAG}/runs/{quote(r, safe='')}"
-                                                        for r in (RUNNING, STOPPED, REFUSED, DONE)]
-    assert browser.find_element(By.ID, "summary").text.startswith("4 runs, newest first")
-    running, stopped, refused, done = (_cells(_row(browser, r)) for r in (RUNNING, STOPPED, REFUSED, DONE))
-    assert stopped[1] == "failed" and stopped[3] == "2.0 min", stopped
+                                                        for r in (RUNNING, STOPPED, CANCELLED, REFUSED, DONE)]
+    assert browser.find_element(By.ID, "summary").text.startswith("6 runs, newest first")  # and the sparse CLI run
+    running, stopped, cancelled, refused, done = (_cells(_row(browser, r))
+                                                  for r in (RUNNING, STOPPED, CANCELLED, REFUSED, DONE))
+    assert stopped[1] == f"failed {STOPPED_WHY}" and stopped[3] == "2.0 min", stopped  # why, under the state
     assert stopped[4] == f"{DAYS[0]} to {DAYS[-1]} (3) 1/3 done stopped in {DAYS[1]}", stopped
+    assert cancelled[1] == "failed cancelled after partition 1 of 3", cancelled
     assert running[1] == "running" and running[3].endswith("so far"), running
     assert running[4] == f"{DAYS[0]} to {DAYS[-1]} (3) 1/3 done replaying {DAYS[1]}" and running[9] == "pending"
-    assert refused[1] == "failed" and refused[3] == "6.0 s" and refused[4] == "requested 2024-01-05 to 2024-01-01"
+    assert refused[1] == f"failed {REFUSED_WHY}" and refused[3] == "6.0 s", refused
+    assert refused[4] == "requested 2024-01-05 to 2024-01-01", refused
     assert done[1] == "success" and done[3] == "97.0 s" and done[4].endswith("3/3 done"), done
     for cells, start in ((running, NOW - timedelta(minutes=4)), (done, NOW - timedelta(hours=2))):
         assert cells[2] == start.strftime("%Y-%m-%d %H:%M:%S"), cells
-    assert done[0] == f"{DONE} {DAG}, output demo_partitioned", done
+    version = f"v{_project_version()}"
+    assert done[0] == f"{DONE} {DAG}, output demo_partitioned config demo_partitioned.yaml, {version}", done
     assert done[9] == "pass" and done[10] == "why-report Data Docs", done
+    # A long run id wraps inside its cell: it never runs into the state column.
+    for r in (RUNNING, DONE):
+        inside = browser.execute_script(
+            "const a = arguments[0].querySelector('a.airflow-run'), td = a.closest('td');"
+            "return a.getBoundingClientRect().right <= td.getBoundingClientRect().right;", _row(browser, r))
+        assert inside, r
     assert _n(done[5]) == 1200 and _n(done[6]) > 0, done
     assert _broken_links(browser) == []
     # Styled: Airflow's font and colours, not the browser's defaults; light by default, dark when the UI says so.
@@ -375,6 +427,99 @@ def test_runs_page_in_chromium_light_and_dark(api_server, browser):
         time.sleep(1)
         shots.append(_shot(browser, f"replay-runs-in-airflow-{theme}.png", height=900))
     print(f"screenshots: {light} {dark} {' '.join(map(str, shots))}")
+
+
+def _project_version() -> str:
+    """The version cell's text for this checkout: `0.1.0 46a2f0e` (+ when the checkout has changes)."""
+    from event_replay.orchestration.record import project_version
+
+    v = project_version()
+    return " ".join(x for x in (v["version"], (v["commit"] or "")[:7] + ("+" if v["dirty"] else "")) if x)
+
+
+def test_run_record_page(api_server, browser):
+    """The finished run's version links to its run record: version, config, input per partition, Spark."""
+    from selenium.webdriver.common.by import By
+
+    _login(browser, api_server)
+    browser.get(f"{api_server}/replay-runs/")
+    _row(browser, DONE).find_element(By.CSS_SELECTOR, "a.version").click()
+    facts = {tr.find_element(By.TAG_NAME, "th").text: tr.find_element(By.TAG_NAME, "td").text
+             for tr in browser.find_elements(By.CSS_SELECTOR, "table#record tr")}
+    assert facts["run"] == DONE and facts["config"] == "jobs/configs/demo_partitioned.yaml", facts
+    assert facts["project version"] == "0.1.0" and facts["Spark"].endswith("on local[2]"), facts
+    parts = [tr.text.split() for tr in browser.find_elements(By.CSS_SELECTOR, "table#record-input tbody tr")]
+    assert [p[0] for p in parts] == DAYS and all(p[1] == "1" for p in parts), parts
+    assert "window:" in browser.find_element(By.ID, "record-config").text
+    assert _broken_links(browser) == []
+    print(f"screenshots: {_shot(browser, 'run-record.png')}")
+
+
+def test_sparse_why_report(api_server, browser):
+    """300 rows over 8 hours (the CLI run `sparse`): its why-report draws per bucket (the page says how long one is
+    and what the lanes' heights mean), the lag over the whole replay clock, and its bucket data answers."""
+    from selenium.webdriver.common.by import By
+
+    _login(browser, api_server)
+    browser.get(f"{api_server}/replay-runs/why/sparse")
+    _wait_images(browser)
+    img = browser.find_element(By.CSS_SELECTOR, "img#timelines-png")
+    assert browser.execute_script("return arguments[0].naturalWidth", img) == 1200
+    text = browser.find_element(By.ID, "timelines").find_element(By.XPATH, "following-sibling::p").text
+    assert "share of the bucket's time" in text and "time buckets of" in text, text
+    assert "on average and at most" in text, text  # the lag is defined: the stream keeps its watermark while idle
+    assert browser.find_element(By.ID, "timelines-data").text == "timelines.parquet"
+    assert browser.find_element(By.ID, "window-holders").text == "window_holders.parquet"
+    assert _broken_links(browser) == []
+    print(f"screenshots: {_shot(browser, 'why-report-sparse.png')}")
+
+
+def test_trigger_form_refuses_a_bad_duration(api_server, browser):
+    """The event_time_backfill trigger form with an override that is no duration: Trigger is refused with the
+    schema's reason, and no run exists afterwards."""
+    from selenium.webdriver.common.keys import Keys
+
+    def run_ids() -> list[str]:
+        req = urllib.request.Request(f"{api_server}/api/v2/dags/{DAG}/dagRuns?limit=100",
+                                     headers={"Authorization": f"Bearer {_token(api_server, ADMIN, ADMIN_PASSWORD)}"})
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return sorted(x["dag_run_id"] for x in json.loads(r.read())["dag_runs"])
+
+    before = run_ids()
+    _login(browser, api_server, ADMIN, ADMIN_PASSWORD)
+    browser.set_window_size(1400, 1000)
+    browser.get(f"{api_server}/dags/{DAG}")
+    _wait_for(browser, "//button[normalize-space()='Trigger']").click()
+    field = _wait_for(browser, "//*[@id='element_idle_timeout']")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", field)
+    field.click()
+    field.send_keys("5 parsecs", Keys.TAB)
+    trigger = _wait_for(browser, "//div[@role='dialog']//button[normalize-space()='Trigger']")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", trigger)
+    trigger.click()
+    # The API refuses the run (400) and the dialog says why at its top: the field, the value, the rule.
+    alert = _wait_for(browser, "//*[@data-testid='error-alert'][contains(., 'idle_timeout')]")
+    text = alert.text
+    assert "400 Bad Request" in text and "Invalid input for param idle_timeout: '5 parsecs' does not match" in text, text
+    assert "Override watermark.idle_timeout" in text, text  # the field's title, as the form shows it
+    browser.execute_script("arguments[0].scrollIntoView({block: 'start'})", alert)
+    time.sleep(1)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SHOTS / "trigger-form-refused.png"))
+    assert run_ids() == before  # refused before a run exists
+    print(f"screenshots: {SHOTS / 'trigger-form-refused.png'}")
+
+
+def _wait_for(browser, xpath: str, timeout: float = 120):
+    from selenium.webdriver.common.by import By
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = [e for e in browser.find_elements(By.XPATH, xpath) if e.is_displayed()]
+        if found:
+            return found[-1]
+        time.sleep(0.5)
+    raise AssertionError(f"{xpath} not on the page:\n{browser.page_source[-3000:]}")
 
 
 def test_why_report_and_data_docs_in_chromium(api_server, browser):

@@ -8,9 +8,9 @@ multiples of the interval with start <= T < end), as fixed-size big-endian recor
 keeps the log's type: a long for an integer column, a double (its IEEE bits) for a floating-point one.
 events.properties: the job's settings, the splits (declared ones without rows included, sorted, as the harness's
 `declared_splits_of`), the value type and the config's aggregates (count, sum, min, max over `value`, in order).
-Only one Parquet file is in memory at a time: it needs the files' arrival ranges to be disjoint and ascending in
-file-name order, which generate.py's write_chunks guarantees (checked here). No explicit replay range: start = first
-arrival, end = last arrival (the replay's own default).
+One batch of Parquet files is in memory at a time: a file alone, or the files whose arrival ranges overlap
+(read together and sorted as one). No explicit replay range: start = first arrival, end = last arrival (the
+replay's own default).
 """
 from __future__ import annotations
 
@@ -81,6 +81,23 @@ def properties(cfg: JobConfig, n_splits: int, value_type: str) -> str:
     return "".join(f"{k}={v}\n" for k, v in conf.items())
 
 
+def _disjoint_batches(files: list[Path], metas: list[tuple[int, int]]) -> tuple[list[list[Path]], list[tuple]]:
+    """Files in batches whose arrival ranges are disjoint and ascending (files whose ranges overlap, e.g. a
+    generator's chunks with a straggler across a cut, are read together and sorted as one)."""
+    order = sorted(range(len(files)), key=lambda i: metas[i])
+    batches: list[list[Path]] = []
+    ranges: list[tuple[int, int]] = []
+    for i in order:
+        lo, hi = metas[i]
+        if ranges and lo <= ranges[-1][1]:
+            batches[-1].append(files[i])
+            ranges[-1] = (ranges[-1][0], max(ranges[-1][1], hi))
+        else:
+            batches.append([files[i]])
+            ranges.append((lo, hi))
+    return batches, ranges
+
+
 def prepare(cfg: JobConfig, out: Path) -> dict:
     if cfg.replay.start_ms is not None or cfg.replay.end_ms is not None:
         raise ValueError("bench/flink/prepare.py handles the default replay range only (no replay.start/end)")
@@ -99,9 +116,7 @@ def prepare(cfg: JobConfig, out: Path) -> dict:
     for f in files:  # arrival range per file from a cheap read of one column
         a = pq.read_table(f, columns=[cols["arrival_time"]]).column(0).cast(pa.timestamp("ms", tz="UTC")).cast(pa.int64())
         metas.append((int(pa.compute.min(a).as_py()), int(pa.compute.max(a).as_py())))
-    for (_, hi), (lo, _) in zip(metas, metas[1:]):
-        if lo <= hi:
-            raise ValueError("the files' arrival ranges overlap: prepare.py needs them disjoint and ascending")
+    files, metas = _disjoint_batches(files, metas)
     start, end = metas[0][0], metas[-1][1]
     interval = cfg.watermark.interval_ms if cfg.watermark.periodic else 0
     next_tick = -(-start // interval) * interval if interval else None
@@ -112,8 +127,9 @@ def prepare(cfg: JobConfig, out: Path) -> dict:
     t0 = time.monotonic()
     with open(out / "events.bin", "wb") as fh:
         for k, f in enumerate(files):
-            t = pq.read_table(f, columns=[cols[c] for c in ("split", "offset", "arrival_time", "event_time", "key")]
-                              + ["value"])
+            t = pa.concat_tables([pq.read_table(g, columns=[cols[c] for c in ("split", "offset", "arrival_time",
+                                                                               "event_time", "key")] + ["value"])
+                                  for g in f])
             enc = t.column(0).combine_chunks().dictionary_encode()
             split = np.array([index[s] for s in enc.dictionary.to_pylist()], np.int32)[enc.indices.to_numpy()]
             offset = t.column(1).to_numpy()
@@ -123,10 +139,10 @@ def prepare(cfg: JobConfig, out: Path) -> dict:
             if (np.char.str_len(keys) > KEY_BYTES).any():
                 raise ValueError(f"keys longer than {KEY_BYTES} bytes are not supported by the bench format")
             if t.column(5).null_count:
-                raise ValueError(f"{f.name}: null values are not supported by the bench format")
+                raise ValueError(f"{f[0].name}: null values are not supported by the bench format")
             if value_type_of(t.schema.field(5)) != value_type:
-                raise ValueError(f"{f.name}: `value` is {t.schema.field(5).type}, not {value_type} as in "
-                                 f"{files[0].name}")
+                raise ValueError(f"{f[0].name}: `value` is {t.schema.field(5).type}, not {value_type} as in "
+                                 f"{files[0][0].name}")
             value = t.column(5).to_numpy()
             order = np.lexsort((offset, split, arrival))  # replay order: arrival, split, offset
             limit = metas[k + 1][0] if k + 1 < len(files) else end  # ticks before the next file's first row

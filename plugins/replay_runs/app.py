@@ -22,8 +22,8 @@ from airflow.api_fastapi.core_api.security import requires_authenticated
 from event_replay.quality.why_page import STYLE, THEME_SCRIPT, duration, render
 
 from .dagruns import fetch_dag_runs, merge
-from .runs import AIRFLOW_FOLDER, DOCS_FOLDER, TUNING_FOLDER, WHY_FOLDER, RunRow, list_runs, runs_root, safe_path, \
-    safe_run_id, tuning_results, why_summary
+from .runs import AIRFLOW_FOLDER, DOCS_FOLDER, TUNING_FOLDER, WHY_FOLDER, RunRow, list_runs, run_record, runs_root, \
+    safe_path, safe_run_id, tuning_results, why_summary
 
 URL_PREFIX = "/replay-runs"
 
@@ -34,8 +34,11 @@ _STYLE = STYLE + """.state{font-weight:600}.state-success,.pass{color:var(--ok);
 .bar{display:inline-block;width:6em;height:6px;border-radius:3px;background:var(--line);overflow:hidden}
 .bar>span{display:block;height:100%;background:var(--accent)}.state-failed~td .bar>span{background:var(--bad)}
 .now{color:var(--warn);font-weight:600}.stopped{color:var(--bad);font-weight:600}.nw{white-space:nowrap}
-td.dq.pending{color:var(--muted)}#runs td{vertical-align:top}a.airflow-run{white-space:nowrap}
-td.run-cell{max-width:22em}td.live.pass a{color:var(--ok)}td.live.fail a{color:var(--bad)}"""
+td.dq.pending{color:var(--muted)}#runs td{vertical-align:top}td.run-cell{max-width:22em}
+a.airflow-run{overflow-wrap:anywhere}.reason{font-weight:400;max-width:18em;margin-top:3px;color:var(--fg)}
+td.state-failed .reason{color:var(--bad)}.version{font-size:92%}pre.config{background:var(--head);
+border:1px solid var(--line);padding:.6em 1em;border-radius:4px;overflow:auto}
+td.live.pass a{color:var(--ok)}td.live.fail a{color:var(--bad)}"""
 
 
 def _page(title: str, body: str) -> HTMLResponse:
@@ -98,7 +101,8 @@ def _partitions(r: RunRow) -> str:
         elif r.current and r.state == "failed":
             now = f"<div class='stopped'>stopped in {html.escape(r.current)}</div>"
         elif r.state == "running" and done == n:
-            now = "<div class='now'>checking data quality</div>"
+            now = ("<div class='now'>writing the report (data quality off)</div>" if r.dq_off else
+                   "<div class='now'>checking data quality</div>")
         else:
             now = ""
         pct = 100 * done // n
@@ -113,14 +117,30 @@ def _partitions(r: RunRow) -> str:
 
 
 def _run_cell(request: Request, r: RunRow) -> str:
-    """The run id (linked to its Airflow run), then what ran and where it wrote: DAG (or CLI) and output folder."""
+    """The run id (linked to its Airflow run), then what ran and where it wrote: DAG (or CLI) and output folder,
+    and with what: the config and, from its run record, the project's version (linked to the record)."""
     output = f"output <code>{_fmt(r.output)}</code>" if r.output else "no output yet"
+    config = f"config <code>{html.escape(Path(r.config_file).name)}</code>" if r.config_file else ""
+    version = (f"<a class='version' href='{_href(request, 'record', r.reports or '')}' title='the run record: version, "
+               f"config, input, Spark'>v{html.escape(r.version)}</a>" if r.has_record and r.version else
+               (f"<a class='version' href='{_href(request, 'record', r.reports or '')}'>run record</a>"
+                if r.has_record else ""))
+    made = ", ".join(x for x in (config, version) if x)
+    made = f"<br><span class='muted made'>{made}</span>" if made else ""
     if not r.run_id:
         return f"CLI<br><span class='muted'>{output}</span>"
     if not r.dag_id:
-        return f"{html.escape(r.run_id)}<br><span class='muted'>{output}</span>"
+        return f"{html.escape(r.run_id)}<br><span class='muted'>{output}</span>{made}"
     return (f"<a class='airflow-run' target='_top' href='{_airflow_href(request, 'dags', r.dag_id, 'runs', r.run_id)}'>"
-            f"{html.escape(r.run_id)}</a><br><span class='muted'>{html.escape(r.dag_id)}, {output}</span>")
+            f"{html.escape(r.run_id)}</a><br><span class='muted'>{html.escape(r.dag_id)}, {output}</span>{made}")
+
+
+def _state_cell(r: RunRow) -> str:
+    """The state, and under it why the run failed (or was skipped or cancelled), or what its dry run found."""
+    state = r.state or "unknown"
+    label = "dry run" if r.dry_run and state == "success" else state
+    why = f"<div class='reason'>{html.escape(r.reason)}</div>" if r.reason else ""
+    return f"<td class='state state-{html.escape(state)}'>{html.escape(label)}{why}</td>"
 
 
 def _live_cell(request: Request, r: RunRow) -> str:
@@ -146,11 +166,12 @@ def _runs_table(request: Request, runs: Iterable[RunRow]) -> str:
              if r.has_docs else []) + \
             ([f"<a href='{_href(request, 'tuning', r.output or '')}'>tuning</a>"] if r.has_tuning else [])
         state = r.state or "unknown"
-        dq = "pending" if r.dq == "not run" and state in ("running", "queued") else r.dq
+        dq = "off" if r.dq == "not run" and r.dq_off else (
+            "pending" if r.dq == "not run" and state in ("running", "queued") else r.dq)
         num = "<td class='n'>{}</td>".format
         lines.append(
             f"<tr class='run' id='{html.escape(r.anchor)}'><td class='run-cell'>{_run_cell(request, r)}</td>"
-            f"<td class='state state-{html.escape(state)}'>{html.escape(state)}</td>"
+            f"{_state_cell(r)}"
             f"<td>{_when(r.start)}</td><td>{_took(r)}</td><td class='parts'>{_partitions(r)}</td>"
             + "".join(num("&ndash;" if v is None else f"{v:,}") for v in (r.rows_read, r.firings, r.late_rows,
                                                                            r.quarantined))
@@ -189,6 +210,40 @@ def _tuning_section(request: Request, output: str) -> str:
         return ""
     return ("<h2 id='what-if'>What-if tuning</h2><p>The same input replayed under each variant's watermark "
             "settings (<code>replay tune</code>, DAG <code>watermark_tuning</code>).</p>" + "".join(parts))
+
+
+def _record_page(rec: dict[str, Any], reports: str, folder: Path) -> str:
+    """A run record (event_replay.orchestration.record): what ran, with which code and config, on which input."""
+    import yaml
+
+    project, config, spark = rec.get("project") or {}, rec.get("config") or {}, rec.get("spark") or {}
+    inp = rec.get("input") or {}
+    facts = [("run", rec.get("run_id")), ("DAG", rec.get("dag_id")), ("written", rec.get("written")),
+             ("project version", project.get("version")),
+             ("commit", (project.get("commit") or "-") + (" (with uncommitted changes)" if project.get("dirty") else "")),
+             ("config", config.get("file")), ("effective config", config.get("effective")),
+             ("Spark", f"{spark.get('version') or '?'} on {spark.get('master') or '?'}"
+                       f"{', ' + spark['deploy_mode'] + ' mode' if spark.get('deploy_mode') else ''}"),
+             ("input", f"{inp.get('source')}"
+                       + (f" (digest {str(inp.get('digest'))[:16]})" if inp.get("listed") else " (not listed)"))]
+    rows = "".join(f"<tr><th>{html.escape(k)}</th><td>{_fmt(v)}</td></tr>" for k, v in facts)
+    parts = "".join(
+        f"<tr><td>{html.escape(pid)}</td><td>{'missing' if p.get('files') is None else len(p['files'])}</td>"
+        f"<td class='n'>{sum(f.get('size', 0) for f in p.get('files') or []):,}</td></tr>"
+        for pid, p in (inp.get("partitions") or {}).items())
+    jobs = "".join(f"<tr><td class='n'>{j.get('job')}</td><td>{html.escape(', '.join(j.get('partitions') or []))}</td>"
+                   f"<td class='n'>{_fmt(j.get('rows_read'))}</td><td class='n'>{_fmt(j.get('seconds'))}</td></tr>"
+                   for j in rec.get("jobs") or [])
+    resolved = html.escape(yaml.safe_dump(config.get("resolved"), sort_keys=False)) if config.get("resolved") else ""
+    return (f"<h1>Run record</h1><table id='record'>{rows}</table>"
+            f"<p class='muted'>Would a rerun read the same input? <code>replay verify {html.escape(str(folder))}</code> "
+            f"re-checks every file below against the source.</p>"
+            f"<h2>Input, per partition</h2><table id='record-input'><thead><tr><th>partition</th><th>files</th>"
+            f"<th class='n'>bytes</th></tr></thead><tbody>{parts}</tbody></table>"
+            + (f"<h2>Spark jobs</h2><table id='record-jobs'><thead><tr><th>job</th><th>partitions</th>"
+               f"<th class='n'>rows read</th><th class='n'>seconds</th></tr></thead><tbody>{jobs}</tbody></table>"
+               if jobs else "")
+            + (f"<h2>Resolved config</h2><pre class='config' id='record-config'>{resolved}</pre>" if resolved else ""))
 
 
 _DOCS_NAVBAR = re.compile(r"<nav class=\"navbar[^>]*>")
@@ -265,6 +320,15 @@ def create_app() -> FastAPI:
         if what == "docs" and row.has_docs:
             return RedirectResponse(_href(request, "files", row.reports, DOCS_FOLDER, "index.html"), 303)
         raise HTTPException(404, f"run {run_id} has no {what} (yet)")
+
+    @app.get("/record/{reports:path}", response_class=HTMLResponse)
+    def record(request: Request, reports: str) -> HTMLResponse:
+        rec = run_record(runs_root(), reports)
+        if rec is None:
+            raise HTTPException(404, "no run record here")
+        row = next((r for r in all_runs() if r.reports == reports), None)
+        return _page(f"Run record {rec.get('run_id') or reports}", f"<nav>{_nav(request, row)}</nav>"
+                     + _record_page(rec, reports, runs_root() / reports))
 
     @app.get("/tuning/{output:path}", response_class=HTMLResponse)
     def tuning(request: Request, output: str) -> HTMLResponse:

@@ -12,7 +12,9 @@ run record (`_airflow/<run_id>/report.json`, written by event_replay.orchestrati
 - progress of an Airflow run (progress()): the partitions it plans (`plan.json`, written by the plan task), those it
   has replayed (`done/<partition>` markers, one per partition of each finished chunk job), the chunk whose Spark job
   runs now (`replaying.json`) and, inside that chunk, the last partition the job has committed (the range job's
-  `<output>/_range.json`): partitions done / planned and the one replaying now, with no Spark and no data read.
+  `<output>/_range.json`): partitions done / planned and the one replaying now, with no Spark and no data read;
+- the run record (`run.json`, event_replay.orchestration.record): the project's version and commit, the config;
+  a cancel (`cancelled.json`, event_replay.orchestration.cancel): "cancelled after partition i of n".
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ SERVED_FOLDERS = (DOCS_FOLDER, WHY_FOLDER, TUNING_FOLDER, COMPARE_FOLDER)  # the
 MAX_DEPTH = 4  # output folders are searched this deep under the root: enough for out/<job>/<variant>
 # The run's progress records (event_replay.orchestration.report PLAN_FILE, CHUNK_FILE; range_replay.PROGRESS)
 PLAN_FILE, CHUNK_FILE, RANGE_FILE, DONE_FOLDER = "plan.json", "replaying.json", "_range.json", "done"
+RECORD_FILE, CANCEL_FILE = "run.json", "cancelled.json"  # orchestration.record, orchestration.cancel
 ROOT_VARIABLE, ROOT_ENV = "replay_runs_root", "REPLAY_RUNS_ROOT"
 DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "out"  # <project>/plugins/replay_runs/runs.py -> <project>/out
 
@@ -72,6 +75,12 @@ class RunRow:
     planned: list[str] = field(default_factory=list)  # the partitions the run replays, in order (its plan)
     done: int | None = None  # how many of them are replayed and committed (None: no progress record)
     current: str | None = None  # the partition its replay job is on (or stopped in), None when no job is on
+    reason: str | None = None  # why it failed (or was skipped, cancelled), in one line; a dry run's findings
+    dry_run: bool = False
+    config_file: str | None = None  # the config the run was asked for (the form's field)
+    version: str | None = None  # the project's version and commit that ran it (its run record)
+    has_record: bool = False
+    dq_off: bool = False  # the run does not check data quality (nor write a why-report)
     live: LiveAgreement | None = None  # the comparison with the live output (<reports>/compare/), None: not compared
 
     @property
@@ -269,6 +278,13 @@ def _airflow_row(out: Path, rel: str, run: Path, has_tuning: bool) -> RunRow:
     docs, why = run / DOCS_FOLDER, run / WHY_FOLDER
     dq = _dq_from_record(report.get("dq")) or (docs_outcome(docs) if (docs / "index.html").is_file()
                                                 else ("not run", ""))
+    record = _read_json(run / RECORD_FILE)
+    cancelled = (run / CANCEL_FILE).is_file() and not report.get("complete")
+    n = len(prog.planned)
+    cause = None
+    if cancelled:
+        cause = (f"cancelled after partition {len(prog.done)} of {n}" if prog.done
+                 else f"cancelled before its first partition (0 of {n})")
     return RunRow(output=rel, run_id=report.get("run_id") or run.name, job=report.get("config_file") or out.name,
                   partitions=parts, rows_read=counts.get("rows_read"),
                   firings=totals.get("windows", _num_rows(out / "windows", parts) if parts else None),
@@ -279,7 +295,18 @@ def _airflow_row(out: Path, rel: str, run: Path, has_tuning: bool) -> RunRow:
                   state="success" if report.get("complete") else None, start=_mtime(run / "job.yaml"),
                   end=_mtime(run / "report.json"), extra={"complete": report.get("complete")},
                   planned=prog.planned, done=len(prog.done) if prog.planned else None, current=prog.current,
+                  reason=cause, config_file=(record.get("config") or {}).get("file") or report.get("config_file"),
+                  version=_version(record.get("project") or {}), has_record=bool(record),
+                  dq_off=_read_json(run / PLAN_FILE).get("run_data_quality") is False,
                   live=live_agreement(run))
+
+
+def _version(project: dict[str, Any]) -> str | None:
+    """`0.1.0 46a2f0e` (`+` when the checkout had changes), from a run record's project."""
+    if not project.get("version") and not project.get("commit"):
+        return None
+    commit = (project.get("commit") or "")[:7]
+    return " ".join(x for x in (project.get("version"), commit + ("+" if project.get("dirty") else "")) if x)
 
 
 def _cli_row(out: Path, rel: str, docs_dq: tuple[str, str], has_tuning: bool) -> RunRow:
@@ -307,6 +334,17 @@ def list_runs(root: Path) -> list[RunRow]:
         if (out / "counts").is_dir() and ((out / WHY_FOLDER).is_dir() or (out / DOCS_FOLDER).is_dir() or not runs):
             rows.append(_cli_row(out, rel, docs_dq, has_tuning))
     return rows
+
+
+def run_record(root: Path, reports: str) -> dict[str, Any] | None:
+    """The run record (`run.json`) of an Airflow run folder `<output>/_airflow/<run>` (relative to the root)."""
+    parts = reports.split("/")
+    if len(parts) < 2 or parts[-2] != AIRFLOW_FOLDER or any(p in ("", "..", ".") for p in parts):
+        return None
+    folder = (root / reports).resolve()
+    if not folder.is_relative_to(root) or not (folder / RECORD_FILE).is_file():
+        return None
+    return _read_json(folder / RECORD_FILE) or None
 
 
 def why_summary(root: Path, reports: str) -> dict[str, Any] | None:

@@ -6,6 +6,8 @@
     replay validate --config FILE | replay why --config FILE
     replay quality --config FILE --out DIR [--run-name ID]   (both, one Spark job, result in DIR/data_quality.json)
     replay tune --config FILE --max-out-of-orderness 1s,5s,30s --idle-timeout none,30s,2m [--allowed-lateness ...]
+    replay run --config FILE --partitions 2024-01-01..2024-01-31 --dry-run   (what it would read; nothing written)
+    replay verify RUN [--config FILE]   (does the source still hold the input the run's record lists?)
     replay compare --config FILE --live PATH [...]   (the replay against the live job's output: compare/cli.py)
     replay sample --out DIR --rows N --splits K --seed S [...]
     replay config from-flink-sql FILE.sql --source-path P --output-path O   (or from-flink-conf FILE)
@@ -42,6 +44,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     cfg = _checked_run_config(args)
     if cfg is None:
         return 2
+    if args.dry_run:
+        from .orchestration.dry_run import main_dry_run  # no Spark, nothing written
+
+        first, _, last = (args.partitions or f"{args.partition}..{args.partition}").partition("..")
+        return main_dry_run(cfg, first, last, new_history=args.first, previous=args.previous)
     conf = parse_conf(args.conf or [])
     try:
         with ExitStack() as stack:
@@ -49,6 +56,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                 # A local output is locked before Spark starts: a concurrent run is refused in milliseconds.
                 # (Elsewhere run_replay/run_partition take it through the Hadoop FileSystem.)
                 stack.enter_context(output_lock(cfg.output.path))
+            from .orchestration.cancel import cancellable
+
+            stack.enter_context(cancellable(cfg.output.path))  # SIGTERM: stop, keep what is committed, clean up
             spark = build_session(master=args.master, app_name="event-replay", conf=conf)
             try:
                 summary = _replay(spark, cfg, args)
@@ -73,8 +83,8 @@ def _checked_run_config(args: argparse.Namespace) -> JobConfig | None:
     if args.partition and args.partitions:
         print("replay: --partition and --partitions exclude each other", file=sys.stderr)
         return None
-    if not partitioned and (args.first or args.allow_missing):
-        option = "--first" if args.first else "--allow-missing"
+    if not partitioned and (args.first or args.allow_missing or args.dry_run):
+        option = "--first" if args.first else ("--allow-missing" if args.allow_missing else "--dry-run")
         print(f"replay: {option} needs --partition or --partitions", file=sys.stderr)
         return None
     if args.end_of_input and not partitioned:
@@ -157,6 +167,9 @@ def add_partition_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-missing", action="store_true",
                         help="a partition with no folder in the source replays as empty (time passes, the state "
                              "carries on) instead of failing; an existing empty folder never fails")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="list what the run would read (partitions, input files, rows and bytes), what the output "
+                             "already has, and an estimated time; nothing is written, no Spark starts")
     parser.add_argument("--previous", default=None, metavar="PARTITION",
                         help="the partition whose state to continue from (default: the latest source partition "
                              "before --partition)")
@@ -174,6 +187,12 @@ def cmd_why(args: argparse.Namespace) -> int:
     cfg = load_config(args.config)  # refused before Spark starts
     print(f"replay why: {why_report(cfg.output.path, cfg)}")
     return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from .orchestration.record import main_verify
+
+    return main_verify(args.run, args.config)
 
 
 def cmd_quality(args: argparse.Namespace) -> int:
@@ -201,6 +220,13 @@ def build_parser() -> argparse.ArgumentParser:
     why = sub.add_parser("why", help="write the why-report (watermark timelines, late rows by cause) of a job's outputs")
     why.add_argument("--config", required=True, help="job config (YAML) whose outputs to explain")
     why.set_defaults(func=cmd_why)
+
+    verify = sub.add_parser("verify", help="check that the source still holds the input a backfill run's record "
+                                           "lists (files, sizes, modification times): would a rerun read the same?")
+    verify.add_argument("run", help="the run's folder (<output.path>/_airflow/<run_id>/), its run.json, or its run "
+                                    "id with --config")
+    verify.add_argument("--config", default=None, help="the job config whose output holds the run's folder")
+    verify.set_defaults(func=cmd_verify)
 
     quality = sub.add_parser("quality", help="validate and why in one Spark job (the DAGs' data_quality task): Data "
                                              "Docs, why-report and the outcome (data_quality.json) into one folder; "

@@ -1,6 +1,6 @@
 """Report folders on the local filesystem (the sample log, a what-if grid's result, a comparison's compare/): filled
 in a hidden staging folder next to the target, then swapped in, so a reader sees the old folder or the new one,
-never half of one; and a Spark frame as one CSV file in such a folder."""
+never half of one; and a Spark frame as one file (CSV or Parquet) in such a folder."""
 from __future__ import annotations
 
 import shutil
@@ -30,10 +30,11 @@ def replace_folder(out: Path, fill: Callable[[Path], Any]) -> Any:
         raise
 
 
-def write_csv(df, target: Path) -> None:
-    """One CSV file with a header: Spark writes a folder, its single part is moved to `target`."""
+def write_one_file(df, target: Path, fmt: str = "csv") -> None:
+    """One file (CSV with a header, or Parquet): Spark writes a folder, its single part is moved to `target`."""
     tmp = target.with_name(f".{target.name}.tmp")
-    df.coalesce(1).write.mode("overwrite").option("header", True).csv(str(tmp))
-    (part,) = tmp.glob("part-*.csv")
+    writer = df.coalesce(1).write.mode("overwrite")
+    writer.option("header", True).csv(str(tmp)) if fmt == "csv" else writer.parquet(str(tmp))
+    (part,) = tmp.glob(f"part-*.{fmt}")
     part.replace(target)
     shutil.rmtree(tmp, ignore_errors=True)

@@ -231,3 +231,37 @@ def test_combined_and_numbered_paths_agree(spark, monkeypatch):
         with monkeypatch.context() as m:
             m.setattr(fixed_windows, "combiners", lambda frame, aggs: None)  # every window numbered
             assert_same_as_reference(spark, rows, cfg)
+
+
+def test_numbered_firings_and_their_write_share_one_shuffle(spark):
+    """Numbered elements (a floating-point sum: no combiner) are shuffled by key into the windows output's files
+    before they are numbered, so the write's repartition into those files is no second shuffle: the plan the windows
+    write runs has one exchange, by key into `partitions`."""
+    import re
+
+    from event_replay.io.output import arranged, windows_output
+
+    schema = T.StructType([f if f.name != "value" else T.StructField("value", T.DoubleType()) for f in ROW_SCHEMA])
+    rows_df = spark.createDataFrame([("p0", i, i, 1000 * i, f"k{i % 3}", i / 10, -1) for i in range(30)], schema)
+    cfg = config(watermark={"max_out_of_orderness": "5s", "emit": "per_event"}, window={"size": "10s", "allowed_lateness": "3s"},
+                 aggregations={"total": "sum(value)"})
+    firings, _ = compute_windows(rows_df, spark.createDataFrame([], "watermark long"), cfg, partitions=4)
+    out, order = windows_output(firings, cfg)
+    plan = arranged(out, order, 4, "key")._jdf.queryExecution().executedPlan().toString()
+    exchanges = re.findall(r"(?<!Broadcast)Exchange (\w+\([^)]*\))", plan)
+    assert len(exchanges) == 1 and re.fullmatch(r"hashpartitioning\(key#\d+, 4\)", exchanges[0]), plan
+
+
+def test_windows_are_computed_in_the_files_partitions_only_when_every_core_gets_one(spark):
+    """At least as many windows files as cores: the windows are computed in the files' partitions (no shuffle of
+    the write's own); fewer: in Spark's shuffle partitions (None), so no core idles in the windows' stage."""
+    from dataclasses import replace
+
+    from event_replay.engine.windows import windows_partitions
+
+    cores = spark.sparkContext.defaultParallelism
+    cfg = config(watermark={"max_out_of_orderness": "5s"}, window={"size": "10s"})
+    with_files = lambda n: replace(cfg, output=replace(cfg.output, windows_files=n))  # noqa: E731
+    assert windows_partitions(spark, with_files(cores)) == cores
+    assert windows_partitions(spark, with_files(cores + 3)) == cores + 3
+    assert cores > 1 and windows_partitions(spark, with_files(cores - 1)) is None

@@ -167,3 +167,16 @@ def test_the_passs_tick_partials_are_the_timelines_aggregate(spark, tmp_path, in
         assert data.quarantined_rows >= 1 and data.tick_partials is None
     finally:
         data.release()
+
+
+def test_the_drivers_tick_bound_scales_with_a_local_heap_only(spark):
+    """A local master takes 4M (split, tick) entries per GB of the driver's heap, between 4M and 16M; any other
+    master keeps 4M (its Python driver's memory is the deployment's)."""
+    heap_gb = int(spark.sparkContext._jvm.java.lang.Runtime.getRuntime().maxMemory()) / (1 << 30)
+    want = int(min(16_000_000, max(4_000_000, heap_gb * 4_000_000)))
+    assert read_order.tick_partials_max(spark) == want
+
+    class Cluster:  # the master's name is all the bound reads for a non-local master
+        class sparkContext:
+            master = "spark://10.0.0.1:7077"
+    assert read_order.tick_partials_max(Cluster) == read_order.TICK_PARTIALS_MAX == 4_000_000

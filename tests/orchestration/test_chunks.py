@@ -10,6 +10,7 @@ import pytest
 
 from event_replay.orchestration.chunks import (DEFAULT_PARTITIONS_PER_JOB, chunk_runs, partitions_per_job,
                                                range_args)
+from event_replay.orchestration.failures import Failed
 from event_replay.orchestration.plan import plan_range
 from event_replay.semantics.config import ConfigError
 
@@ -103,7 +104,7 @@ def test_operator_submits_one_job_per_chunk_and_a_retry_resumes(operator, tmp_pa
                "config_path": "/c.yaml", "partitions_per_job": 3}
     context = _context(planned)
     fail_on.add("2024-01-04..2024-01-06")
-    with pytest.raises(RuntimeError, match="spark-submit failed"):
+    with pytest.raises(Failed, match="^the Spark job failed: spark-submit failed"):  # no traceback: a SystemExit
         op.execute(context)
     assert submitted == ["2024-01-01..2024-01-03", "2024-01-04..2024-01-06"]
     assert sorted(p.name for p in (tmp_path / "run" / "done").iterdir()) == ["2024-01-01", "2024-01-02",
@@ -117,6 +118,21 @@ def test_operator_submits_one_job_per_chunk_and_a_retry_resumes(operator, tmp_pa
     assert submitted == ["2024-01-04..2024-01-06", "2024-01-07..2024-01-07"]
     assert len(list((tmp_path / "run" / "done").iterdir())) == 7
     assert not (tmp_path / "run" / "replaying.json").exists()  # every chunk replayed: none is on
+    # The run record: what ran, and each job of this attempt with its time and rows.
+    record = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert record["request"]["partitions"] == [f"2024-01-0{i}" for i in range(1, 8)]
+    assert [j["partitions"][0] for j in record["jobs"]] == ["2024-01-04", "2024-01-07"]
+    assert all(j["seconds"] >= 0 and j["rows_read"] == 0 for j in record["jobs"])
+    assert record["project"]["version"] and record["spark"]["version"]
+
+
+def test_on_kill_records_the_cancel_for_the_runs_page(operator, tmp_path):
+    """Marked failed while job 2 of 3 runs: on_kill leaves cancelled.json (which chunk was on) and stops the job."""
+    op, submitted, _ = operator
+    op._running = (str(tmp_path / "run"), 2, 3, ["2024-01-04", "2024-01-05", "2024-01-06"])
+    op.on_kill()
+    cancel = json.loads((tmp_path / "run" / "cancelled.json").read_text())
+    assert (cancel["job"], cancel["jobs"], cancel["partitions"][0]) == (2, 3, "2024-01-04") and cancel["at"]
 
 
 def test_operator_default_is_one_job_for_a_month(operator, tmp_path):

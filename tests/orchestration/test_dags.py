@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -62,6 +63,8 @@ def test_backfill_dag_structure(dagbag):
     # the form offers the configs a backfill can replay (partitioned by day), the demo's first
     assert dag.params["config"] == "jobs/configs/demo_partitioned.yaml" and "jobs/configs/demo.yaml" not in \
         schema["examples"]
+    assert dag.params["dry_run"] is False
+    assert not dag.is_paused_upon_creation  # manual only: a triggered run must not stay queued behind a pause
 
 
 def test_nightly_dag_structure(dagbag):
@@ -73,32 +76,44 @@ def test_nightly_dag_structure(dagbag):
     assert all(t.depends_on_past and t.wait_for_downstream for t in dag.tasks)  # days strictly in order
     assert "start_date" not in dag.params and dag.params["end_of_input"] == "hold"
     assert "partitions_per_job" not in dag.params  # one day per run
+    assert dag.is_paused_upon_creation in (None, True)  # unpausing starts it: the README says how
+    wait = dag.get_task("wait_for_partition")  # the day's folder, before anything is planned
+    assert wait.mode == "reschedule" and wait.downstream_task_ids == {"plan"}
+    assert dag.get_task("validate").downstream_task_ids == {"wait_for_partition", "plan"}
 
 
-def test_form_rejects_a_bad_date(dagbag):
-    """A bad date or choice is refused by the form; a bad duration is not (the UI would only say "Bad Request"):
-    the validate task names it (test_validate_task_rejects_bad_range_and_bad_duration)."""
+@pytest.mark.parametrize("dag_id", sorted(BACKFILL_DAG_IDS))
+def test_form_refuses_what_a_schema_can_say(dagbag, dag_id):
+    """The trigger form refuses a bad duration, date or choice, and a config that is not a partitioned one of the
+    list (nor a path to one), before a run exists (the API answers 400); what a schema cannot say is the validate
+    task's (test_validate_task_rejects_bad_range_and_bad_duration)."""
     from airflow.sdk.exceptions import ParamValidationError
 
-    dag = dagbag.dags["event_time_backfill"]
+    dag = dagbag.dags[dag_id]
 
     def form(values):  # what the trigger form does: the DAG's params with the user's values, validated
         params = copy.deepcopy(dag.params)
         params.update(values)
         return params.validate()
 
-    assert form({"idle_timeout": "2m", "max_out_of_orderness": "PT1S"})["idle_timeout"] == "2m"
-    assert form({"idle_timeout": "5 parsecs"})["idle_timeout"] == "5 parsecs"
-    for bad in ({"start_date": "2024-13-45"}, {"end_of_input": "later"}):
+    ok = form({"idle_timeout": "2m", "max_out_of_orderness": "PT1S", "allowed_lateness": None})
+    assert ok["idle_timeout"] == "2m" and ok["allowed_lateness"] is None
+    assert form({"config": "/srv/jobs/other.yaml"})["config"] == "/srv/jobs/other.yaml"  # any absolute path
+    assert form({"config": "jobs/flink/demo.sql"})["config"] == "jobs/flink/demo.sql"
+    bad = [{"idle_timeout": "5 parsecs"}, {"max_out_of_orderness": "-1s"}, {"allowed_lateness": "P1M"},
+           {"end_of_input": "later"}, {"config": "jobs/configs/demo.yaml"}]
+    if dag_id == "event_time_backfill":
+        bad.append({"start_date": "2024-13-45"})
+    for values in bad:
         with pytest.raises(ParamValidationError):
-            form(bad)
+            form(values)
 
 
 @pytest.mark.parametrize("dag_id", sorted(BACKFILL_DAG_IDS))
 def test_validate_task_rejects_bad_range_and_bad_duration(dagbag, dag_id):
     """What the form cannot see (a range going backwards, a zero idle timeout, a bad duration) fails the first task
-    at once, in one line naming the form's field."""
-    from airflow.sdk.exceptions import AirflowFailException
+    at once, in one line naming the form's field (a SystemExit: no traceback in the task log)."""
+    from event_replay.orchestration.failures import Failed as AirflowFailException
 
     dag = dagbag.dags[dag_id]
     fn = dag.get_task("validate").python_callable
@@ -111,13 +126,14 @@ def test_validate_task_rejects_bad_range_and_bad_duration(dagbag, dag_id):
     else:
         with pytest.raises(AirflowFailException) as e:
             fn(params={**base, "start_date": "2024-01-03", "end_date": "2024-01-01"}, **kwargs)
-        assert str(e.value) == "Last day: 2024-01-01 is before the first day 2024-01-03 (the range is inclusive)"
+        assert str(e.value) == ("Refused: Last day: 2024-01-01 is before the first day 2024-01-03 (the range is "
+                                "inclusive)")
     with pytest.raises(AirflowFailException) as e:
         fn(params={**base, "idle_timeout": "0s"}, **kwargs)
-    assert str(e.value).startswith("Job config, key watermark.idle_timeout: ")
+    assert str(e.value).startswith("Refused: Job config, key watermark.idle_timeout: ")
     with pytest.raises(AirflowFailException) as e:
         fn(params={**base, "allowed_lateness": "soon"}, **kwargs)
-    assert str(e.value).startswith("Override window.allowed_lateness: "), str(e.value)
+    assert str(e.value).startswith("Refused: Override window.allowed_lateness: "), str(e.value)
 
 
 def test_extra_links_point_at_the_runs_plugin_routes():
@@ -143,6 +159,7 @@ with DAG("log_probe", schedule=None, start_date=pendulum.datetime(2024, 1, 1, tz
     def speak():
         logging.getLogger("event_replay.probe").warning("probe line from the task")
         print("probe print from the task", flush=True)
+        print("2024-01-01  5000  81", flush=True)  # a line a plain-text log reader takes for a timestamp
 
     speak()
 '''
@@ -166,6 +183,12 @@ def test_dag_test_writes_task_logs_where_the_ui_reads_them(tmp_path):
     logs = list((tmp_path / "home" / "logs").glob("dag_id=log_probe/run_id=*/task_id=speak/attempt=1.log"))
     assert len(logs) == 1, list((tmp_path / "home").rglob("*.log"))
     text = logs[0].read_text()
-    assert "probe line from the task" in text and "probe print from the task" in text, text
-    assert "[DAG TEST] end task task_id=speak" in text, text  # Airflow's own lines about the task too
+    records = [json.loads(line) for line in text.splitlines()]  # every line a JSON record, as a UI run's log
+    events = [r["event"] for r in records]
+    assert "probe line from the task" in events and "probe print from the task" in events, text
+    assert "2024-01-01  5000  81" in events, text  # kept as it was printed, not read as a timestamp
+    assert any(e.startswith("[DAG TEST] end task task_id=speak") for e in events), text  # Airflow's lines too
+    assert all(r["timestamp"] for r in records), "every record has its own time"
+    mine = next(r for r in records if r["event"] == "probe line from the task")
+    assert mine["level"] == "warning" and mine["logger"] == "event_replay.probe", mine
     assert "run_id=manual__2024" not in str(logs[0])  # no logical date given: the run is recorded now

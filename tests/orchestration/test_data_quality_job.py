@@ -105,7 +105,9 @@ def test_data_quality_is_a_spark_job_whose_json_the_task_reads(worker, tmp_path)
     frames["counts"].loc[0, "skipped_rows"] += 1
     write_frames(broken, frames, like=good)
     op, context, run_dir = _run(broken, cfg, tmp_path, warn_only=False)
-    with pytest.raises(RuntimeError, match=r"data quality FAILED 1/\d+: expect_every_row_accounted_for"):
+    from event_replay.orchestration.failures import Failed  # one line, no traceback (failures.py)
+
+    with pytest.raises(Failed, match=r"data quality FAILED 1/\d+: expect_every_row_accounted_for"):
         op.execute(context)
     assert len(worker) == 2
     result = json.loads((run_dir / "data_quality.json").read_text())
@@ -124,7 +126,7 @@ def test_data_quality_off_or_nothing_replayed_submits_nothing(worker, tmp_path):
     planned = {"plan": {"runs": [], "missing": []}, "run_dir": str(tmp_path), "dq_warn_only": False}
     ti = SimpleNamespace(xcom_pull=lambda task_ids: planned)
     assert op.execute({"ti": ti, "params": {"run_data_quality": False}, "run_id": "r"}) == {
-        "status": "not run (run_data_quality off)"}
+        "status": "not run (run_data_quality off: no GX suites, no Data Docs, no why-report)"}
     assert op.execute({"ti": ti, "params": {"run_data_quality": True}, "run_id": "r"}) == {
         "status": "skipped (nothing replayed)"}
     assert worker == []

@@ -11,6 +11,7 @@ import pytest
 
 from airflow_env import write_config
 from event_replay.orchestration import plan as pl
+from event_replay.orchestration.failures import Failed
 from event_replay.orchestration.params import (load_with_overrides, resolve_config_file, run_dir, shipped_configs,
                                                validate_request, write_effective_config)
 from event_replay.orchestration.report import build_report, render_markdown
@@ -149,8 +150,9 @@ def test_validate_and_plan_tasks(project):
     assert record["partitions"] == ["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"]
     # Continuing from state: the partition before the range must have left its state.
     v2 = validate_backfill(params(start_date="2024-01-02", continue_from_state=True), str(root), "r2")
-    with pytest.raises(pl.PlanError, match="2024-01-01"):
+    with pytest.raises(Failed, match="^Refused: partition 2024-01-02 continues from 2024-01-01") as e:
         plan_partitions(v2)
+    assert e.value.code == 2
 
 
 def test_effective_config_round_trips(project, tmp_path):
@@ -185,37 +187,35 @@ def test_report_counts_from_footers(tmp_path):
     assert "| 2024-03-02 | missing |" in render_markdown(r)
 
 
-def test_partition_progress_line_and_table(tmp_path):
-    """The replay task's log: one line per partition, a table at the end, numbers from what it wrote."""
+def test_rows_read_of_a_partition(tmp_path):
+    """The replay task's log and run record: the rows a partition read, from its counts/ row."""
     import pyarrow as pa
 
-    from event_replay.orchestration.report import partition_figures, progress_line, progress_table
+    from event_replay.orchestration.report import partition_rows_read
 
-    for ds, table in {"counts": pa.table({"rows_read": [120], "quarantined_rows": [2]}),
-                      "windows": pa.table({"key": ["a"] * 7}), "late_events": pa.table({"key": ["a"] * 3}),
-                      "quarantine": pa.table({"reason": ["bad", "bad"]})}.items():
-        (tmp_path / ds / "dt=2024-03-01").mkdir(parents=True)
-        pq.write_table(table, tmp_path / ds / "dt=2024-03-01" / "part-0.parquet")
-    f = partition_figures(tmp_path, "2024-03-01", 12.345)
-    assert progress_line(f) == "2024-03-01: rows 120, firings 7, late rows 3, quarantined 2, seconds 12.3"
-    assert progress_table([f, {**f, "partition": "2024-03-02", "rows_read": 1500}]).splitlines() == [
-        "partition   rows  firings  late rows  quarantined  seconds",
-        "2024-03-01   120        7          3            2     12.3",
-        "2024-03-02  1500        7          3            2     12.3"]
+    (tmp_path / "counts" / "dt=2024-03-01").mkdir(parents=True)
+    pq.write_table(pa.table({"rows_read": [120], "quarantined_rows": [2]}),
+                   tmp_path / "counts" / "dt=2024-03-01" / "part-0.parquet")
+    assert partition_rows_read(tmp_path, "2024-03-01") == 120
+    assert partition_rows_read(tmp_path, "2024-03-02") == 0
 
 
-def test_refusals_name_the_form_field(project, tmp_path):
-    """What the validate task says: the form's title for the field, in one line, and no retry."""
-    from airflow.sdk.exceptions import AirflowFailException
+def test_refusals_name_the_form_field(project, tmp_path, caplog):
+    """What the validate task says: the cause first, in the form's words (the field's title), in one line logged as
+    an error; the task ends with a SystemExit, which Airflow logs without a traceback (failures.py)."""
+    import logging
 
     root = project[0]
     for request, said in [(params(start_date="2024-01-03", end_date="2024-01-01"),
-                           "Last day: 2024-01-01 is before the first day 2024-01-03 (the range is inclusive)"),
-                          (params(idle_timeout="5 sec"), "Override watermark.idle_timeout: "),
-                          (params(end_date="tomorrow"), "Last day: not a date: 'tomorrow' (use YYYY-MM-DD)")]:
-        with pytest.raises(AirflowFailException) as e:
+                           "Refused: Last day: 2024-01-01 is before the first day 2024-01-03 (the range is inclusive)"),
+                          (params(idle_timeout="5 sec"), "Refused: Override watermark.idle_timeout: "),
+                          (params(end_date="tomorrow"), "Refused: Last day: not a date: 'tomorrow' (use YYYY-MM-DD)")]:
+        caplog.clear()
+        with caplog.at_level(logging.ERROR), pytest.raises(Failed) as e:
             validate_backfill(request, str(root), "r")
-        assert str(e.value).startswith(said), str(e.value)
+        assert isinstance(e.value, SystemExit) and e.value.code == 2
+        assert str(e.value).startswith(said) and "\n" not in str(e.value), str(e.value)
+        assert [r.getMessage() for r in caplog.records] == [str(e.value)]
 
 
 def test_backfill_form_offers_partitioned_configs_only(project):
@@ -233,6 +233,65 @@ def test_backfill_form_offers_partitioned_configs_only(project):
     assert e.value.key == "params.config" and "no dt=YYYY-MM-DD folders" in e.value.why
     assert backfill_configs(ROOT)[0] == "jobs/configs/demo_partitioned.yaml"
     assert "jobs/configs/demo.yaml" not in backfill_configs(ROOT)
+
+
+def test_a_config_without_dt_folders_is_named_first(project):
+    """A flat log, or a source not written yet, is what the refusal says, before its splits or its overrides (the
+    form once said `source.splits` first, and the folders only once splits were declared)."""
+    import yaml
+
+    root, cfg = project[0], project[1]
+    raw = yaml.safe_load(cfg.read_text())
+    del raw["source"]["splits"]
+    (root / "flat-log").mkdir()
+    (root / "flat-log" / "part-0.parquet").write_bytes(b"")
+    for source, said in (("flat-log", "which has no dt=YYYY-MM-DD folders"), ("not-yet", "which does not exist")):
+        raw["source"]["path"] = source
+        (root / "jobs" / "configs" / "bad.yaml").write_text(yaml.safe_dump(raw))
+        with pytest.raises(ConfigError) as e:
+            validate_request(params(config="bad", idle_timeout="soon", end_date="2023-01-01"), root)
+        assert e.value.key == "params.config" and said in e.value.why, e.value
+    assert "does not exist" in str(_refusal(root, params(config="bad")))
+
+
+def _refusal(root, request) -> Failed:
+    with pytest.raises(Failed) as e:
+        validate_backfill(request, str(root), "r")
+    return e.value
+
+
+def test_dry_run_tasks_write_nothing_and_list_what_the_plan_would_refuse(project):
+    root, _, src, out = project
+    v = validate_backfill(params(end_date="2024-01-03", dry_run=True), str(root), "dry")
+    p = plan_partitions(v)
+    assert v["dry_run"] and v["config_path"] is None and not out.exists()  # nothing written, not even the run folder
+    assert [r["partition"] for r in p["plan"]["runs"]] == ["2024-01-01", "2024-01-02", "2024-01-03"]
+    assert "dt=2024-01-03" in p["refusal"]  # the real run would be refused: a missing day
+    assert load_config_raw(v["config_raw"]).source.path == str(src.resolve())
+
+
+def load_config_raw(raw):
+    from event_replay.semantics.config import parse_config
+
+    return parse_config(raw)
+
+
+def test_nightly_waits_for_its_day_then_is_skipped(project):
+    """The nightly run's sensor: done once the day's folder is there; while it is not, it waits until `wait_hours`
+    after the day ended, then skips the run (a first run after unpausing catches up a day that may never come)."""
+    from airflow.sdk.exceptions import AirflowSkipException
+
+    from event_replay.orchestration.tasks import partition_arrived
+
+    src = project[2]
+    utc = dt.timezone.utc
+    day_end = dt.datetime(2024, 1, 4, tzinfo=utc)
+    v = {"source_path": str(src), "start": "2024-01-03", "allow_missing_partitions": False}
+    assert partition_arrived(v, 6, day_end, now=day_end + dt.timedelta(hours=1)) is False
+    with pytest.raises(AirflowSkipException, match="dt=2024-01-03 is not in .* 6 h after the day ended"):
+        partition_arrived(v, 6, day_end, now=day_end + dt.timedelta(hours=7))
+    assert partition_arrived({**v, "start": "2024-01-02"}, 6, day_end, now=day_end) is True
+    assert partition_arrived({**v, "allow_missing_partitions": True}, 0, day_end, now=day_end) is True
 
 
 def test_undeclared_splits_are_refused_before_the_dag_plans(project, tmp_path):

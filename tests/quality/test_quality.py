@@ -274,8 +274,11 @@ def test_main_validate_exit_codes(gx_spark, base, tmp_path):
     raw = to_raw(cfg)
     raw["window"]["type"] = "hopping"
     bad.write_text(yaml.safe_dump(raw))
-    assert main_validate(str(bad)) == 2
-    assert main_validate(str(tmp_path / "absent.yaml")) == 2
+    # A config that cannot be used: main_validate raises ConfigError, `replay validate` exits 2 (exits.py).
+    from event_replay.cli import main
+
+    assert main(["validate", "--config", str(bad)]) == 2
+    assert main(["validate", "--config", str(tmp_path / "absent.yaml")]) == 2
     broken = tmp_path / "broken"
     shutil.copytree(good, broken)
     frames = read_frames(good)

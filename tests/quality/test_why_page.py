@@ -17,8 +17,8 @@ SUMMARY = {
     "late_rows_by_split_and_cause": [{"split": "p1", "cause": "p0", "rows": 60},
                                      {"split": "p0", "cause": "all-idle jump", "rows": 5}],
     "idle": {"stream": {"idle_periods": 2, "idle_ms": 3_600_000}},
-    "window_holders_csv": "window_holders.csv", "timelines_png": {"file": "timelines.png", "width": 1200,
-                                                                  "height": 700},
+    "window_holders_file": "window_holders.parquet",
+    "timelines_png": {"file": "timelines.png", "width": 1200, "height": 700, "data": "timelines.parquet"},
     "spans": [{}, {}, {}], "tuning": [],
 }
 
@@ -35,7 +35,7 @@ def test_totals_row_and_glance_are_the_range():
 def test_links_are_relative_to_the_report_folder_or_prefixed():
     page = render(SUMMARY)
     targets = set(re.findall(r"(?:href|src)='([^']+)'", page))
-    assert targets == {"timelines.png", "window_holders.csv", "summary.json"}
+    assert targets == {"timelines.png", "timelines.parquet", "window_holders.parquet", "summary.json"}
     nav = "<a id='runs-link' href='/replay-runs/'>Replay runs</a>"
     served = render(SUMMARY, nav=nav, base="/replay-runs/files/demo/why_report/")
     assert nav in served

@@ -1,5 +1,7 @@
-"""The why-report: files, a real PNG of the documented size, numbers that match the outputs, and the attributions
-of SEMANTICS §8 B (an idle split let p0 run ahead) and C (the all-idle jump)."""
+"""The why-report: files, a real PNG of the documented size, numbers that match the outputs, the attributions of
+the seed vectors B (an idle split let p0 run ahead) and C (the all-idle jump) of docs/semantics.md, and the
+timelines of a sparse log (splits idle most of the time) and of a dense one (who holds the stream changes every
+tick) drawn per bucket."""
 from __future__ import annotations
 
 import json
@@ -68,8 +70,12 @@ def test_files_image_and_numbers_match_the_outputs(spark, tmp_path):
     idle_changes = wm[wm.idle]
     for s in splits:
         assert summary["idle"][s]["idle_periods"] == int((idle_changes.split == s).sum())
-    holders_csv = (out / "why_report" / "window_holders.csv").read_text().splitlines()
-    assert holders_csv[0].startswith("key,window_start,window_end") and len(holders_csv) == 1 + summary["windows"]
+    import pyarrow.parquet as pq
+
+    holders = pq.read_table(out / "why_report" / "window_holders.parquet")  # one file, every window
+    assert holders.column_names[:3] == ["key", "window_start", "window_end"] and holders.num_rows == summary["windows"]
+    buckets = pq.read_table(out / "why_report" / "timelines.parquet").to_pylist()
+    assert {r["series"] for r in buckets} <= {"stream", *splits}
     html = index.read_text()
     assert "timelines.png" in html and "Late rows by split and cause" in html
     for target in re.findall(r"(?:href|src)='([^']+)'", html):  # every link of the report opens a file of it
@@ -173,3 +179,80 @@ def test_a_short_dense_log_is_one_span(spark):
     wm = spark.createDataFrame(rows, "replay_time_ms long, scope string, split string, idle boolean, "
                                      "watermark_ms long")
     assert [(s.start_ms, s.end_ms) for s in traffic_spans(wm, 0, 2_000, pad_ms=10_000)] == [(0, 2_000)]
+
+
+def _sample_report(spark, tmp_path: Path, name: str, **spec):
+    """`replay sample` with `spec`, replayed with the demo's settings by the engine, then its why-report; the PNG is
+    also left in build/screenshots/ (or $REPLAY_SCREENSHOTS) for a person to look at."""
+    import os
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    from event_replay.job import run_replay
+    from event_replay.quality import why_report
+    from event_replay.sample import SampleSpec, write_sample
+    from event_replay.semantics.config import load_config
+
+    root = Path(__file__).resolve().parents[2]
+    write_sample(tmp_path / "log", SampleSpec(seed=7, **spec))
+    raw = (root / "jobs" / "configs" / "demo.yaml").read_text()
+    config = tmp_path / "job.yaml"
+    config.write_text(raw.replace("path: data/sample", f"path: {tmp_path / 'log'}")
+                      .replace("path: out/demo", f"path: {tmp_path / 'out'}"))
+    cfg = load_config(config)
+    run_replay(spark, cfg)
+    index = Path(why_report(cfg.output.path, cfg, spark=spark))
+    shots = Path(os.environ.get("REPLAY_SCREENSHOTS") or root / "build" / "screenshots")
+    shots.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(index.parent / "timelines.png", shots / f"why-timelines-{name}.png")
+    summary = json.loads((index.parent / "summary.json").read_text())
+    rows = pq.read_table(index.parent / "timelines.parquet").to_pylist()
+    return cfg, summary, rows
+
+
+def _by(rows, series):
+    return {(r["span"], r["bucket"]): r for r in rows if r["series"] == series}
+
+
+def _consistent(rows, splits):
+    """An idle split holds nothing; the stream is all-idle only while every split is idle."""
+    stream = _by(rows, "stream")
+    for s in splits:
+        for key, r in _by(rows, s).items():
+            assert r["idle_share"] + r["held_share"] <= 1 + 1e-9, r
+            assert stream.get(key, {"idle_share": 0})["idle_share"] <= r["idle_share"] + 1e-9, (key, s)
+
+
+def test_a_sparse_log_is_drawn_mostly_idle_with_its_lag(spark, tmp_path):
+    """300 rows over 8 hours: every split is idle most of the time, so is the stream. The lanes show how much of
+    each bucket (grey) instead of painting every touched bucket, and the lag is defined all along (the stream keeps
+    its watermark while all idle), at least the strategy's 501 ms."""
+    cfg, summary, rows = _sample_report(spark, tmp_path, "sparse", rows=300, splits=3, rate=0.01)
+    splits = summary["splits"]
+    _consistent(rows, splits)
+    stream = list(_by(rows, "stream").values())
+    lags = [r for r in stream if r["lag_p50_ms"] is not None]
+    assert len(lags) >= 0.9 * len(stream), "the lag panel is drawn over the whole span"
+    assert min(r["lag_p50_ms"] for r in lags) >= cfg.watermark.lag_ms
+    assert sorted(r["idle_share"] for r in stream)[len(stream) // 2] > 0.5  # idle most of the time
+    for s in splits:
+        held = [r["held_share"] for r in _by(rows, s).values()]
+        assert max(held) < 0.5, (s, max(held))  # a split holds the stream for seconds of a long bucket
+    assert summary["watermark_lag_ms"]["p99"] >= cfg.watermark.lag_ms
+
+
+def test_a_dense_log_shows_the_share_each_split_held(spark, tmp_path):
+    """60,000 rows over 50 minutes in 9 splits: the holder changes every few ticks, faster than a bucket. Each lane
+    says which share of the bucket its split held the stream (not a solid bar for all), and the lag's percentiles
+    are never below the strategy's lag (no negative dips: the newest event time is never below the stream)."""
+    cfg, summary, rows = _sample_report(spark, tmp_path, "dense", rows=60_000, splits=9, rate=20)
+    splits = summary["splits"]
+    _consistent(rows, splits)
+    stream = list(_by(rows, "stream").values())
+    assert all(r["lag_p50_ms"] >= cfg.watermark.lag_ms and r["lag_max_ms"] >= r["lag_p90_ms"] >= r["lag_p50_ms"]
+               for r in stream if r["lag_p50_ms"] is not None)
+    mean_held = {s: sum(r["held_share"] for r in _by(rows, s).values()) / max(1, len(stream)) for s in splits}
+    assert all(v < 0.8 for v in mean_held.values()), mean_held  # no split holds it all the time
+    assert sum(1 for s in splits for r in _by(rows, s).values() if 0.05 < r["held_share"] < 0.95) > len(stream), \
+        "held shares between none and all: several splits take turns inside a bucket"

@@ -20,7 +20,7 @@ from typing import Any, Sequence
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from ..local_folder import replace_folder, write_csv
+from ..local_folder import replace_folder, write_one_file
 from .classify import CLASSES
 from .explain import fmt_ms
 from .live import CompareInputError
@@ -94,7 +94,7 @@ def write_compare(out_dir: str, summary: dict[str, Any], windows: DataFrame, exp
             .write.parquet(str(staging / "windows"))
         diff = _readable(table.where((F.col("class") != "equal") | F.col("timing").isNotNull()))
         diff = diff.orderBy("partition", "window_end", "key", "window_start")
-        write_csv(diff, staging / "differences.csv")
+        write_one_file(diff, staging / "differences.csv")
         summary["files"] = {"windows": "windows/", "differences": "differences.csv", "partitions": "partitions.csv"}
         summary["differences_sample"] = _sample(diff, SAMPLE_DIFFERENCES)
         summary["classes"] = list(CLASSES)
@@ -103,7 +103,7 @@ def write_compare(out_dir: str, summary: dict[str, Any], windows: DataFrame, exp
                 "partition", "class", "key", "split", "offset", fmt_ms(F.col("time_ms")).alias("time"),
                 fmt_ms(F.col("arrival_ms")).alias("arrival"), fmt_ms(F.col("late_watermark_ms")).alias(
                     "replay_late_watermark"), "in_replay_n", "in_live_n", "live_duplicates")
-            write_csv(one_side.orderBy("partition", "time", "key"), staging / "late_rows.csv")
+            write_one_file(one_side.orderBy("partition", "time", "key"), staging / "late_rows.csv")
             summary["files"]["late_rows"] = "late_rows.csv"
             summary["late_sample"] = [r.asDict() for r in one_side.orderBy("partition", "time", "key")
                                       .limit(SAMPLE_LATE).collect()]

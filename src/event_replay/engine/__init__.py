@@ -20,7 +20,7 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     # Imported here so that importing the package (e.g. the CLI validating a config) does not need the stages.
     from .contract import EngineResult
     from .timeline import compute_timeline
-    from .windows import compute_windows
+    from .windows import compute_windows, windows_partitions
 
     # The timeline's rows feed the windows and the late rows (_kept says when they are materialised). The outputs
     # themselves are left lazy: each is written once. The caller frees what was cached when done (release()).
@@ -29,12 +29,12 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     fixed_plans(spark)
     if cfg.window.time == "processing":  # windows on the replay clock, no timeline (processing_time.py)
         from .processing_time import replay as processing_time_replay
-        return processing_time_replay(rows, cfg, end_ms, cfg.output.windows_files)
+        return processing_time_replay(rows, cfg, end_ms, windows_partitions(spark, cfg))
     timeline = compute_timeline(rows, cfg, sorted(splits), start_ms, end_ms, tick_partials)
     tl_rows, stream_values = _kept(timeline)
     firings, late_rows = compute_windows(tl_rows, stream_values, cfg,
                                          fire_lookup=lookup_for(spark, timeline, cfg.window),
-                                         partitions=cfg.output.windows_files)
+                                         partitions=windows_partitions(spark, cfg))
     return EngineResult(windows=firings, late_events=late_rows, watermarks=timeline.watermarks)
 
 
@@ -88,7 +88,7 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     from .state import FORMAT_VERSION, Manifest, fingerprint, last_offsets_after
     from .timeline import TimelineCarry, compute_timeline_carried
     from .windows.fire_lookup import lookup_for
-    from .windows import carried_rows, compute_windows_with_elements
+    from .windows import carried_rows, compute_windows_with_elements, windows_partitions
 
     cfg = cfg.with_end_of_input(end_of_input)
     fixed_plans(spark)
@@ -118,7 +118,8 @@ def replay_partition(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig",
     firings, late_rows, elems = compute_windows_with_elements(
         window_rows, stream_values, cfg, new_from_ms=partition.start_ms if carried is not None else None,
         carried_wm=w0 if carried is not None else None,
-        fire_lookup=lookup_for(spark, timeline, cfg.window, carried_rows_in), partitions=cfg.output.windows_files,
+        fire_lookup=lookup_for(spark, timeline, cfg.window, carried_rows_in),
+        partitions=windows_partitions(spark, cfg),
         with_cause=with_cause)
     result = EngineResult(windows=firings, late_events=late_rows, watermarks=timeline.watermarks)
 

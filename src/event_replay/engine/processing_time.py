@@ -69,7 +69,7 @@ def replay_partition(rows: DataFrame, cfg: JobConfig, splits: list[str], partiti
     """One partition from its predecessor's state: the carried rows are those of windows whose timer is at or after
     the previous partition's end; the clock there (its end - 1) is the carried `stream_watermark`."""
     from .state import FORMAT_VERSION, Manifest, fingerprint, last_offsets_after
-    from .windows import carried_rows, compute_windows_with_elements
+    from .windows import carried_rows, compute_windows_with_elements, windows_partitions
 
     m = carried.manifest if carried is not None else None
     clocked = on_replay_clock(rows)
@@ -78,7 +78,8 @@ def replay_partition(rows: DataFrame, cfg: JobConfig, splits: list[str], partiti
     firings, late, elems = compute_windows_with_elements(
         window_rows, timer_times(window_rows, cfg, partition.end_ms), cfg,
         new_from_ms=partition.start_ms if m is not None else None,
-        carried_wm=m.stream_watermark if m is not None else None, partitions=cfg.output.windows_files,
+        carried_wm=m.stream_watermark if m is not None else None,
+        partitions=windows_partitions(rows.sparkSession, cfg),
         with_cause=with_cause)
     clock_end = partition.end_ms - 1
     manifest = Manifest(format_version=FORMAT_VERSION, fingerprint=fingerprint(cfg), partition=partition.id,

@@ -105,11 +105,17 @@ def write_dataset(df: DataFrame, order: list, path: str, files: int = OUTPUT_FIL
     # the same rows on every run; an empty one is not written. `folders`: one sub-folder per value of these
     # columns (a span of partitions, io/span_output.py), each holding exactly the files a write of its rows alone
     # would (the same hash, the same order).
-    parts = df.repartition(files, F.col(spread_by)) if files > 1 else df.repartition(1)
-    writer = parts.sortWithinPartitions(*(folders or []), *order).write.mode("errorifexists")
+    writer = arranged(df, order, files, spread_by, folders).write.mode("errorifexists")
     if folders:
         writer = writer.partitionBy(*folders)
     writer.parquet(path)
+
+
+def arranged(df: DataFrame, order: list, files: int = OUTPUT_FILES, spread_by: str | None = None,
+             folders: list[str] | None = None) -> DataFrame:
+    """`df` as write_dataset writes it: `files` partitions (by a hash of `spread_by`), each sorted."""
+    parts = df.repartition(files, F.col(spread_by)) if files > 1 else df.repartition(1)
+    return parts.sortWithinPartitions(*(folders or []), *order)
 
 
 def write_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firings: DataFrame,

@@ -35,10 +35,23 @@ from ..extension import extension_class, missing_reason
 
 MAX_RUNS = 64  # runs of one split in one partition before the rest of its rows there only count
 # The most (split, tick) entries the driver takes (here and in engine/timeline/driver.py): about 100 bytes each at
-# the Python driver's peak (docs/memory.md); a longer or denser log's timeline runs in Spark instead.
+# the Python driver's peak and 30 in the JVM's while they pass (docs/memory.md); a longer or denser log's timeline
+# runs in Spark instead. A local master scales the bound with the driver's heap (the Python driver shares the
+# machine it sized, local_driver_memory); elsewhere the Python driver's memory is not ours to size.
 TICK_PARTIALS_MAX = 4_000_000
+TICK_PARTIALS_PER_HEAP_GB = 4_000_000
+TICK_PARTIALS_LOCAL_MAX = 16_000_000
 _RUN_COLUMNS = ("c", "s", "f", "n", "lo", "hi", "min_o", "max_o", "ordered")
 _log = logging.getLogger(__name__)
+
+
+def tick_partials_max(spark) -> int:
+    """The driver's bound on (split, tick) entries for this session (see TICK_PARTIALS_MAX)."""
+    sc = spark.sparkContext
+    if not sc.master.startswith("local"):
+        return TICK_PARTIALS_MAX
+    heap_gb = int(sc._jvm.java.lang.Runtime.getRuntime().maxMemory()) / (1 << 30)
+    return int(min(TICK_PARTIALS_LOCAL_MAX, max(TICK_PARTIALS_MAX, heap_gb * TICK_PARTIALS_PER_HEAP_GB)))
 
 
 def _runs_class(spark):
@@ -87,7 +100,7 @@ def read_order_records(code: Column, split: Column, folder: Column, offset: Colu
     if not interval:
         return ReadOrder(records=passed.drop("ticks", "min_e", "max_e").toArrow().to_pylist(), ticks=None)
     # The pass once, kept (spilling if need be), then read twice: the runs with each tick record's size, and the
-    # tick records only if they fit the driver's bound (TICK_PARTIALS_MAX); else the timeline takes the Spark path.
+    # tick records only if they fit the driver's bound (tick_partials_max); else the timeline takes the Spark path.
     passed = passed.persist(StorageLevel.MEMORY_AND_DISK)
     try:
         table = passed.select(*_RUN_COLUMNS, F.col("ticks").isNotNull().alias("is_tick"),
@@ -96,7 +109,7 @@ def read_order_records(code: Column, split: Column, folder: Column, offset: Colu
         runs = table.drop_columns(["is_tick", "n_ticks"]).filter(pc.invert(is_tick))
         entries = pc.sum(table.column("n_ticks").filter(is_tick)).as_py() or 0
         ticks = None
-        if entries <= TICK_PARTIALS_MAX:
+        if entries <= tick_partials_max(spark):
             records = passed.where(F.col("ticks").isNotNull()).select("s", "ticks", "min_e", "max_e").toArrow()
             ticks = TickPartials(interval, _tick_partials(records))
     finally:

@@ -5,14 +5,23 @@ logs to its console only, so the UI shows no log for the run's tasks. This runs 
 with the same arguments, and while each task runs it copies the process's stdout and stderr (file descriptors 1
 and 2: Airflow's structlog lines, the stdlib loggers, and what subprocesses such as spark-submit print) to that
 task's file as well, where the UI reads task logs: [logging] base_log_folder, named by Airflow's FileTaskHandler
-from [logging] log_filename_template. The UI shows a line that is not JSON as it is.
+from [logging] log_filename_template.
+
+Each line goes to the file as one JSON record, as the task runner writes the logs of a run triggered from the UI:
+{"timestamp", "level", "event", "logger", ...} from the console line's own fields, or, for a line that is not one
+(the rest of a multi-line message, a subprocess's output), {"timestamp": the last console line's, "event": line}.
+The UI's log reader takes a plain line that starts with something date-like ("2024-01-01 ...", "5000 ...") for that
+line's time and re-sorts the log by it; a JSON record's time is its own.
 
     python -m event_replay.orchestration.dag_test DAG_ID [LOGICAL_DATE] [-c CONF] ...
 """
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
+import json
 import os
+import re
 import sys
 import threading
 from pathlib import Path
@@ -29,6 +38,54 @@ def task_log_path(ti) -> Path:
     return Path(handler.local_base, handler._render_filename(ti, ti.try_number))
 
 
+# structlog's console line: `2026-11-25T18:52:58.849177Z [info     ] event [logger.name] key=value ...`
+_CONSOLE = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z) \[(\w+)\s*\] (.*)$")
+_LOGGER = re.compile(r"\s\[([A-Za-z_][\w.]*)\](?=(\s+[A-Za-z_]\w*=.*)?$)")
+_FIELD = re.compile(r"([A-Za-z_]\w*)=('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\S+)")
+
+
+class JsonLines:
+    """Turns the console's lines into the JSON records of a task log (module doc), one line at a time."""
+
+    def __init__(self) -> None:
+        self.timestamp: str | None = None
+        self.pending = b""
+
+    def record(self, line: str) -> dict:
+        m = _CONSOLE.match(line)
+        if not m:
+            stamp = self.timestamp or dt.datetime.now(dt.timezone.utc).isoformat().replace("+00:00", "Z")
+            return {"timestamp": stamp, "event": line}
+        self.timestamp, level, rest = m.group(1), m.group(2), m.group(3)
+        out: dict = {"timestamp": self.timestamp, "level": level}
+        tail = None
+        for tail in _LOGGER.finditer(rest):
+            pass
+        if tail is None:
+            return {**out, "event": rest.rstrip()}
+        out["event"] = rest[:tail.start()].rstrip()
+        out["logger"] = tail.group(1)
+        for key, value in _FIELD.findall(rest[tail.end():]):
+            if key not in out:
+                out[key] = value[1:-1] if value[:1] in "'\"" and value[-1:] == value[:1] else value
+        return out
+
+    def feed(self, chunk: bytes) -> bytes:
+        """The complete lines of `chunk` (and what came before) as JSON lines; a partial line waits."""
+        *lines, self.pending = (self.pending + chunk).split(b"\n")
+        return b"".join(self._encode(line) for line in lines)
+
+    def flush(self) -> bytes:
+        rest, self.pending = self.pending, b""
+        return self._encode(rest) if rest.strip() else b""
+
+    def _encode(self, raw: bytes) -> bytes:
+        line = raw.decode("utf-8", "replace").rstrip("\r")
+        if not line.strip():
+            return b""
+        return (json.dumps(self.record(line), ensure_ascii=False) + "\n").encode()
+
+
 @contextlib.contextmanager
 def task_log(ti):
     """Copy fds 1 and 2 to the task's log file (and still to the console) while the block runs."""
@@ -39,13 +96,16 @@ def task_log(ti):
     read_end, write_end = os.pipe()
     os.dup2(write_end, 1), os.dup2(write_end, 2)
     os.close(write_end)
+    records = JsonLines()
     with open(path, "ab") as log:
         def copy() -> None:
             with contextlib.suppress(OSError, ValueError):  # the file closed after DRAIN_SECONDS: stop
                 while chunk := os.read(read_end, 1 << 16):
                     os.write(console[0], chunk)
-                    log.write(chunk)
+                    log.write(records.feed(chunk))
                     log.flush()
+                log.write(records.flush())
+                log.flush()
         pump = threading.Thread(target=copy, name="task-log", daemon=True)
         pump.start()
         try:

@@ -2,8 +2,8 @@
 (the `replay_spark` connection and pool, the worker's Python, Spark conf from the environment); on it,
 ReplayPartitionsOperator replays the planned partitions and DataQualityOperator checks the outputs.
 
-The replay: one spark-submit of jobs/replay_job.py per chunk of
-`partitions_per_job` partitions (`replay run --partitions A..B`, one Spark application for the chunk; chunks.py).
+The replay: one spark-submit of jobs/replay_job.py per chunk of `partitions_per_job` partitions
+(`replay run --partitions A..B`, one Spark application for the chunk; chunks.py).
 
 The partitions of a run carry state from one to the next, so they must run strictly in order and stop at the
 first failure. Mapped task instances give neither guarantee (they run in any order, and one failing does not stop
@@ -30,9 +30,13 @@ from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
 from ..extension import with_extension_jar
 from ..fatal import with_exit_on_oom
 from .links import RUN_LINKS
-from .plan import Plan, check_state
-from .report import clear_chunk_record, partition_figures, progress_line, progress_table, write_chunk_record
+from .cancel import CANCEL_FILE, GRACE_SECONDS, stop_spark_submit, write_cancel_record
+from .failures import DRY_RUN_KEY, cause_of, fail, tail_buffer, tee
+from .plan import Plan, PlanError, check_state
+from .record import new_record, write_record
+from .report import clear_chunk_record, partition_rows_read, write_chunk_record
 
+DQ_OFF = "not run (run_data_quality off: no GX suites, no Data Docs, no why-report)"
 CONN_ID = "replay_spark"
 POOL = "replay_spark"
 
@@ -59,12 +63,22 @@ def replay_job(project_dir: str | Path) -> str:
 
 class ReplaySparkSubmitOperator(SparkSubmitOperator):
     """spark-submit through the `replay_spark` connection and pool; `submit` runs one job with the given arguments
-    (a task may submit several), on the worker's Python and the conf of spark_conf()."""
+    (a task may submit several), on the worker's Python and the conf of spark_conf(). A job that fails ends the
+    task with its cause in one line (failures.py: read off the job's last output lines); on_kill (a person marked
+    the run failed, a timeout) stops the job's driver with SIGTERM first, so that it cleans up (cancel.py)."""
 
     def __init__(self, *, application: str, **kwargs: Any):
         kwargs.setdefault("conn_id", CONN_ID)
         kwargs.setdefault("pool", POOL)
         super().__init__(application=application, **kwargs)
+        self._tail = tail_buffer()
+        self.master: str | None = None  # the master of the last job (the connection's), for the run record
+
+    def _get_hook(self):
+        hook = super()._get_hook()
+        process = hook._process_spark_submit_log
+        hook._process_spark_submit_log = lambda itr: process(tee(itr, self._tail))  # the job's last lines
+        return hook
 
     def submit(self, context: Any, args: list[str]) -> None:
         if shutil.which("spark-submit") is None:
@@ -74,12 +88,30 @@ class ReplaySparkSubmitOperator(SparkSubmitOperator):
         self.jars = with_extension_jar(self.jars)  # extension.py
         self.application_args = list(args)
         self._hook = None  # a fresh hook (and spark-submit) per job
-        super().execute(context)
+        self._tail.clear()
+        try:
+            super().execute(context)
+        except Exception as exc:  # noqa: BLE001 - the job's own words say why, not the hook's command line
+            why = cause_of(self._tail, f"spark-submit failed: {str(exc).splitlines()[0] if str(exc) else exc}")
+            raise fail(f"the Spark job failed: {why}", context.get("ti")) from None
+        finally:
+            connection = getattr(self._hook, "_connection", None) or {}
+            self.master = connection.get("master") or self.master
+
+    def on_kill(self) -> None:
+        process = getattr(self._hook, "_submit_sp", None)
+        if process is not None and not stop_spark_submit(process, self.application):
+            self.log.warning("the Spark job did not stop within %.0f s of SIGTERM: killing it", GRACE_SECONDS)
+        if self._hook is not None:
+            super().on_kill()
 
 
 class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
     """Outlets: the output datasets' Assets (assets.py); on success each gets an event whose extra has the output
-    path and the replayed partition range."""
+    path and the replayed partition range. Before its first job it writes the run record (record.py, run.json:
+    version, config, input fingerprint, Spark), after each job its time and rows. With the form's dry run it lists
+    what the run would read and write instead (dry_run.py), writes nothing and is skipped (so are the tasks after
+    it)."""
 
     operator_extra_links = RUN_LINKS
 
@@ -89,43 +121,85 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
         kwargs.setdefault("outlets", list(OUTPUT_ASSETS))
         super().__init__(application=replay_job(project_dir), **kwargs)
         self.plan_task_id = plan_task_id
+        self._running: tuple[str, int, int, list[str]] | None = None  # (run folder, job, jobs, partitions): on_kill
 
     def execute(self, context: Any) -> None:
         p = context["ti"].xcom_pull(task_ids=self.plan_task_id)
         plan = Plan.from_dict(p["plan"])
+        if p.get("dry_run"):
+            return self._dry_run(context, p, plan)
         if not plan.runs:
             raise AirflowSkipException("no partition to replay")
-        done_dir = Path(p["run_dir"]) / "done"
+        run_dir = Path(p["run_dir"])
+        done_dir = run_dir / "done"
         chunks = chunk_runs(plan.runs, p.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB)
-        n, i, replayed = len(plan.runs), 0, []
+        record = new_record(p, getattr(context.get("dag_run"), "dag_id", None), context.get("run_id"))
+        write_record(run_dir, record)
+        (run_dir / CANCEL_FILE).unlink(missing_ok=True)  # a retry after a cancel: not cancelled (yet)
+        n, i, rows = len(plan.runs), 0, 0
+        t_run = time.monotonic()
         for k, chunk in enumerate(chunks, 1):
             i += len(chunk)
             span = f"{chunk[0].partition}..{chunk[-1].partition}"
             if all((done_dir / run.partition).exists() for run in chunk):
                 self.log.info("job %d of %d (%s) already replayed by this run (retry): skipped", k, len(chunks), span)
                 continue
-            check_state(p["output_path"], chunk[0])
+            try:
+                check_state(p["output_path"], chunk[0])
+            except PlanError as exc:
+                raise fail(str(exc), context.get("ti")) from None
             self.log.info("job %d of %d: partitions %d..%d of %d, %s (%s%s)", k, len(chunks), i - len(chunk) + 1, i,
                           n, span, chunk[-1].end_of_input,
                           ", first" if chunk[0].first else f", after {chunk[0].previous}")
-            write_chunk_record(p["run_dir"], k, len(chunks), [run.partition for run in chunk])  # the runs page
+            partitions = [run.partition for run in chunk]
+            write_chunk_record(run_dir, k, len(chunks), partitions)  # the runs page
+            self._running = (str(run_dir), k, len(chunks), partitions)
             t0 = time.monotonic()
             self.submit(context, range_args(chunk, p["config_path"]))  # the job logs each partition: i of n, ...
             seconds = time.monotonic() - t0
+            self._running = None
             done_dir.mkdir(parents=True, exist_ok=True)
-            for j, run in enumerate(chunk, i - len(chunk) + 1):
+            for run in chunk:
                 (done_dir / run.partition).touch()
-                # Per partition: what it wrote; its seconds are the job's mean (the job's own log has each one's).
-                figures = partition_figures(p["output_path"], run.partition, seconds / len(chunk))
-                replayed.append(figures)
-                self.log.info("partition %d/%d: %s", j, n, progress_line(figures))
-            self.log.info("job %d of %d: %d partitions in %.1f s", k, len(chunks), len(chunk), seconds)
-        clear_chunk_record(p["run_dir"])
-        self.log.info("replayed partitions:\n%s", progress_table(replayed))
+            job_rows = sum(partition_rows_read(p["output_path"], run.partition) for run in chunk)
+            rows += job_rows
+            record["spark"].update(master=self.master, deploy_mode=(self._hook._connection or {}).get("deploy_mode")
+                                   if self._hook is not None else None)
+            record["jobs"].append({"job": k, "partitions": partitions, "seconds": round(seconds, 1),
+                                   "rows_read": job_rows})
+            write_record(run_dir, record)
+            # The job logged each partition once (rows, firings, late rows, its commit's seconds) and its span once.
+            self.log.info("job %d of %d: %s, %d partitions, rows read %d, %.1f s for the whole spark-submit", k,
+                          len(chunks), span, len(chunk), job_rows, seconds)
+        clear_chunk_record(run_dir)
+        self.log.info("replayed %d partitions %s..%s in %d job%s, rows read %d, %.1f s", n, plan.runs[0].partition,
+                      plan.runs[-1].partition, len(chunks), "s" if len(chunks) != 1 else "", rows,
+                      time.monotonic() - t_run)
         for asset, extra in outlet_extras(p).items():  # every planned partition is committed: say where, which
             context["outlet_events"][asset].extra = extra
         self.log.info("asset events: %s, partitions %s..%s (%d) of %s", ", ".join(a.name for a in OUTPUT_ASSETS),
                       plan.runs[0].partition, plan.runs[-1].partition, n, p["output_path"])
+
+    def _dry_run(self, context: Any, p: dict, plan: Plan) -> None:
+        from ..semantics.config import parse_config
+        from .dry_run import dry_run, lines, summary_line
+
+        cfg = parse_config(p["config_raw"])
+        first = plan.runs[0] if plan.runs else None
+        d = dry_run(cfg, [r.partition for r in plan.runs], p.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB,
+                    continues=None if first is None or first.first else first.previous)
+        for line in lines(d):
+            self.log.info("%s", line)
+        if p.get("refusal"):
+            self.log.warning("the run would be refused: %s", p["refusal"])
+        summary = summary_line(d) + (f"; would be refused: {p['refusal']}" if p.get("refusal") else "")
+        context["ti"].xcom_push(key=DRY_RUN_KEY, value={"summary": summary, "dry_run": d.to_dict()})
+        raise AirflowSkipException(f"{summary}; nothing was replayed or written")
+
+    def on_kill(self) -> None:
+        if self._running is not None:  # the runs page says: cancelled after partition i of n
+            write_cancel_record(*self._running)
+        super().on_kill()
 
 
 class DataQualityOperator(ReplaySparkSubmitOperator):
@@ -146,7 +220,7 @@ class DataQualityOperator(ReplaySparkSubmitOperator):
         from .tasks import data_quality_result, quality_args
 
         if not context["params"]["run_data_quality"]:
-            return {"status": "not run (run_data_quality off)"}
+            return {"status": DQ_OFF}
         p = context["ti"].xcom_pull(task_ids=self.plan_task_id)
         if not p["plan"]["runs"]:
             return {"status": "skipped (nothing replayed)"}
@@ -154,7 +228,7 @@ class DataQualityOperator(ReplaySparkSubmitOperator):
         result_file.unlink(missing_ok=True)  # a retry never reads the outcome of the attempt before
         self.submit(context, args)
         if not result_file.is_file():
-            raise RuntimeError(f"the data-quality job left no result in {result_file}")
+            raise fail(f"the data-quality job left no result in {result_file}", context.get("ti"))
         result = json.loads(result_file.read_text())
         self.log.info("data-quality job result (%s):\n%s", result_file, json.dumps(result, indent=2, sort_keys=True))
-        return data_quality_result(result, warn_only=p["dq_warn_only"])
+        return data_quality_result(result, warn_only=p["dq_warn_only"], ti=context.get("ti"))

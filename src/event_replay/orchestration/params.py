@@ -26,6 +26,10 @@ DURATION_OVERRIDES = {
     "allowed_lateness": ("window", "allowed_lateness"),
 }
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
+# What parse_duration_ms reads from a form field: 500ms, 5s, 1m, 1min, 2h, 1d, or ISO-8601 days/weeks and a time part
+# (PT5S, P1DT2H; no months or years, which have no fixed length). The form refuses anything else before a run exists.
+DURATION_PATTERN = r"^\s*(\d+\s*(ms|s|min|m|h|d)|P(\d+[WD])*(T(\d+(\.\d+)?[HMS])+)?)\s*$"
+ABSOLUTE_PATH = r"^/"
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
@@ -56,15 +60,17 @@ def is_partitioned(cfg: JobConfig) -> bool | None:
 
 
 def backfill_configs(project_dir: str | Path) -> list[str]:
-    """The shipped configs the backfill form offers: the demo's (its log is written by `make demo`) and those
-    whose source is partitioned by day. A config over one flat log (demo.yaml) would fail in plan."""
+    """The shipped configs the backfill form offers: those that declare their splits (a partitioned replay needs
+    them) and whose source is partitioned by day, or not written yet (the demo's: `make demo` writes its log).
+    A config over one flat log (demo.yaml) would be refused."""
     offered = []
     for name in shipped_configs(project_dir):
         try:
             cfg = load_with_overrides(name, {}, project_dir)
+            require_declared_splits(cfg)
         except ConfigError:
             continue
-        if name == DEMO_CONFIG or is_partitioned(cfg):
+        if name == DEMO_CONFIG or is_partitioned(cfg) is not False:
             offered.append(name)
     return offered
 
@@ -146,6 +152,12 @@ def load_with_overrides(config: str, params: Mapping[str, Any], project_dir: str
                           project_dir)
 
 
+def with_paths(cfg: JobConfig, project_dir: str | Path) -> JobConfig:
+    """The config with its source and output paths made absolute (relative to the project)."""
+    return cfg.with_overrides(source={"path": resolve_path(cfg.source.path, project_dir)},
+                              output={"path": resolve_path(cfg.output.path, project_dir)})
+
+
 def with_overrides(cfg: JobConfig, params: Mapping[str, Any], project_dir: str | Path) -> JobConfig:
     sections = overrides_of(params)
     if sections:
@@ -153,8 +165,7 @@ def with_overrides(cfg: JobConfig, params: Mapping[str, Any], project_dir: str |
             cfg = cfg.with_overrides(**sections)
         except ConfigError as exc:
             raise ConfigError(exc.key, f"{exc.why} (after the overrides of the request)") from None
-    return cfg.with_overrides(source={"path": resolve_path(cfg.source.path, project_dir)},
-                              output={"path": resolve_path(cfg.output.path, project_dir)})
+    return with_paths(cfg, project_dir)
 
 
 @dataclass(frozen=True)
@@ -170,25 +181,24 @@ class BackfillRequest:
 
 
 def validate_request(params: Mapping[str, Any], project_dir: str | Path) -> tuple[JobConfig, BackfillRequest]:
-    """Everything that can be checked without Spark: the config with overrides, the range, the switches."""
+    """Everything that can be checked without Spark, the most basic first: the config (a partitioned source, its
+    splits), then the overrides, the range, the switches."""
     config_file = resolve_config_file(params.get("config"), project_dir)
     base, generated = load_base_config(config_file, params)
-    cfg = with_overrides(base, params, project_dir)
-    start = parse_day(params.get("start_date"), "params.start_date")
-    end = parse_day(params.get("end_date"), "params.end_date")
-    if end < start:
-        raise ConfigError("params.end_date", f"{end} is before the first day {start} (the range is inclusive)")
-    if is_partitioned(cfg) is False:
-        raise ConfigError("params.config", f"{config_file.name} reads {cfg.source.path}, which has no dt=YYYY-MM-DD "
-                                           f"folders: the backfill replays day partitions (e.g. {DEMO_CONFIG})")
+    check_partitioned(with_paths(base, project_dir), config_file)
     try:  # the CLI refuses it too, but only after the DAG has planned and started Spark
-        require_declared_splits(cfg)
+        require_declared_splits(base)
     except ConfigError:
         if generated is None:
             raise
         # A Flink SQL script never names its splits: the form's field is what to fill in.
         raise ConfigError("params.splits", "is required with a Flink SQL job: the log's splits, e.g. p0,p1,p2 "
                                            "(the .sql does not name them; a partitioned replay needs them)") from None
+    cfg = with_overrides(base, params, project_dir)
+    start = parse_day(params.get("start_date"), "params.start_date")
+    end = parse_day(params.get("end_date"), "params.end_date")
+    if end < start:
+        raise ConfigError("params.end_date", f"{end} is before the first day {start} (the range is inclusive)")
     eoi = params.get("end_of_input") or "flush"
     if eoi not in END_OF_INPUT:
         raise ConfigError("params.end_of_input", f"unknown value {eoi!r} (one of {', '.join(END_OF_INPUT)})")
@@ -197,6 +207,20 @@ def validate_request(params: Mapping[str, Any], project_dir: str | Path) -> tupl
                                 dq_warn_only=bool(params.get("dq_warn_only", False)),
                                 continue_from_state=bool(params.get("continue_from_state", False)),
                                 generated_config=generated)
+
+
+def check_partitioned(cfg: JobConfig, config_file: Path) -> None:
+    """Refuse a config whose (local) source has no `dt=` folders, or does not exist: the backfill replays day
+    partitions. Checked before anything else of the request, so that this is what a user reads first."""
+    if _URI.match(cfg.source.path):
+        return  # a remote source: its folders are listed by the plan task
+    source = Path(cfg.source.path)
+    if not source.exists():
+        raise ConfigError("params.config", f"{config_file.name} reads {cfg.source.path}, which does not exist "
+                                           "(yet): the backfill replays its dt=YYYY-MM-DD folders")
+    if is_partitioned(cfg) is False:
+        raise ConfigError("params.config", f"{config_file.name} reads {cfg.source.path}, which has no dt=YYYY-MM-DD "
+                                           f"folders: the backfill replays day partitions (e.g. {DEMO_CONFIG})")
 
 
 def run_dir(cfg: JobConfig, run_id: str, project_dir: str | Path) -> Path:
@@ -242,13 +266,16 @@ def airflow_params(project_dir: str | Path, *, nightly: bool = False) -> dict[st
     from airflow.sdk import Param
 
     configs = backfill_configs(project_dir)
+    offered = configs + shipped_flink_jobs(project_dir)
     params: dict[str, Any] = {
+        # A choice of the shipped partitioned configs, or the absolute path of any other (checked by validate).
         "config": Param(DEMO_CONFIG if DEMO_CONFIG in configs else (configs[0] if configs else DEMO_CONFIG),
-                        type="string", minLength=1, title="Job config",
-                        examples=configs + shipped_flink_jobs(project_dir),
-                        description="A config whose source is partitioned by day (dt=YYYY-MM-DD folders): one "
-                                    "shipped in jobs/configs/, the path of any job config YAML, or a Flink SQL job "
-                                    "(.sql, e.g. in jobs/flink/): converted by the validate task."),
+                        type="string", minLength=1, title="Job config", examples=offered,
+                        anyOf=[{"enum": offered}, {"pattern": ABSOLUTE_PATH}],
+                        description="A config whose source is partitioned by day (dt=YYYY-MM-DD folders) and "
+                                    "declares its splits: one of the list (jobs/configs/, or a Flink SQL job in "
+                                    "jobs/flink/, converted by the validate task), or the absolute path of any "
+                                    "other job config YAML or .sql."),
     }
     for field, what in (("source_path", "event log (source.path)"), ("output_path", "outputs (output.path)")):
         params[field] = Param(None, type=["null", "string"], title=f"Flink SQL job: {field.replace('_', ' ')}",
@@ -262,10 +289,11 @@ def airflow_params(project_dir: str | Path, *, nightly: bool = False) -> dict[st
         params["end_date"] = Param("2024-01-03", type="string", format="date", title=FIELD_TITLES["end_date"],
                                    description="Last dt= partition replayed (inclusive).")
     for field, (section, key) in DURATION_OVERRIDES.items():
-        # No schema pattern: the UI answers a mismatch with a bare "Bad Request"; the validate task names the
-        # field and what a duration looks like instead (user_message).
-        params[field] = Param(None, type=["null", "string"], title=FIELD_TITLES[field],
-                              description="Empty: the config's value. A duration such as 500ms, 5s, 2m or PT5S.")
+        # The schema's pattern refuses a bad duration when the form is submitted (the API answers 400, no run);
+        # the validate task checks the value against the config too (user_message names the field).
+        params[field] = Param(None, type=["null", "string"], pattern=DURATION_PATTERN, title=FIELD_TITLES[field],
+                              description="Empty: the config's value. A duration: 500ms, 5s, 2m, 1h, 1d or ISO "
+                                          "PT5S.")
     params["end_of_input"] = Param("hold" if nightly else "flush", type="string", enum=list(END_OF_INPUT),
                                    title="End of input",
                                    description="flush: the last partition ends the stream (every window fires); "
@@ -281,7 +309,21 @@ def airflow_params(project_dir: str | Path, *, nightly: bool = False) -> dict[st
         params["partitions_per_job"] = Param(31, type="integer", minimum=1, title="Partitions per Spark job",
                                              description="Days replayed by one spark-submit, in order. Larger: "
                                                          "fewer JVM starts; smaller: a failed job redoes less.")
-    params["run_data_quality"] = Param(True, type="boolean", title="Run the data-quality suites (GX)")
+        params["dry_run"] = Param(False, type="boolean", title="Dry run: list, write nothing",
+                                  description="List the partitions, the Spark jobs, the input files with their "
+                                              "rows and bytes, what the output already has, and an estimated "
+                                              "time, in the replay task's log and on the Replay runs page; "
+                                              "nothing is replayed or written.")
+    else:
+        params["wait_hours"] = Param(6, type="number", minimum=0, title="Wait for the day's folder (hours)",
+                                     description="How long after the day ends the run waits for its dt= folder; "
+                                                 "past that it is skipped (replay the day later with a "
+                                                 "backfill).")
+    params["run_data_quality"] = Param(True, type="boolean", title="Data quality and why-report",
+                                       description="Off: the data_quality task does nothing, so the run has no GX "
+                                                   "suites, no Data Docs and no why-report (one Spark job makes "
+                                                   "both). Later: replay quality --config <run folder>/job.yaml "
+                                                   "--out <run folder>.")
     params["dq_warn_only"] = Param(False, type="boolean", title="Data quality: warn only",
                                    description="A failed expectation only warns instead of failing the run.")
     from ..compare.task import live_params  # versus live: the optional compare_live task's fields

@@ -1,7 +1,7 @@
 """Which `dt=` partitions a run replays, in which order, and what carried state each one needs.
 
-Partition replay carries state (SEMANTICS §6 `hold`): partition P continues from the state the previous
-partition left under `<output.path>/_state/<previous>/`, unless it starts a history (`--first`). So the plan is
+Partition replay carries state (docs/semantics.md, "Partitions and carried state"): partition P continues from the
+state the previous partition left under `<output.path>/_state/<previous>/`, unless it starts a history (`--first`). So the plan is
 strictly ordered, every partition but the last holds, and a partition whose predecessor's state is missing
 must not run (it would silently start from scratch and differ from a replay of the whole range).
 """

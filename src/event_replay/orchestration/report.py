@@ -60,33 +60,13 @@ def write_report(report: dict[str, Any], folder: str | Path) -> tuple[str, str]:
     return str(folder / "report.json"), str(folder / "report.md")
 
 
-PROGRESS_COLUMNS = (("partition", "partition"), ("rows_read", "rows"), ("firings", "firings"),
-                    ("late_rows", "late rows"), ("quarantined", "quarantined"), ("seconds", "seconds"))
-
-
-def partition_figures(output_path: str | Path, partition: str, seconds: float) -> dict[str, Any]:
-    """What one replayed partition wrote: rows read (its counts/ row), firings, late and quarantined rows."""
+def partition_rows_read(output_path: str | Path, partition: str) -> int:
+    """The rows one replayed partition read: its row of the `counts/` dataset."""
     import pyarrow.parquet as pq
 
-    out = Path(output_path)
-    folder = out / "counts" / f"dt={partition}"
+    folder = Path(output_path) / "counts" / f"dt={partition}"
     files = sorted(folder.rglob("*.parquet")) if folder.is_dir() else []
-    rows_read = sum(int(v or 0) for f in files for v in pq.read_table(f, columns=["rows_read"]).column(0).to_pylist())
-    rows = partition_report(out, partition)["rows"]
-    return {"partition": partition, "rows_read": rows_read, "firings": rows["windows"],
-            "late_rows": rows["late_events"], "quarantined": rows["quarantine"], "seconds": round(seconds, 1)}
-
-
-def progress_line(f: dict[str, Any]) -> str:
-    return f"{f['partition']}: " + ", ".join(f"{label} {f[key]}" for key, label in PROGRESS_COLUMNS[1:])
-
-
-def progress_table(figures: Sequence[dict[str, Any]]) -> str:
-    """The partitions of a task as a fixed-width table (the last lines of its log)."""
-    cells = [[label for _, label in PROGRESS_COLUMNS]] + [[str(f[k]) for k, _ in PROGRESS_COLUMNS] for f in figures]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(PROGRESS_COLUMNS))]
-    return "\n".join("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
-                     for r in cells)
+    return sum(int(v or 0) for f in files for v in pq.read_table(f, columns=["rows_read"]).column(0).to_pylist())
 
 
 # The run's progress on disk, for the "Replay runs" page (plugins/replay_runs/runs.py reads these names; the plugin
@@ -98,14 +78,16 @@ CHUNK_FILE = "replaying.json"
 
 
 def write_plan_record(run_dir: str | Path, partitions: Sequence[str], missing: Sequence[str] = (),
-                      partitions_per_job: int | None = None) -> Path:
-    """`<run folder>/plan.json`: the partitions the run will replay, in order (written by the plan task)."""
+                      partitions_per_job: int | None = None, run_data_quality: bool = True) -> Path:
+    """`<run folder>/plan.json`: the partitions the run will replay, in order (written by the plan task), and whether
+    data quality (with the why-report) runs after them."""
     folder = Path(run_dir)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / PLAN_FILE
     tmp = path.with_name(PLAN_FILE + ".tmp")
     tmp.write_text(json.dumps({"partitions": list(partitions), "missing": list(missing),
-                               "partitions_per_job": partitions_per_job}, indent=1) + "\n")
+                               "partitions_per_job": partitions_per_job, "run_data_quality": run_data_quality},
+                              indent=1) + "\n")
     tmp.replace(path)  # a reader never sees half a file
     return path
 

@@ -1,4 +1,9 @@
-"""The bodies of the DAGs' Python tasks: plain functions of plain (XCom-able) values, testable without Airflow."""
+"""The bodies of the DAGs' Python tasks: plain functions of plain (XCom-able) values, testable without Airflow.
+
+A request that cannot run fails its task with one line that names the cause in the form's words, kept for the
+Replay runs page, and no traceback (failures.py). A dry run (the form's checkbox) writes nothing: validate and plan
+only compute, the replay task lists what would be read (dry_run.py).
+"""
 from __future__ import annotations
 
 import datetime as dt
@@ -7,10 +12,11 @@ import shutil
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..semantics.config import ConfigError
+from ..semantics.config import ConfigError, to_raw
 from .chunks import partitions_per_job
+from .failures import fail
 from .params import run_dir, user_message, validate_request, write_effective_config
-from .plan import Plan, check_state, list_partitions, plan_range, predecessor
+from .plan import Plan, PlanError, check_state, list_partitions, plan_range, predecessor
 from .report import CHUNK_FILE, build_report, write_plan_record, write_report
 
 log = logging.getLogger(__name__)
@@ -18,29 +24,30 @@ log = logging.getLogger(__name__)
 
 def validate_backfill(params: Mapping[str, Any], project_dir: str, run_id: str) -> dict[str, Any]:
     """Load the config with the overrides, check the range; write the effective config every job will read (and,
-    for a Flink SQL job, the YAML it was converted to: flink_job.yaml). A refusal fails the task at once (no
-    retry) with one line in the form's words, not a config traceback."""
+    for a Flink SQL job, the YAML it was converted to: flink_job.yaml). A refusal fails the task at once with one
+    line in the form's words (failures.py), not a config traceback. A dry run writes nothing."""
     try:
         cfg, req = validate_request(params, project_dir)
     except ConfigError as exc:
-        from airflow.sdk.exceptions import AirflowFailException
-
-        log.error("the request cannot run: %s", user_message(exc))
-        raise AirflowFailException(user_message(exc)) from None
+        raise fail(f"Refused: {user_message(exc)}", code=2) from None
+    dry = bool(params.get("dry_run", False))
     folder = run_dir(cfg, run_id, project_dir)
-    config_path = write_effective_config(cfg, folder / "job.yaml")
-    generated = None
-    if req.generated_config is not None:  # a Flink SQL job: keep what it was converted to, with its comments
-        generated = str(folder / "flink_job.yaml")
-        Path(generated).write_text(req.generated_config)
-    shutil.rmtree(folder / "done", ignore_errors=True)  # a new pass of the run replays everything again
-    (folder / CHUNK_FILE).unlink(missing_ok=True)  # nor is a chunk of an earlier pass replaying any more
-    log.info("request valid: %s, %s..%s, effective config %s", req.config_file, req.start, req.end, config_path)
+    config_path = generated = None
+    if not dry:
+        config_path = write_effective_config(cfg, folder / "job.yaml")
+        if req.generated_config is not None:  # a Flink SQL job: keep what it was converted to, with its comments
+            generated = str(folder / "flink_job.yaml")
+            Path(generated).write_text(req.generated_config)
+        shutil.rmtree(folder / "done", ignore_errors=True)  # a new pass of the run replays everything again
+        (folder / CHUNK_FILE).unlink(missing_ok=True)  # nor is a chunk of an earlier pass replaying any more
+    log.info("request valid: %s, %s..%s, %s", req.config_file, req.start, req.end,
+             "dry run: nothing is written" if dry else f"effective config {config_path}")
     return {"config_path": config_path, "config_file": req.config_file, "source_path": cfg.source.path,
             "output_path": cfg.output.path, "start": req.start.isoformat(), "end": req.end.isoformat(),
             "end_of_input": req.end_of_input, "allow_missing_partitions": req.allow_missing_partitions,
             "dq_warn_only": req.dq_warn_only, "continue_from_state": req.continue_from_state, "run_dir": str(folder),
-            "generated_config": generated, "partitions_per_job": partitions_per_job(params)}
+            "generated_config": generated, "partitions_per_job": partitions_per_job(params), "dry_run": dry,
+            "config_raw": to_raw(cfg), "run_data_quality": bool(params.get("run_data_quality", True))}
 
 
 def validate_nightly(params: Mapping[str, Any], day: dt.date, project_dir: str, run_id: str) -> dict[str, Any]:
@@ -51,20 +58,34 @@ def validate_nightly(params: Mapping[str, Any], day: dt.date, project_dir: str, 
 
 def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
     """The ordered partition runs. With continue_from_state the first continues its predecessor's state
-    (the latest partition before the range; none = the range starts the history)."""
-    available = list_partitions(v["source_path"])
+    (the latest partition before the range; none = the range starts the history). A dry run is planned whatever
+    the plan would refuse (missing days, a missing state): the refusal is listed with it."""
+    dry = bool(v.get("dry_run"))
+    try:
+        available = list_partitions(v["source_path"])
+    except PlanError as exc:
+        raise fail(f"Refused: {exc}", code=2) from None
     start, end = dt.date.fromisoformat(v["start"]), dt.date.fromisoformat(v["end"])
     continue_from = predecessor(available, start) if v.get("continue_from_state") else None
-    plan = plan_range(available, start, end, end_of_input=v["end_of_input"],
-                      allow_missing=v["allow_missing_partitions"], continue_from=continue_from)
-    check_state(v["output_path"], plan.runs[0])  # fail now, not after a Spark start-up
+    refusal = None
+    try:
+        plan = plan_range(available, start, end, end_of_input=v["end_of_input"],
+                          allow_missing=v["allow_missing_partitions"], continue_from=continue_from)
+        check_state(v["output_path"], plan.runs[0])  # fail now, not after a Spark start-up
+    except PlanError as exc:
+        if not dry:
+            raise fail(f"Refused: {exc}", code=2) from None
+        refusal = str(exc)
+        plan = plan_range(available, start, end, end_of_input=v["end_of_input"], allow_missing=True,
+                          continue_from=continue_from)
     log.info("plan: %s", ", ".join(f"{r.partition}{' (first)' if r.first else ''} {r.end_of_input}"
                                    for r in plan.runs))
     if plan.missing:
         log.warning("days without a partition, replayed as empty: %s", ", ".join(plan.missing))
-    if v.get("run_dir"):  # for the Replay runs page: partitions done / planned while the run goes on
-        write_plan_record(v["run_dir"], plan.partitions, plan.missing, v.get("partitions_per_job"))
-    return {**v, "plan": plan.to_dict()}
+    if v.get("run_dir") and not dry:  # for the Replay runs page: partitions done / planned while the run goes on
+        write_plan_record(v["run_dir"], plan.partitions, plan.missing, v.get("partitions_per_job"),
+                          run_data_quality=v.get("run_data_quality", True))
+    return {**v, "plan": plan.to_dict(), "refusal": refusal}
 
 
 def quality_args(p: Mapping[str, Any], run_id: str) -> tuple[list[str], Path]:
@@ -77,7 +98,7 @@ def quality_args(p: Mapping[str, Any], run_id: str) -> tuple[list[str], Path]:
     return ["quality", "--config", p["config_path"], "--out", str(folder), "--run-name", run_id], folder / RESULT_FILE
 
 
-def data_quality_result(result: Mapping[str, Any], warn_only: bool) -> dict[str, Any]:
+def data_quality_result(result: Mapping[str, Any], warn_only: bool, ti: Any = None) -> dict[str, Any]:
     """What the data_quality task returns (for `report` and the links) from the job's data_quality.json: the status
     line and where both reports are. A failed expectation fails the task unless warn_only."""
     found = {"data_docs": result["data_docs"], "why_report": result["why_report"]}
@@ -86,7 +107,8 @@ def data_quality_result(result: Mapping[str, Any], warn_only: bool) -> dict[str,
     message = (f"FAILED {result['failed']}/{result['expectations']}: "
                f"{', '.join(result['failed_names'])}")
     if not warn_only:
-        raise RuntimeError(f"data quality {message} (Data Docs: {result['data_docs']}; set dq_warn_only to only warn)")
+        log.info("Data Docs: %s (set dq_warn_only to only warn)", result["data_docs"])
+        raise fail(f"data quality {message}", ti)
     log.warning("data quality %s (warn only)", message)
     return {**found, "status": f"{message} (warn only)"}
 
@@ -105,5 +127,39 @@ def make_report(p: Mapping[str, Any], dq: Mapping[str, Any] | str | None, dag_id
     log.info("report: %s\n%s", md_path, Path(md_path).read_text())
     incomplete = [x["partition"] for x in report["partitions"] if x["missing_outputs"]]
     if incomplete:
-        raise RuntimeError(f"partitions without complete outputs: {', '.join(incomplete)} (see {md_path})")
+        raise fail(f"partitions without complete outputs: {', '.join(incomplete)} (see {md_path})")
     return {"report_json": json_path, "report_md": md_path, "output_path": p["output_path"]}
+
+
+SKIP_KEY = "replay_skipped"
+
+
+def partition_arrived(v: Mapping[str, Any], wait_hours: float, day_end: dt.datetime,
+                      now: dt.datetime | None = None, ti: Any = None) -> bool:
+    """The nightly run's wait for its day: True once the day's `dt=` folder is in the source (or the run replays a
+    missing day as empty, or the source is not local: plan lists it); while it is not there, False until
+    `wait_hours` after the day ended, then the run is skipped with that said (the day can be replayed later by a
+    backfill). A first run after unpausing the DAG catches up the day before: without its folder by then, it is
+    skipped at once, not failed."""
+    from airflow.sdk.exceptions import AirflowSkipException
+
+    from .failures import current_ti
+
+    folder = Path(v["source_path"]) / f"dt={v['start']}"
+    if v.get("allow_missing_partitions") or "://" in str(v["source_path"]) or folder.is_dir():
+        return True
+    now = now or dt.datetime.now(dt.timezone.utc)
+    deadline = day_end + dt.timedelta(hours=float(wait_hours))
+    if now < deadline:
+        log.info("waiting for %s until %s UTC", folder, deadline.strftime("%Y-%m-%d %H:%M"))
+        return False
+    why = (f"skipped: dt={v['start']} is not in {v['source_path']} {float(wait_hours):g} h after the day ended "
+           "(replay it later with a backfill of the day)")
+    log.warning("%s", why)
+    ti = ti if ti is not None else current_ti()
+    if ti is not None:
+        try:
+            ti.xcom_push(key=SKIP_KEY, value=why)
+        except Exception:  # noqa: BLE001 - the skip stands without its note
+            pass
+    raise AirflowSkipException(why)

@@ -1,4 +1,5 @@
-"""Custom Great Expectations for a replay's outputs (SEMANTICS §5–7), as Spark-SQL `UnexpectedRowsExpectation`s.
+"""Custom Great Expectations for a replay's outputs (docs/semantics.md, Windows to Outputs), as Spark-SQL
+`UnexpectedRowsExpectation`s.
 
 Each class is one rule: its QUERY selects the rows that break the rule (none = success) and its DESCRIPTION says
 the rule in words (rendered in Data Docs). Suites are built with both passed explicitly, so the saved JSON carries
@@ -38,7 +39,7 @@ class ExpectWatermarkFiringsAfterWindowEnd(UnexpectedRowsExpectation):
         "SELECT * FROM {batch} WHERE fire_reason = 'watermark' "
         "AND (fire_watermark_ms IS NULL OR fire_watermark_ms < window_end_ms - 1)")
     DESCRIPTION: ClassVar[str] = ("A `watermark` firing happens only once the stream watermark reached the window's max "
-                        "timestamp: fire_watermark >= window_end - 1 ms (SEMANTICS §5).")
+                        "timestamp: fire_watermark >= window_end - 1 ms (docs/semantics.md: Windows).")
 
 
 class ExpectLateRowFiringsWithinLateness(UnexpectedRowsExpectation):
@@ -48,7 +49,8 @@ class ExpectLateRowFiringsWithinLateness(UnexpectedRowsExpectation):
         "OR fire_watermark_ms >= window_end_ms - 1 + cfg_allowed_lateness_ms)")
     DESCRIPTION: ClassVar[str] = ("A `late_row` firing (an allowed-late row joined a window already due) happens with "
                         "window_end - 1 ms <= fire_watermark < window_end - 1 ms + allowed_lateness: before that the "
-                        "window is not due, after it the window is dropped and the row is late (SEMANTICS §5).")
+                        "window is not due, after it the window is dropped and the row is late "
+                        "(docs/semantics.md: Windows).")
 
 
 class ExpectFireReasonsConsistent(UnexpectedRowsExpectation):
@@ -58,7 +60,8 @@ class ExpectFireReasonsConsistent(UnexpectedRowsExpectation):
         "OR (fire_reason = 'end_of_input' AND (fire_watermark_ms IS NOT NULL OR cfg_end_of_input <> 'flush')) "
         "OR (fire_reason <> 'end_of_input' AND fire_watermark_ms IS NULL)")
     DESCRIPTION: ClassVar[str] = ("fire_reason is one of watermark, late_row, end_of_input; fire_watermark is null exactly for "
-                        "end_of_input firings, and those exist only when replay.end_of_input is flush (SEMANTICS §6).")
+                        "end_of_input firings, and those exist only when replay.end_of_input is flush "
+                        "(docs/semantics.md: End of input).")
 
 
 class ExpectFiringsInWatermarkOrder(UnexpectedRowsExpectation):
@@ -82,7 +85,7 @@ class ExpectWatermarkNullIffIdle(UnexpectedRowsExpectation):
         "OR (scope = 'stream') <> (split IS NULL) "
         "OR (idle AND watermark_ms IS NOT NULL) OR (NOT idle AND watermark_ms IS NULL)")
     DESCRIPTION: ClassVar[str] = ("Idle rows carry no watermark: watermark is null if and only if idle; scope is split or "
-                        "stream and split is null exactly for the stream (SEMANTICS §7).")
+                        "stream and split is null exactly for the stream (docs/semantics.md: Outputs).")
 
 
 class ExpectWatermarkNonDecreasing(UnexpectedRowsExpectation):
@@ -93,12 +96,14 @@ class ExpectWatermarkNonDecreasing(UnexpectedRowsExpectation):
         "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS earlier_max FROM g) "
         "SELECT scope, split, replay_time_ms, lowest AS watermark_ms, earlier_max FROM o WHERE lowest < earlier_max")
     DESCRIPTION: ClassVar[str] = ("Per split and for the stream, the watermark never goes back in replay order (replay_time), "
-                        "idle rows ignored: no published watermark is below one published earlier (SEMANTICS §2, §4).")
+                        "idle rows ignored: no published watermark is below one published earlier "
+                        "(docs/semantics.md: Watermark strategies, The per-split minimum).")
 
 
 # The latest window of a row's time t has the largest max timestamp, so "late for every window" reduces to it:
 # tumbling/sliding: start = t - pmod(t - offset, slide) (slide = size for tumbling), end = start + size;
-# session: the row's merged session contains [t, t + gap), so its end is at least t + gap (SEMANTICS §5, Flink's
+# session: the row's merged session contains [t, t + gap), so its end is at least t + gap (docs/semantics.md:
+# Windows; Flink's
 # WindowOperator: a merged window is late iff cleanup time = max timestamp + lateness <= watermark).
 _LATE_REQUIRED = (
     "CASE WHEN cfg_window_type = 'session' THEN time_ms + cfg_gap_ms "
@@ -112,7 +117,7 @@ class ExpectLateRowsPastLateness(UnexpectedRowsExpectation):
     DESCRIPTION: ClassVar[str] = ("A late row was late for every window of its time: late_watermark >= max timestamp + "
                         "allowed_lateness of its latest window (tumbling/sliding per the assigner); for sessions, "
                         "whose merged window contains [t, t + gap), late_watermark >= t + gap - 1 ms + "
-                        "allowed_lateness (SEMANTICS §5).")
+                        "allowed_lateness (docs/semantics.md: Windows).")
 
 
 class ExpectEveryRowAccountedFor(UnexpectedRowsExpectation):
@@ -122,7 +127,7 @@ class ExpectEveryRowAccountedFor(UnexpectedRowsExpectation):
         "OR least(rows_in_windows, late_rows, quarantined_rows, skipped_rows) < 0")
     DESCRIPTION: ClassVar[str] = ("counts/ has one row (one per partition for a dt= partitioned history, summed) and every row "
                         "read is counted exactly once: rows_read = rows_in_windows + late_rows + quarantined_rows + "
-                        "skipped_rows (SEMANTICS §7).")
+                        "skipped_rows (docs/semantics.md: Outputs).")
 
 
 class ExpectLateCountMatchesLateEvents(UnexpectedRowsExpectation):

@@ -39,11 +39,11 @@ def build_suites() -> dict[str, gx.ExpectationSuite]:
     E = gx.expectations
     windows = [E.ExpectTableColumnsToMatchSet(
         column_set=["key", "window_start_ms", "window_end_ms", "fire_index", "fire_watermark_ms", "fire_reason"],
-        exact_match=False, description="windows/ has the firing columns (SEMANTICS §7).")]
+        exact_match=False, description="windows/ has the firing columns (docs/semantics.md: Outputs).")]
     windows += [_custom(c) for c in ex.WINDOWS]
     watermarks = [E.ExpectTableColumnsToMatchSet(
         column_set=["replay_time_ms", "scope", "split", "watermark_ms", "idle"], exact_match=False,
-        description="watermarks/ has replay_time, scope, split, watermark, idle (SEMANTICS §7).")]
+        description="watermarks/ has replay_time, scope, split, watermark, idle (docs/semantics.md: Outputs).")]
     watermarks += [_custom(c) for c in ex.WATERMARKS]
     late = [E.ExpectTableColumnsToMatchSet(
         column_set=["split", "offset", "time_ms", "late_watermark_ms"], exact_match=False,

@@ -3,11 +3,14 @@ they did and why rows were late, for the whole replayed range (one scope: range 
 that adds up to them).
 
 - timelines.png (why_timelines, why_plot): watermarks, watermark lag and per-split idleness in UTC, zoomed on the
-  spans of the replay clock with traffic.
+  spans of the replay clock with traffic, drawn per time bucket (the share of the time each split was idle or held
+  the stream, lag percentiles); the buckets' figures in timelines.parquet, the lag's time-weighted mean and p99 over
+  the whole replay clock (as the what-if tuning defines them) in the summary.
 - holders: which split held the stream's watermark when each window's end was reached: the split whose published
   watermark equalled the stream value W that fired the window's first firing, at the first change that took the
-  (non-idle) stream to W; "all-idle jump" when the stream reached W only while every split was idle (SEMANTICS §4),
-  "end of input" for a flush firing. Per window in window_holders.csv, counted per holder in the summary.
+  (non-idle) stream to W; "all-idle jump" when the stream reached W only while every split was idle
+  (docs/semantics.md, "Idleness"), "end of input" for a flush firing. Per window in window_holders.parquet (one file), counted per holder in the
+  summary.
 - late rows by split and cause: the cause of a late row is the holder of the watermark it saw (the split whose rows
   advanced the stream to it), or "all-idle jump" when the stream had not reached it with a split holding it
   before the row arrived.
@@ -27,17 +30,19 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from ..compare.results import versus_live
-from ..local_folder import write_csv
+from ..local_folder import write_one_file
 from ..semantics.config import JobConfig
+from ..tuning.figures import lag_figures
 from . import attribution
 from .attribution import ALL_IDLE
 from .prepare import late_events_batch, partition_columns, read_outputs, watermarks_batch, windows_batch
 from .why_page import render
 from .why_plot import MAX_LANES, figure_size_px, plot, utc
-from .why_timelines import series_column, timelines
+from .why_timelines import lag_segments, series_column, timelines
 
 REPORT_FOLDER = "why_report"
-HOLDERS_CSV = "window_holders.csv"
+HOLDERS_FILE = "window_holders.parquet"
+TIMELINES_FILE = "timelines.parquet"
 END_OF_INPUT = "end of input"
 SAMPLE_ROWS = 50
 COUNT_COLUMNS = ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows", "skipped_rows")
@@ -98,6 +103,18 @@ def _idle_stats(wm: DataFrame, t1: int) -> dict[str, dict[str, int]]:
             spans.groupBy("series").agg(F.count(F.lit(1)).alias("n"), F.sum("d").alias("d")).collect()}
 
 
+def _write_buckets(tl, target: Path) -> None:
+    """The figures the plot draws, per (span, bucket, series): timelines.parquet."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pa.schema([("span", pa.int32()), ("bucket", pa.int32()), ("start_ms", pa.int64()),
+                        ("end_ms", pa.int64()), ("series", pa.string()), ("idle_share", pa.float64()),
+                        ("held_share", pa.float64()), ("lag_p50_ms", pa.float64()), ("lag_p90_ms", pa.float64()),
+                        ("lag_max_ms", pa.int64())])
+    pq.write_table(pa.Table.from_pylist(tl.bucket_rows(), schema=schema), target)
+
+
 def _config_line(cfg: JobConfig) -> dict[str, str]:
     w = cfg.watermark
     return {"window": cfg.window.type, "allowed lateness": f"{cfg.window.allowed_lateness_ms} ms",
@@ -124,12 +141,15 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
     t0, t1 = (bounds.t0 or 0), (bounds.t1 or 0)
     splits = sorted(r.split for r in wm.where(F.col("scope") == "split").select("split").distinct().collect())
     holders = attribution.holders(wm).cache()
-    tl = timelines(wm, holders, t0, t1, splits, pad_ms=2 * (cfg.watermark.idle_timeout_ms or 0))
+    segments = lag_segments(wm, cfg.watermark.lag_ms, t1).cache()
+    tl = timelines(wm, holders, t0, t1, splits, pad_ms=2 * (cfg.watermark.idle_timeout_ms or 0), segments=segments)
     w_px, h_px = plot(report / "timelines.png", tl, cfg.watermark.lag_ms)
+    _write_buckets(tl, report / TIMELINES_FILE)
+    lag_mean, lag_p99 = lag_figures(segments)
     idle_stats = _idle_stats(wm, t1)
 
     per_window = _window_holders(windows, holders, cfg)
-    write_csv(per_window, report / HOLDERS_CSV)
+    write_one_file(per_window, report / HOLDERS_FILE, "parquet")
     windows_by_holder = {r.held_by: r.n for r in per_window.groupBy("held_by").agg(F.count(F.lit(1)).alias("n"))
                          .collect()}
     sample = [{k: (str(v) if k in ("window_start", "window_end") else v) for k, v in r.asDict().items()}
@@ -152,19 +172,22 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
         "replay_time_ms": [t0, t1], "replay_time_utc": [utc(t0), utc(t1)],
         "highest_stream_watermark_ms": last_stream,
         "idle": {s: idle_stats.get(s, {"idle_periods": 0, "idle_ms": 0}) for s in ["stream"] + splits},
-        "windows_by_holder": windows_by_holder, "window_holders_csv": HOLDERS_CSV, "window_holders_sample": sample,
+        "windows_by_holder": windows_by_holder, "window_holders_file": HOLDERS_FILE, "window_holders_sample": sample,
+        "watermark_lag_ms": {"mean": lag_mean, "p99": lag_p99},
         "late_rows": sum(late_by_split.values()), "late_rows_by_split": late_by_split,
         "late_rows_by_split_and_cause": late_causes,
         "spans": [{"start_ms": s.start_ms, "end_ms": s.end_ms, "traffic_ms": list(s.traffic_ms),
                    "start_utc": utc(s.start_ms), "end_utc": utc(s.end_ms)} for s in tl.spans],
         "timelines_png": {"file": "timelines.png", "width": w_px, "height": h_px, "spans": len(tl.spans),
-                          "split_lanes": min(len(splits), MAX_LANES)},
+                          "split_lanes": min(len(splits), MAX_LANES), "data": TIMELINES_FILE,
+                          "bucket_ms": [s.bucket_ms() for s in tl.spans]},
         "tuning": _tuning_entries(output_path, report),
         "versus_live": versus_live(report, output_path),  # replay compare's result next to the report, calibration
     }
     (report / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True, default=str) + "\n")
     wm.unpersist()
     holders.unpersist()
+    segments.unpersist()
     index = report / "index.html"
     index.write_text(render(summary))
     return str(index)

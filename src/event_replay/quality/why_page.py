@@ -98,10 +98,22 @@ def _timelines(s: dict[str, Any], base: str) -> str:
             "between them is left out.")
     idle = [{"series": k, "idle periods": v.get("idle_periods"), "idle time": duration(v.get("idle_ms"))}
             for k, v in (s.get("idle") or {}).items()]
+    buckets = sorted(set(png.get("bucket_ms") or []))
+    bucket = (f" Each panel is cut into time buckets of {' / '.join(duration(b) for b in buckets)}: what a bucket "
+              "shows is true of its whole time." if buckets else "")
+    lag = s.get("watermark_lag_ms") or {}
+    lag_line = (f" Over the whole replay clock the lag is {duration(round(lag['mean']))} on average and at most "
+                f"{duration(lag['p99'])} during 99% of the time (time-weighted, as in the what-if tuning)."
+                if lag.get("mean") is not None and lag.get("p99") is not None else "")
+    data = png.get("data")
+    data_link = (f" The figures of every bucket: <a id='timelines-data' href='{base}{html.escape(data)}'>"
+                 f"{html.escape(data)}</a>." if data else "")
     return (f"<h2 id='timelines'>Watermark timelines</h2><p>Top: the stream watermark (black), each split's "
             f"watermark and the newest event time seen (dashed), in UTC. Middle: the watermark lag, newest event time "
-            f"seen minus the stream watermark: how far the results trail the data. Bottom: per split, grey where that "
-            f"split was idle, orange where it held the stream watermark back.{zoom}</p>"
+            f"seen minus the stream watermark (how far the results trail the data), per bucket: its median (line), "
+            f"90th percentile and maximum (bands).{lag_line} Bottom: per split, the share of the bucket's time that "
+            f"split held the stream watermark back (orange, from the lane's bottom) and was idle (grey); the "
+            f"stream's lane: the share every split was idle at once.{bucket}{zoom}{data_link}</p>"
             f"<img id='timelines-png' src='{base}{html.escape(png.get('file', 'timelines.png'))}' "
             f"width='{png.get('width', '')}' height='{png.get('height', '')}' alt='watermark timelines'>"
             + ("<p class='muted'>Idle time per split over the whole replay clock, silent stretches included (a split is "
@@ -111,7 +123,7 @@ def _timelines(s: dict[str, Any], base: str) -> str:
                     "idle"))
 
 
-SAMPLE_SHOWN = 10  # windows of the holders' sample on the page: a glance, the CSV has them all
+SAMPLE_SHOWN = 10  # windows of the holders' sample on the page: a glance, the Parquet file has them all
 
 
 def _holders(s: dict[str, Any], base: str) -> str:
@@ -120,15 +132,15 @@ def _holders(s: dict[str, Any], base: str) -> str:
     sample = s.get("window_holders_sample") or []
     cols = [("key", "key"), ("window_start", "window start"), ("window_end", "window end"),
             ("fire_reason", "fire reason"), ("held_by", "held by")]
-    csv = s.get("window_holders_csv")
-    link = f" Every window: <a id='window-holders' href='{base}{html.escape(csv)}'>{html.escape(csv)}</a>." if csv \
-        else ""
+    every = s.get("window_holders_file")
+    link = (f" Every window (Parquet): <a id='window-holders' href='{base}{html.escape(every)}'>{html.escape(every)}"
+            f"</a>." if every else "")
     return ("<h2 id='holders'>Who held the stream when windows reached their end</h2><p>The split whose published "
             "watermark equalled the stream watermark that first fired the window; <em>all-idle jump</em> when every "
             f"split was idle then, <em>end of input</em> for the flush at the end.{link}</p>"
             + table(held, [("held by", "held by"), ("windows", "windows")], "holders-table")
             + (f"<p class='muted'>The first {len(sample[:SAMPLE_SHOWN])} of {_fmt(s.get('windows'))} windows by end"
-               f"{' (every one in the CSV above)' if csv else ''}:</p>"
+               f"{' (every one in the file above)' if every else ''}:</p>"
                + table(sample[:SAMPLE_SHOWN], cols, "holders-sample") if sample else ""))
 
 

@@ -2,24 +2,26 @@
 
 1. watermarks: the stream's (thick), each split's (thin) and the newest event time seen (dashed), as UTC date-times
    over the replay clock (UTC date-times too);
-2. watermark lag: newest event time seen minus the stream watermark, in seconds. The newest event time is read off
-   the splits' published watermarks (highest split watermark + the strategy's lag, WatermarkConfig.lag_ms), so it is
-   known at watermark emission granularity: no source row is read;
-3. splits: one lane per split (the stream on top), grey where that split was idle (the stream: all splits idle),
-   orange where it held the stream's watermark.
+2. watermark lag: newest event time seen minus the stream watermark, in seconds, per time bucket of the span: the
+   median (a line), the 90th percentile and the maximum (bands) of the bucket's time (why_timelines: computed on
+   the replay clock in Spark, then bucketed; no source row is read);
+3. splits: one lane per split (the stream on top); per bucket, from the lane's bottom up, the share of its time the
+   split held the stream's watermark (orange) and the share it was idle (grey; the stream: every split idle). A
+   bucket is a few pixels wide: a share is what it can show when who holds the stream changes every tick.
 """
 from __future__ import annotations
 
 import datetime as dt
 import math
 
-from .why_timelines import HELD, IDLE, MAX_PLOT_MS, SPAN_BUCKETS, Span, Timelines
+from .why_timelines import HELD, IDLE, MAX_PLOT_MS, Timelines
 
 MAX_LANES = 16  # split lanes drawn (the stream's lane comes on top)
 MAX_SPLIT_LINES = 10  # split watermark lines drawn in the watermark panel; more would hide the stream
 WIDTH_PX, DPI = 1200, 100
 TITLE_PX, WATERMARK_PX, LAG_PX, LANE_PX, AXES_PX, LEGEND_PX = 60, 300, 150, 22, 40, 70
-IDLE_COLOR, HELD_COLOR, STREAM_COLOR, NEWEST_COLOR = "0.75", "tab:orange", "black", "tab:blue"
+IDLE_COLOR, HELD_COLOR, STREAM_COLOR, NEWEST_COLOR = "0.62", "tab:orange", "black", "tab:blue"
+LAG_COLOR, LANE_COLOR, LANE_HEIGHT = "tab:red", "0.95", 0.8
 UTC = dt.timezone.utc
 
 
@@ -27,6 +29,17 @@ def figure_size_px(n_splits: int) -> tuple[int, int]:
     """(width, height) of timelines.png for a number of splits (the stream has its own lane)."""
     lanes = 1 + min(n_splits, MAX_LANES)
     return WIDTH_PX, TITLE_PX + WATERMARK_PX + LAG_PX + AXES_PX * 3 + LANE_PX * lanes + LEGEND_PX
+
+
+def bucket_label(ms: int) -> str:
+    """A bucket's length as a person says it: 250 ms, 4.1 s, 3.9 min, 1.2 h."""
+    if ms < 1000:
+        return f"{ms} ms"
+    if ms < 120_000:
+        return f"{ms / 1000:.3g} s"
+    if ms < 7_200_000:
+        return f"{ms / 60_000:.3g} min"
+    return f"{ms / 3_600_000:.3g} h"
 
 
 def _days(ms: float) -> float:
@@ -62,40 +75,27 @@ def _with_carry(tl: Timelines, series: str, span: int) -> list[tuple[int, int]]:
     return ([(tl.spans[span].start_ms, before)] if before is not None else []) + pts
 
 
-def watermark_lag(tl: Timelines, span: int, lag_ms: int) -> list[tuple[int, float]]:
-    """(time, lag in seconds) steps of a span; NaN where the stream is idle or has no finite watermark yet."""
+def lag_steps(tl: Timelines, span: int) -> tuple[list[float], dict[str, list[float]]]:
+    """The lag panel's steps of a span: bucket edges (ms; len n + 1) and, per figure (p50, p90, max), its value
+    in seconds per bucket (NaN where the lag is undefined: before the stream's first finite watermark, after a
+    flush to +inf)."""
     s = tl.spans[span]
-    idle = set(tl.stretches.get((IDLE, "stream", span), []))
-    events = sorted([(t, 0, w) for t, w in newest_event_time(tl, span, lag_ms)]
-                    + [(t, 1, w) for t, w in _with_carry(tl, "stream", span)])
-    newest = stream = None
-    out = []
-    for t, kind, w in events:
-        if kind == 0:
-            newest = w
-        else:
-            stream = w
-        bucket = min(SPAN_BUCKETS - 1, int((t - s.start_ms) / s.bucket_ms()))
-        ok = newest is not None and stream is not None and stream < MAX_PLOT_MS and bucket not in idle
-        out.append((t, (newest - stream) / 1000 if ok else math.nan))
-    return out
+    n = s.bucket_count()
+    edges = [float(s.bucket_bounds(b)[0]) for b in range(n)] + [float(s.end_ms + 1)]
+    values = {k: [math.nan] * n for k in ("p50", "p90", "max")}
+    for lb in tl.lag.get(span, []):
+        values["p50"][lb.bucket], values["p90"][lb.bucket] = lb.p50_ms / 1000, lb.p90_ms / 1000
+        values["max"][lb.bucket] = lb.max_ms / 1000
+    return edges, values
 
 
-def _runs(buckets: list[int]) -> list[tuple[int, int]]:
-    """Consecutive bucket indexes as (first, count)."""
-    runs: list[tuple[int, int]] = []
-    for b in buckets:
-        if runs and runs[-1][0] + runs[-1][1] == b:
-            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
-        else:
-            runs.append((b, 1))
-    return runs
-
-
-def _bars(tl: Timelines, kind: str, series: str, span: int) -> list[tuple[float, float]]:
-    s: Span = tl.spans[span]
-    step = s.bucket_ms()
-    return [(_days(s.start_ms + b * step), _days(n * step)) for b, n in _runs(tl.stretches.get((kind, series, span), []))]
+def share_steps(tl: Timelines, kind: str, series: str, span: int) -> tuple[list[float], list[float]]:
+    """Bucket edges (ms) and the share (0..1) of each bucket's time `series` was idle or held the stream."""
+    s = tl.spans[span]
+    n = s.bucket_count()
+    by_bucket = tl.shares.get((kind, series, span), {})
+    return ([float(s.bucket_bounds(b)[0]) for b in range(n)] + [float(s.end_ms + 1)],
+            [by_bucket.get(b, 0.0) for b in range(n)])
 
 
 def _step(ax, steps, **kw) -> None:
@@ -104,8 +104,9 @@ def _step(ax, steps, **kw) -> None:
 
 
 def _date_axis(axis) -> None:
-    """Ticks as UTC clock times, HH:MM:SS (tenths when the span is a few seconds): the panel's title has the date.
-    (matplotlib's concise format writes bare seconds such as "05" next to "06:00", which nobody reads as a time.)"""
+    """Ticks as UTC clock times, HH:MM:SS (tenths when the span is a few seconds): the panel's title has the date;
+    a span longer than a day gets the date too, MM-DD HH:MM. (matplotlib's concise format writes bare seconds such
+    as "05" next to "06:00", which nobody reads as a time.)"""
     import matplotlib.dates as mdates
     from matplotlib.ticker import FuncFormatter
 
@@ -114,7 +115,9 @@ def _date_axis(axis) -> None:
     def clock(x: float, pos=None) -> str:
         lo, hi = axis.get_view_interval()
         t = mdates.num2date(x, tz=UTC)
-        return t.strftime("%H:%M:%S.%f")[:10] if (hi - lo) * 86400 < 10 else t.strftime("%H:%M:%S")
+        if (hi - lo) * 86400 < 10:
+            return t.strftime("%H:%M:%S.%f")[:10]
+        return t.strftime("%m-%d %H:%M") if hi - lo > 1 else t.strftime("%H:%M:%S")
 
     axis.set_major_formatter(FuncFormatter(clock))
 
@@ -142,13 +145,36 @@ def _zoom_values(ax, tl: Timelines, span: int, lag_ms: int) -> None:
         ax.set_ylim(lo - pad, hi + pad)
 
 
+def _fill(ax, edges: list[float], lo: list[float], hi: list[float], **kw) -> None:
+    """A filled step area over the buckets (each bucket one flat step: the last value is repeated to close it)."""
+    x = [_days(e) for e in edges]
+    ax.fill_between(x, lo + lo[-1:], hi + hi[-1:], step="post", lw=0, **kw)
+
+
 def _lanes_panel(ax, tl: Timelines, span: int) -> None:
+    """Per lane, from its bottom up: the share of each bucket the split held the stream (orange), then the share
+    it was idle (grey); the stream's lane: the share every split was idle."""
     lanes = ["stream"] + tl.splits[:MAX_LANES]
     for y, name in enumerate(lanes):
-        ax.broken_barh(_bars(tl, IDLE, name, span), (y - 0.4, 0.8), color=IDLE_COLOR, lw=0)
-        ax.broken_barh(_bars(tl, HELD, name, span), (y - 0.4, 0.8), color=HELD_COLOR, lw=0)
+        edges, held = share_steps(tl, HELD, name, span)
+        _, idle = share_steps(tl, IDLE, name, span)
+        bottom = [y + LANE_HEIGHT / 2] * len(held)
+        top_held = [b - LANE_HEIGHT * h for b, h in zip(bottom, held)]
+        top_idle = [t - LANE_HEIGHT * i for t, i in zip(top_held, idle)]
+        ax.axhspan(y - LANE_HEIGHT / 2, y + LANE_HEIGHT / 2, color=LANE_COLOR, lw=0)
+        _fill(ax, edges, bottom, top_held, color=HELD_COLOR)
+        _fill(ax, edges, top_held, top_idle, color=IDLE_COLOR)
     ax.set_ylim(len(lanes) - 0.5, -0.5)
     ax.set_yticks(range(len(lanes)), ["stream (all idle)"] + [f"split {s}" for s in lanes[1:]], fontsize=8)
+
+
+def _lag_panel(ax, tl: Timelines, span: int) -> None:
+    edges, v = lag_steps(tl, span)
+    zero = [0.0 if not math.isnan(m) else math.nan for m in v["max"]]
+    _fill(ax, edges, zero, v["max"], color=LAG_COLOR, alpha=0.15)
+    _fill(ax, edges, zero, v["p90"], color=LAG_COLOR, alpha=0.35)
+    x = [_days(e) for e in edges]
+    ax.step(x, v["p50"] + v["p50"][-1:], where="post", color=LAG_COLOR, lw=1.2)
 
 
 def plot(path, tl: Timelines, lag_ms: int) -> tuple[int, int]:
@@ -156,6 +182,7 @@ def plot(path, tl: Timelines, lag_ms: int) -> tuple[int, int]:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
     w_px, h_px = figure_size_px(len(tl.splits))
@@ -171,14 +198,13 @@ def plot(path, tl: Timelines, lag_ms: int) -> tuple[int, int]:
         lane_ax = fig.add_subplot(grid[2, i], sharex=wm_ax)
         lag_axes.append(lag_ax)
         _watermark_panel(wm_ax, tl, i, lag_ms)
-        lag = watermark_lag(tl, i, lag_ms)
-        _step(lag_ax, lag, color="tab:red", lw=1)
-        if lag:
-            lag_ax.fill_between([_days(t) for t, _ in lag], [v for _, v in lag], step="post", color="tab:red",
-                                alpha=0.2, lw=0)
+        _lag_panel(lag_ax, tl, i)
         _lanes_panel(lane_ax, tl, i)
         wm_ax.set_xlim(_days(s.start_ms), _days(s.end_ms))
-        wm_ax.set_title(f"{utc(s.start_ms)} to {utc(s.end_ms)[11:]} UTC", fontsize=9)
+        end = utc(s.end_ms)
+        wm_ax.set_title(f"{utc(s.start_ms)} to {end[11:] if end[:10] == utc(s.start_ms)[:10] else end} UTC",
+                        fontsize=9)
+        lane_ax.set_xlabel(f"one bucket = {bucket_label(s.bucket_ms())}", fontsize=8, loc="left", labelpad=1)
         for ax in (wm_ax, lag_ax, lane_ax):
             _date_axis(ax.xaxis)
             ax.tick_params(labelsize=8)
@@ -188,11 +214,16 @@ def plot(path, tl: Timelines, lag_ms: int) -> tuple[int, int]:
             lag_ax.set_ylabel("watermark lag (s)", fontsize=9)
         else:
             lane_ax.set_yticklabels([])
+    highest = [m for i in range(len(tl.spans)) for m in lag_steps(tl, i)[1]["max"] if not math.isnan(m)]
+    lag_axes[0].set_ylim(0, max(highest) * 1.05 if highest else 1)  # shared by every span's lag panel
     legend = [Patch(color=STREAM_COLOR, label="stream watermark"),
               Patch(color=NEWEST_COLOR, label="newest event time seen"),
-              Patch(color="tab:red", alpha=0.5, label="watermark lag = newest event time - stream watermark"),
-              Patch(color=IDLE_COLOR, label="idle"), Patch(color=HELD_COLOR, label="held the stream watermark")]
-    fig.legend(handles=legend, loc="lower center", ncol=5, fontsize=8, frameon=False)
+              Line2D([], [], color=LAG_COLOR, lw=1.2, label="watermark lag (newest event time - stream): median"),
+              Patch(color=LAG_COLOR, alpha=0.45, label="90th percentile"),
+              Patch(color=LAG_COLOR, alpha=0.15, label="maximum"),
+              Patch(color=IDLE_COLOR, label="share of the time idle"),
+              Patch(color=HELD_COLOR, label="share of the time it held the stream watermark")]
+    fig.legend(handles=legend, loc="lower center", ncol=4, fontsize=8, frameon=False)
     fig.suptitle("Watermarks over the replay clock (UTC), zoomed on the spans with traffic", fontsize=11)
     fig.savefig(path, dpi=DPI)  # no bbox_inches="tight": the image keeps its documented size
     plt.close(fig)

@@ -3,22 +3,34 @@
 A replayed history is often sparse: a few minutes of traffic a day, and idle nights in between. Plotted over the
 whole replay clock, the traffic shrinks to a few vertical jumps. So the timelines zoom on the *traffic spans*: the
 stretches of the replay clock where some split's rows moved its watermark, cut where no split published anything for
-at least GAP_SHARE of the whole range and MIN_GAP_MS (at most MAX_SPANS spans: the shortest gaps are not cut). Each span gets its own
-column of panels, padded so that the idleness which follows the traffic shows.
+at least GAP_SHARE of the whole range and MIN_GAP_MS (at most MAX_SPANS spans: the shortest gaps are not cut). Each
+span gets its own column of panels, padded so that the idleness which follows the traffic shows.
 
-Per span, every series (the stream and each split) is downsampled to SPAN_BUCKETS buckets (the highest watermark per
-bucket; the value carried into the span comes along so the step starts right), and two kinds of stretches are
-reduced to the buckets they cover: when a split (or the stream) was idle, and which split held the stream's
-watermark (the split whose published watermark equalled the stream value, see attribution.holders).
+Each span is cut into time buckets (SPAN_BUCKETS in all: about one per pixel column of the figure), and every
+figure is what a bucket can show, whatever happens inside it:
+- watermarks: per series (the stream and each split) the highest watermark of the bucket, at the time it was
+  reached (the last change: watermarks never go back), and the value carried into the span;
+- shares: per series, the share of the bucket's time it was idle, and per split the share of the time it held the
+  stream's watermark (its published watermark was the stream's value, see attribution.holders; a value published
+  by two splits at once is held by both);
+- the watermark lag, newest event time seen minus the stream watermark, as time-weighted percentiles of the bucket
+  (median, 90th, maximum). The stream watermark V(t) and its lag are those of the what-if tuning
+  (tuning/figures.py: V is kept while every split is idle), computed exactly on the replay clock before bucketing;
+  the newest event time is read off the splits' watermarks (the highest published value + the strategy's lag,
+  WatermarkConfig.lag_ms: no source row is read). Every published value is at most the newest event time minus
+  that lag, and the stream never exceeds the highest published value, so the lag is never below it.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-SPAN_BUCKETS = 400  # points per series and span: about one per pixel column of a span's panel
+from ..semantics.durations import NEG_INF, POS_INF
+
+SPAN_BUCKETS = 400  # buckets of all spans together: about one per pixel column of the figure's panels
 ACTIVITY_BUCKETS = 2000  # resolution at which gaps in the traffic are found
 GAP_SHARE = 0.05  # a silence of at least this share of the replayed range separates two spans,
 MIN_GAP_MS = 600_000  # and of at least this long: a short log's emission intervals are no silence
@@ -26,32 +38,77 @@ MAX_SPANS = 4  # columns of the figure; more would be too narrow to read
 MIN_PAD_MS = 1000
 MIN_PLOT_MS, MAX_PLOT_MS = -62_135_596_800_000, 253_402_300_799_999  # what datetime can show: +-inf are not
 IDLE, HELD = "idle", "held"
+LAG_QUANTILES = (0.5, 0.9)
 
 
 @dataclass(frozen=True)
 class Span:
-    """[start_ms, end_ms] of the replay clock shown in one column; traffic_ms the part with traffic."""
+    """[start_ms, end_ms] of the replay clock shown in one column; traffic_ms the part with traffic. Its buckets
+    are `bucket_ms()` long: bucket b is [start + b * w, start + (b + 1) * w), the last one cut at end_ms + 1."""
     start_ms: int
     end_ms: int
     traffic_ms: tuple[int, int]
+    buckets: int = SPAN_BUCKETS
 
-    def bucket_ms(self) -> float:
-        return max(1, self.end_ms - self.start_ms + 1) / SPAN_BUCKETS
+    def bucket_ms(self) -> int:
+        return max(1, math.ceil((self.end_ms - self.start_ms + 1) / self.buckets))
+
+    def bucket_count(self) -> int:
+        """The buckets that start inside the span (the last may be shorter)."""
+        return math.ceil((self.end_ms - self.start_ms + 1) / self.bucket_ms())
+
+    def bucket_bounds(self, b: int) -> tuple[int, int]:
+        """[a, z) of bucket b, inside the span."""
+        w = self.bucket_ms()
+        return self.start_ms + b * w, min(self.start_ms + (b + 1) * w, self.end_ms + 1)
+
+
+@dataclass(frozen=True)
+class LagBucket:
+    """The watermark lag over the part of one bucket where it is defined (ms), time-weighted."""
+    bucket: int
+    p50_ms: float
+    p90_ms: float
+    max_ms: int
+    covered_ms: int
 
 
 @dataclass
 class Timelines:
     spans: list[Span]
     splits: list[str]
-    # (series, span, time_ms, watermark_ms): highest watermark per bucket, sorted by time
+    # (series, span, time_ms, watermark_ms): highest watermark per bucket at the time it was reached, sorted by time
     points: list[tuple[str, int, int, int]] = field(default_factory=list)
     # (series, span) -> the watermark the series had when the span starts (None: none published yet)
     carried: dict[tuple[str, int], int | None] = field(default_factory=dict)
-    # (kind, series, span) -> sorted bucket indexes the stretch covers; kind IDLE or HELD
-    stretches: dict[tuple[str, str, int], list[int]] = field(default_factory=dict)
+    # (kind, series, span) -> {bucket: share of the bucket's time, 0..1}; kind IDLE or HELD
+    shares: dict[tuple[str, str, int], dict[int, float]] = field(default_factory=dict)
+    # span -> the lag per bucket where it is defined, by bucket
+    lag: dict[int, list[LagBucket]] = field(default_factory=dict)
 
     def series_points(self, series: str, span: int) -> list[tuple[int, int]]:
         return [(t, w) for s, i, t, w in self.points if s == series and i == span]
+
+    def bucket_rows(self) -> list[dict]:
+        """One row per (span, bucket, series) with a share or a lag: what the figure draws (timelines.parquet)."""
+        rows: dict[tuple[int, int, str], dict] = {}
+
+        def row(span: int, b: int, series: str) -> dict:
+            if (span, b, series) not in rows:
+                a, z = self.spans[span].bucket_bounds(b)
+                rows[(span, b, series)] = {"span": span, "bucket": b, "start_ms": a, "end_ms": z, "series": series,
+                                           "idle_share": 0.0, "held_share": 0.0, "lag_p50_ms": None,
+                                           "lag_p90_ms": None, "lag_max_ms": None}
+            return rows[(span, b, series)]
+
+        for (kind, series, span), by_bucket in self.shares.items():
+            for b, share in by_bucket.items():
+                row(span, b, series)[f"{kind}_share"] = share
+        for span, buckets in self.lag.items():
+            for lb in buckets:
+                row(span, lb.bucket, "stream").update(lag_p50_ms=lb.p50_ms, lag_p90_ms=lb.p90_ms,
+                                                      lag_max_ms=lb.max_ms)
+        return [rows[k] for k in sorted(rows)]
 
 
 def series_column(wm: DataFrame) -> Column:
@@ -72,7 +129,7 @@ def traffic_spans(wm: DataFrame, t0: int, t1: int, pad_ms: int) -> list[Span]:
         which = F.when(coarse.between(lo, hi), F.lit(i)).otherwise(which)
     exact = {r.i: (r.a, r.z) for r in active.groupBy(which.alias("i"))
              .agg(F.min("replay_time_ms").alias("a"), F.max("replay_time_ms").alias("z")).collect()}
-    spans = []
+    spans: list[Span] = []
     for i in range(len(groups)):
         a, z = exact[i]
         pad = max(pad_ms, (z - a) // 10, MIN_PAD_MS)
@@ -81,7 +138,8 @@ def traffic_spans(wm: DataFrame, t0: int, t1: int, pad_ms: int) -> list[Span]:
             span = Span(spans[-1].start_ms, span.end_ms, (spans[-1].traffic_ms[0], z))
             spans.pop()
         spans.append(span)
-    return spans
+    buckets = max(1, SPAN_BUCKETS // len(spans))  # narrower columns, fewer buckets: one per pixel column still
+    return [Span(s.start_ms, s.end_ms, s.traffic_ms, buckets) for s in spans]
 
 
 def _cut(busy: list[int], min_gap: int) -> list[tuple[int, int]]:
@@ -104,7 +162,7 @@ def _span_of(t: Column, spans: list[Span]) -> Column:
 
 
 def _bucket(t: Column, s: Span) -> Column:
-    return F.least(F.lit(SPAN_BUCKETS - 1), F.floor((t - F.lit(s.start_ms)) / F.lit(s.bucket_ms())).cast("int"))
+    return F.least(F.lit(s.bucket_count() - 1), F.floor((t - F.lit(s.start_ms)) / F.lit(s.bucket_ms())).cast("int"))
 
 
 def _points(series: DataFrame, spans: list[Span]):
@@ -114,9 +172,11 @@ def _points(series: DataFrame, spans: list[Span]):
     bucket = F.lit(None).cast("int")
     for i, s in enumerate(spans):
         bucket = F.when(which == i, _bucket(t, s)).otherwise(bucket)
+    # A series' watermark never goes back (while published): its highest value of the bucket is its last one, drawn
+    # where it was reached, never before.
     rows = (plottable.where(which.isNotNull())
             .groupBy("series", which.alias("span"), bucket.alias("b"))
-            .agg(F.min("replay_time_ms").alias("t"), F.max("watermark_ms").alias("w")).collect())
+            .agg(F.max("replay_time_ms").alias("t"), F.max("watermark_ms").alias("w")).collect())
     before = plottable.groupBy("series").agg(*[F.max(F.when(t < s.start_ms, F.col("watermark_ms"))).alias(f"s{i}")
                                                for i, s in enumerate(spans)]).collect()
     points = sorted((r.series, r.span, r.t, r.w) for r in rows)
@@ -124,23 +184,36 @@ def _points(series: DataFrame, spans: list[Span]):
     return points, carried
 
 
-def _stretches(intervals: DataFrame, spans: list[Span]) -> dict[tuple[str, str, int], list[int]]:
-    """intervals (kind, series, a, z): the buckets of each span they cover."""
+def bucket_overlaps(intervals: DataFrame, spans: list[Span]) -> DataFrame:
+    """`intervals` with half-open [a, z) columns, cut by the spans' buckets: one row per (interval, span, bucket it
+    overlaps) with the interval's other columns, `span`, `b` and `ms`, the length of the overlap (> 0)."""
+    keep = [c for c in intervals.columns if c not in ("a", "z")]
     parts = []
     for i, s in enumerate(spans):
-        inside = intervals.where((F.col("a") <= s.end_ms) & (F.col("z") >= s.start_ms))
-        lo = _bucket(F.greatest(F.col("a"), F.lit(s.start_ms)), s)
-        hi = _bucket(F.least(F.col("z"), F.lit(s.end_ms)), s)
-        parts.append(inside.select("kind", "series", F.lit(i).alias("span"), F.explode(F.sequence(lo, hi)).alias("b")))
-    if not parts:
-        return {}
+        inside = intervals.where((F.col("a") <= s.end_ms) & (F.col("z") > s.start_ms) & (F.col("z") > F.col("a")))
+        a = F.greatest(F.col("a"), F.lit(s.start_ms))
+        z = F.least(F.col("z"), F.lit(s.end_ms + 1))
+        w = s.bucket_ms()
+        cut = inside.select(*keep, a.alias("_a"), z.alias("_z")).select(
+            *keep, "_a", "_z", F.lit(i).alias("span"),
+            F.explode(F.sequence(_bucket(F.col("_a"), s), _bucket(F.col("_z") - 1, s))).alias("b"))
+        lo = F.lit(s.start_ms) + F.col("b") * F.lit(w)
+        ms = F.least(F.col("_z"), lo + F.lit(w)) - F.greatest(F.col("_a"), lo)
+        parts.append(cut.select(*keep, "span", "b", ms.alias("ms")).where(F.col("ms") > 0))
     union = parts[0]
     for p in parts[1:]:
         union = union.unionByName(p)
-    found: dict[tuple[str, str, int], list[int]] = {}
-    for r in union.distinct().collect():
-        found.setdefault((r.kind, r.series, r.span), []).append(r.b)
-    return {k: sorted(v) for k, v in found.items()}
+    return union
+
+
+def _shares(intervals: DataFrame, spans: list[Span]) -> dict[tuple[str, str, int], dict[int, float]]:
+    """intervals (kind, series, a, z): per (kind, series, span) the share of each bucket's time they cover."""
+    found: dict[tuple[str, str, int], dict[int, float]] = {}
+    for r in (bucket_overlaps(intervals, spans).groupBy("kind", "series", "span", "b")
+              .agg(F.sum("ms").alias("ms")).collect()):
+        a, z = spans[r.span].bucket_bounds(r.b)
+        found.setdefault((r.kind, r.series, r.span), {})[r.b] = min(1.0, r.ms / (z - a))
+    return found
 
 
 def _intervals(series: DataFrame, holders: DataFrame, t1: int) -> DataFrame:
@@ -156,10 +229,39 @@ def _intervals(series: DataFrame, holders: DataFrame, t1: int) -> DataFrame:
     return idle.unionByName(held)
 
 
-def timelines(wm: DataFrame, holders: DataFrame, t0: int, t1: int, splits: list[str], pad_ms: int) -> Timelines:
-    """`wm`: the watermarks batch (why.watermarks_batch), `holders`: attribution.holders of it."""
+def lag_segments(wm: DataFrame, lag_ms: int, t1: int) -> DataFrame:
+    """(t, dur, lag) of the watermark lag on the replay clock (module doc), every stretch where it is defined:
+    the what-if tuning's segments, with the newest event time read off the splits' published watermarks."""
+    from ..tuning.figures import lag_segments as segments, stream_value_series
+    from ..tuning.running import running_max
+
+    frame = wm.select("scope", "split", "idle", F.col("watermark_ms").alias("watermark"),
+                      F.col("replay_time_ms").alias("replay_time"))
+    published = (frame.where((F.col("scope") == "split") & ~F.col("idle") & F.col("watermark").isNotNull()
+                             & (F.col("watermark") != F.lit(POS_INF)) & (F.col("watermark") != F.lit(NEG_INF)))
+                 .groupBy(F.col("replay_time").alias("t")).agg((F.max("watermark") + F.lit(lag_ms)).alias("e")))
+    newest = running_max(published, "t", "e", "newest").select("t", "newest")
+    return segments(newest, stream_value_series(frame), t1)
+
+
+def _lag(segments: DataFrame, spans: list[Span]) -> dict[int, list[LagBucket]]:
+    cut = bucket_overlaps(segments.select("lag", F.col("t").alias("a"), (F.col("t") + F.col("dur")).alias("z")),
+                          spans)
+    q = F.percentile(F.col("lag"), list(LAG_QUANTILES), F.col("ms"))
+    found: dict[int, list[LagBucket]] = {}
+    for r in (cut.groupBy("span", "b").agg(q.alias("q"), F.max("lag").alias("mx"), F.sum("ms").alias("ms"))
+              .orderBy("span", "b").collect()):
+        found.setdefault(r.span, []).append(LagBucket(r.b, float(r.q[0]), float(r.q[1]), int(r.mx), int(r.ms)))
+    return found
+
+
+def timelines(wm: DataFrame, holders: DataFrame, t0: int, t1: int, splits: list[str], pad_ms: int,
+              segments: DataFrame | None = None) -> Timelines:
+    """`wm`: the watermarks batch (why.watermarks_batch), `holders`: attribution.holders of it, `segments`: its
+    lag_segments (none: no lag panel)."""
     spans = traffic_spans(wm, t0, t1, pad_ms)
     series = wm.withColumn("series", series_column(wm))
     points, carried = _points(series, spans)
     return Timelines(spans=spans, splits=splits, points=points, carried=carried,
-                     stretches=_stretches(_intervals(series, holders, t1), spans))
+                     shares=_shares(_intervals(series, holders, t1), spans),
+                     lag=_lag(segments, spans) if segments is not None else {})

@@ -13,7 +13,7 @@ rows look that up in the stream's (change tick, watermark) arrays, binary-search
 (engine/lookups.py: no join, no Spark job, no shuffle); without the extension's jar, a table tick -> watermark
 (one entry per tick with rows) joins the rows by broadcast instead.
 
-Above `DRIVER_GROUPS_MAX` entries the aggregate is not collected and the caller uses the Spark path
+Above `driver_groups_max` entries (the read's bound, `tick_partials_max`) the aggregate is not collected and the caller uses the Spark path
 (`periodic_spark.py`), which computes the same closed forms as DataFrames.
 """
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from ...io.read_order import TICK_PARTIALS_MAX, TickPartials
+from ...io.read_order import TickPartials, tick_partials_max
 from ...io.scratch import driver_frame
 from ...semantics.config import JobConfig
 from ..contract import Timeline
@@ -36,7 +36,7 @@ from .split_changes import SplitGroups, split_changes
 from .stream import StreamTimeline, combine_splits
 from ..contract import WATERMARKS_SCHEMA
 
-DRIVER_GROUPS_MAX = TICK_PARTIALS_MAX  # (split, tick) entries on the driver (the main splits'); above, Spark
+DRIVER_GROUPS_MAX: int | None = None  # (split, tick) entries on the driver; None: the read's bound. Tests set 0.
 
 TICK_LOOKUP = T.StructType([T.StructField("_tick", T.LongType(), False),
                             T.StructField("wm_before", T.LongType(), False)])
@@ -64,7 +64,8 @@ def collect_tick_table(rows: DataFrame, main_splits: list[str], first_tick: int,
     """One aggregate of the rows per (split, tick): None if it has more than `limit` (default
     DRIVER_GROUPS_MAX) entries. `partials` of the same interval (the read's, io/read_order.py) are summed on the
     driver instead of aggregating the rows again (taken: see TickPartials.take)."""
-    limit = DRIVER_GROUPS_MAX if limit is None else limit
+    if limit is None:
+        limit = DRIVER_GROUPS_MAX if DRIVER_GROUPS_MAX is not None else tick_partials_max(rows.sparkSession)
     table = partials.take() if partials is not None and partials.interval == interval else None
     if table is not None:
         return _partials_tick_table(table, main_splits, first_tick, limit)

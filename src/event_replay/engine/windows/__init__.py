@@ -33,6 +33,15 @@ from .sessions import WID_OFFSET, WID_SPLIT, session_elements
 CAUSE_ARRIVAL = "cause_arrival_time"
 
 
+def windows_partitions(spark, cfg: JobConfig) -> int | None:
+    """The partitions the windows are computed in: the windows output's files when they are at least the session's
+    cores (the write then needs no shuffle of its own), else None, Spark's shuffle partitions (fewer files than
+    cores would leave cores idle in the windows' heaviest stage; the write then shuffles into its files). The
+    output is the same either way."""
+    files = cfg.output.windows_files
+    return files if files >= spark.sparkContext.defaultParallelism else None
+
+
 def compute_windows(rows: DataFrame, stream_values: DataFrame, cfg: JobConfig, *, new_from_ms: int | None = None,
                     carried_wm: int | None = None, fire_lookup=None,
                     partitions: int | None = None) -> tuple[DataFrame, DataFrame]:

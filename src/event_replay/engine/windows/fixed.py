@@ -18,7 +18,8 @@ firings are running aggregates over each window's late-accepted elements (slot j
 combined with the window's early aggregate by a join per window. Both sides are shuffled by key into the
 windows output's partitions, so the join and the write need no second shuffle of the timer firings.
 
-Otherwise the firings come from numbered elements and running aggregates in replay order (`_numbered`).
+Otherwise the firings come from numbered elements and running aggregates in replay order (`_numbered`), the
+elements shuffled by key into the windows output's partitions first: numbering and write share one shuffle.
 """
 from __future__ import annotations
 
@@ -95,7 +96,8 @@ def fixed_firings(fixed: FixedRows, input_cols: list[str], aggs: dict[str, str],
     """Every firing of tumbling/sliding windows (timer firings still PENDING their watermark), see the module doc."""
     combine = combiners(fixed.early, aggs)
     if combine is None:
-        return _by_key(_numbered(fixed.accepted, input_cols, aggs), partitions)
+        # Spark drops the write's repartition into the partitions the elements already have.
+        return _numbered(_by_key(fixed.accepted, partitions), input_cols, aggs)
     timer = _timer_firings(_by_key(_every_window(fixed), partitions), aggs)
     late = _late_firings(fixed.late_accepted, aggs, partitions)
     if fixed.late_bound <= _LATE_HASHED_MAX:
