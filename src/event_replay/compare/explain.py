@@ -433,8 +433,11 @@ def _utc(ms: int | None) -> str:
 
 
 def _missing_split_hint(ev: DataFrame) -> dict[str, Any] | None:
-    """A split whose rows are exactly what the live output lacks, in (nearly) every window it has rows in."""
-    with_rows = ev.where(F.col("source_rows_by_split").isNotNull()).select(
+    """A split whose rows are exactly what the live output lacks, in (nearly) every window it has rows in. Windows
+    whose missing rows the live late output holds are left out: those rows were read, and late (a live watermark
+    ahead of the replay's, e.g. a shorter idle timeout), not unread."""
+    read_late = F.coalesce(F.col("late_live_only_n"), F.lit(0)) > 0
+    with_rows = ev.where(F.col("source_rows_by_split").isNotNull() & ~read_late).select(
         "missing_split", F.explode(F.map_keys("source_rows_by_split")).alias("split"))
     stats = with_rows.groupBy("split").agg(F.count(F.lit(1)).alias("with_rows"),
                                            F.sum((F.col("missing_split") == F.col("split")).cast("long"))
