@@ -24,7 +24,14 @@ DEMO_END ?= $(shell date -u -d "$(DEMO_START) +$$(( $(DEMO_DAYS) - 1 )) days" +%
 # DEMO_LOGICAL_DATE is given), like a run triggered from the UI: the data range it replays is DEMO_START..DEMO_END,
 # given in DEMO_CONF (the DAG's start_date/end_date params), not by the logical date.
 DEMO_LOGICAL_DATE ?=
-DEMO_CONF ?= {"config": "jobs/configs/demo_partitioned.yaml", "start_date": "$(DEMO_START)", "end_date": "$(DEMO_END)", "dq_warn_only": false}
+# Versus live (README, "Does it match production?"): the run is compared with jobs/live/demo/, a stand-in for the live
+# Flink job's output, made by Flink's own classes from this sample with OTHER settings (idle timeout 30 s, max
+# out-of-orderness 1 s; jobs/live/demo/README.md; `make demo-live` remakes it), and a small grid is ranked against it.
+DEMO_LIVE ?= "live_path": "jobs/live/demo/firings", "live_format": "json", "live_late_path": "jobs/live/demo/late", \
+  "live_columns": "key=key_id,window_start=win_start,window_end=win_end,cnt=events,total=amount,fire_watermark=wm", \
+  "live_keeps_updates": true, "live_min_agreement": 90, "calibrate_max_out_of_orderness": "500ms,1s", \
+  "calibrate_idle_timeout": "5s,30s"
+DEMO_CONF ?= {"config": "jobs/configs/demo_partitioned.yaml", "start_date": "$(DEMO_START)", "end_date": "$(DEMO_END)", "dq_warn_only": false, $(DEMO_LIVE)}
 # The LocalExecutor starts [core] parallelism worker processes at once (Airflow's default 32, ~1.8 GB): one per core
 # here (at least 2); the replay_spark pool still runs REPLAY_SPARK_SLOTS Spark jobs at a time.
 AIRFLOW_PARALLELISM ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ "$$n" -lt 2 ] && n=2; echo $$n)
@@ -38,7 +45,7 @@ AIRFLOW_ENV = AIRFLOW_HOME=$(AIRFLOW_HOME_DIR) AIRFLOW__CORE__DAGS_FOLDER=$(CURD
 export UV_PYTHON_DOWNLOADS := never
 export PATH := $(TOOLS)/bin:$(PATH)
 
-.PHONY: install jvm test test-all test-slow test-integration soak tune demo airflow airflow-init bench clean distclean check-python check-java sync data-docs-assets
+.PHONY: install jvm test test-all test-slow test-integration soak tune demo demo-live airflow airflow-init bench clean distclean check-python check-java sync data-docs-assets
 
 install: check-python check-java sync jvm
 
@@ -142,9 +149,18 @@ demo: install airflow-init data-docs-assets
 	  echo "demo: the DAG run failed; full log: $(AIRFLOW_HOME_DIR)/demo-dags-test.log" >&2; exit 1; }; \
 	echo "demo: event_time_backfill ran in $$(( $$(date +%s) - start )) s (log: $(AIRFLOW_HOME_DIR)/demo-dags-test.log)"
 	@report=$$(ls -t out/demo_partitioned/_airflow/*/report.md | head -n 1); cat "$$report"; \
+	run=$$(dirname "$$report"); if [ -f "$$run/compare/summary.json" ]; then \
+	  $(VENV)/bin/python -c 'import json,sys; s=json.load(open(sys.argv[1])); from event_replay.compare.run import summary_line; print("demo versus live (jobs/live/demo, a stand-in made by Flink with other settings):", summary_line(s))' "$$run/compare/summary.json"; \
+	  cat out/demo_partitioned/_tuning/*/calibration.md 2>/dev/null | sed -n 3p; fi; \
 	echo "demo outputs (Parquet, one dt= folder per partition) under $(CURDIR)/out/demo_partitioned:" \
 	  "windows/ late_events/ watermarks/ quarantine/ counts/, carried state in _state/"; \
 	echo "demo report: $(CURDIR)/$$report (and report.json next to it)"
+
+# make demo-live: remake jobs/live/demo/ (the demo's stand-in live output) with Flink's own classes: after a change to
+# the sample generator (tests/compare/test_demo_live.py fails when it is stale).
+demo-live: install
+	UV=$(UV) bash tests/flink/build.sh
+	$(VENV)/bin/python scripts/make_demo_live.py
 
 # GX Data Docs that render offline (air-gapped clusters): the CSS/JS GX loads from CDNs, at the same versions, from
 # npm (`npm pack`) into build/data_docs_static/; `replay validate` and the DAGs' data-quality task copy them into every

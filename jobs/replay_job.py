@@ -23,6 +23,7 @@ Arguments (stable: the Airflow DAGs pass them through SparkSubmitOperator, see o
     --previous ID         the partition whose state to continue from (default: the latest one before ID).
     --allow-missing       a partition with no folder in the source replays as empty instead of failing.
 
+`compare` as the first argument runs `replay compare` (the DAGs' optional compare_live task, compare/task.py).
 `quality` as the first argument runs `replay quality` instead (the DAGs' data_quality task, quality/job.py): the GX
 suites and the why-report on the config's outputs, Data Docs, why-report and data_quality.json into DIR.
 
@@ -42,7 +43,7 @@ if _SRC.is_dir() and str(_SRC) not in sys.path:
 from event_replay.cli import main as replay_main  # noqa: E402
 
 
-COMMANDS = ("quality",)  # the other `replay` commands this entry runs when named first; else `replay run`
+COMMANDS = ("quality", "compare")  # the other `replay` commands this entry runs when named first; else `replay run`
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -55,6 +55,10 @@ def runs_root(tmp_path_factory) -> Path:
     report = build_report(str(out), ["2024-01-01", "2024-01-02"], dag_id="event_time_backfill",
                           run_id="manual__1", config_file="jobs/configs/nightly.yaml", dq="passed (12 expectations)")
     write_report(report, out / "_airflow" / "manual__1")
+    # Its compare_live task compared it with the live output: below the form's threshold (the runs page's "vs live").
+    (out / "_airflow" / "manual__1" / "compare").mkdir()
+    (out / "_airflow" / "manual__1" / "compare" / "summary.json").write_text(json.dumps(
+        {"totals": {"agreement_pct": 97.5, "windows": 200, "differing": 5}, "min_agreement_pct": 99.0}))
     # A CLI run (no record) with Data Docs and a why-report.
     cli = root / "adhoc" / "demo"
     _parquet(cli / "counts", {"rows_read": [300], "rows_in_windows": [297], "late_rows": [2],
@@ -226,7 +230,7 @@ def _rows(page: str) -> list[str]:
 
 def _cells(row: str) -> list[str]:
     """The text of each cell (run with DAG and output, state, start, duration, partitions, rows, firings, late rows,
-    quarantined, DQ, reports)."""
+    quarantined, DQ, reports, vs live)."""
     return [" ".join(re.sub(r"<[^>]+>", " ", c.split("</td>")[0].split(">", 1)[1]).split())
             for c in row.split("<td")[1:]]
 
@@ -239,12 +243,15 @@ def test_runs_table_with_a_bearer_token(client, token):
     cli = next(x for x in rows if "<code>adhoc/demo</code>" in x)
     c = _cells(cli)
     assert c[0] == "CLI output adhoc/demo" and c[1] == "done" and c[5:9] == ["300", "10", "2", "0"], c
-    assert c[9] == "fail" and c[10] == "why-report Data Docs tuning", c
+    assert c[9] == "fail" and c[10] == "why-report Data Docs tuning" and c[11] == "&ndash;", c  # not compared
     n = _cells(next(x for x in rows if ">manual__1<" in x or "manual__1" in _cells(x)[0]))
     assert n[0] == "manual__1 event_time_backfill, output nightly config nightly.yaml", n
     assert n[4] == "2024-01-01, 2024-01-02 2/2 done", n
     assert n[5:9] == ["150", "5", "2", "2"], n
     assert n[9] == "pass" and n[10] == "&ndash;", n
+    assert n[11] == "97.50% 5 of 200 windows differ", n  # vs live, below its 99% threshold: linked, marked failed
+    vs = next(x for x in rows if "manual__1" in _cells(x)[0]).split("<td")[12]
+    assert "class='live n nw fail'" in vs and "nightly/_airflow/manual__1/compare/index.html" in vs, vs
 
 
 def test_each_airflow_run_keeps_its_own_reports(client, token):

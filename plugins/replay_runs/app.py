@@ -37,7 +37,8 @@ _STYLE = STYLE + """.state{font-weight:600}.state-success,.pass{color:var(--ok);
 td.dq.pending{color:var(--muted)}#runs td{vertical-align:top}td.run-cell{max-width:22em}
 a.airflow-run{overflow-wrap:anywhere}.reason{font-weight:400;max-width:18em;margin-top:3px;color:var(--fg)}
 td.state-failed .reason{color:var(--bad)}.version{font-size:92%}pre.config{background:var(--head);
-border:1px solid var(--line);padding:.6em 1em;border-radius:4px;overflow:auto}"""
+border:1px solid var(--line);padding:.6em 1em;border-radius:4px;overflow:auto}
+td.live.pass a{color:var(--ok)}td.live.fail a{color:var(--bad)}"""
 
 
 def _page(title: str, body: str) -> HTMLResponse:
@@ -142,9 +143,22 @@ def _state_cell(r: RunRow) -> str:
     return f"<td class='state state-{html.escape(state)}'>{html.escape(label)}{why}</td>"
 
 
+def _live_cell(request: Request, r: RunRow) -> str:
+    """The agreement with the live job's output (replay compare) against its threshold, linked to the compare page."""
+    a = r.live
+    if a is None:
+        return "<td class='live n' title='not compared with the live output'>&ndash;</td>"
+    text = "100%" if a.pct >= 100 else f"{a.pct:.2f}%"
+    detail = f"{a.differing:,} of {a.windows:,} windows differ" if a.differing else f"{a.windows:,} windows agree"
+    title = f"agreement with the live output: {detail}; threshold {a.min_pct:g}%"
+    return (f"<td class='live n nw {'pass' if a.ok else 'fail'}' title='{html.escape(title, quote=True)}'>"
+            f"<a href='{_href(request, 'files', r.reports or '', 'compare', 'index.html')}'>{text}</a>"
+            f"<br><span class='muted'>{html.escape(detail)}</span></td>")
+
+
 def _runs_table(request: Request, runs: Iterable[RunRow]) -> str:
     head = ("run", "state", "start (UTC)", "duration", "partitions", "rows", "firings", "late rows",
-            "quaran&shy;tined", "DQ", "reports")
+            "quaran&shy;tined", "DQ", "reports", "vs live")
     lines = [f"<table id='runs'><thead><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr></thead><tbody>"]
     for r in runs:
         links = ([f"<a href='{_href(request, 'why', r.reports or '')}'>why-report</a>"] if r.has_why else []) + \
@@ -162,7 +176,8 @@ def _runs_table(request: Request, runs: Iterable[RunRow]) -> str:
             + "".join(num("&ndash;" if v is None else f"{v:,}") for v in (r.rows_read, r.firings, r.late_rows,
                                                                            r.quarantined))
             + f"<td class='dq {dq.replace(' ', '-')} nw' title='{html.escape(r.dq_detail, quote=True)}'>"
-            f"{html.escape(dq)}</td><td class='reports nw'>{'<br>'.join(links) or '&ndash;'}</td></tr>")
+            f"{html.escape(dq)}</td><td class='reports nw'>{'<br>'.join(links) or '&ndash;'}</td>"
+            f"{_live_cell(request, r)}</tr>")
     lines.append("</tbody></table>")
     return "\n".join(lines)
 

@@ -30,7 +30,8 @@ AIRFLOW_FOLDER = "_airflow"
 DOCS_FOLDER = "_data_docs"
 WHY_FOLDER = "why_report"
 TUNING_FOLDER = "_tuning"
-SERVED_FOLDERS = (DOCS_FOLDER, WHY_FOLDER, TUNING_FOLDER)  # the only folders the app serves files from
+COMPARE_FOLDER = "compare"  # replay compare's result (event_replay.compare): the page and its tables
+SERVED_FOLDERS = (DOCS_FOLDER, WHY_FOLDER, TUNING_FOLDER, COMPARE_FOLDER)  # the only folders the app serves files from
 MAX_DEPTH = 4  # output folders are searched this deep under the root: enough for out/<job>/<variant>
 # The run's progress records (event_replay.orchestration.report PLAN_FILE, CHUNK_FILE; range_replay.PROGRESS)
 PLAN_FILE, CHUNK_FILE, RANGE_FILE, DONE_FOLDER = "plan.json", "replaying.json", "_range.json", "done"
@@ -80,6 +81,7 @@ class RunRow:
     version: str | None = None  # the project's version and commit that ran it (its run record)
     has_record: bool = False
     dq_off: bool = False  # the run does not check data quality (nor write a why-report)
+    live: LiveAgreement | None = None  # the comparison with the live output (<reports>/compare/), None: not compared
 
     @property
     def progress(self) -> str | None:
@@ -239,6 +241,32 @@ def _newer_or_same(a: Path, b: Path) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class LiveAgreement:
+    """What the runs page shows of `replay compare`'s result: the agreement % against its threshold."""
+    pct: float
+    min_pct: float
+    windows: int
+    differing: int
+
+    @property
+    def ok(self) -> bool:
+        return self.pct >= self.min_pct
+
+
+def live_agreement(folder: Path) -> LiveAgreement | None:
+    """`replay compare`'s result in `<folder>/compare/summary.json` (the run's compare_live task or a CLI
+    comparison), None when there is none."""
+    s = _read_json(folder / COMPARE_FOLDER / "summary.json")
+    t = s.get("totals") or {}
+    value = t.get("agreement_pct")
+    if not isinstance(value, (int, float)):
+        return None
+    threshold = s.get("min_agreement_pct")
+    return LiveAgreement(float(value), float(threshold) if isinstance(threshold, (int, float)) else 100.0,
+                         int(t.get("windows") or 0), int(t.get("differing") or 0))
+
+
 def _airflow_row(out: Path, rel: str, run: Path, has_tuning: bool) -> RunRow:
     """One Airflow run folder: its report.json when the run got that far, else what its tasks left (the effective
     config of validate, the done markers of the replay): a failed run is listed too."""
@@ -269,7 +297,8 @@ def _airflow_row(out: Path, rel: str, run: Path, has_tuning: bool) -> RunRow:
                   planned=prog.planned, done=len(prog.done) if prog.planned else None, current=prog.current,
                   reason=cause, config_file=(record.get("config") or {}).get("file") or report.get("config_file"),
                   version=_version(record.get("project") or {}), has_record=bool(record),
-                  dq_off=_read_json(run / PLAN_FILE).get("run_data_quality") is False)
+                  dq_off=_read_json(run / PLAN_FILE).get("run_data_quality") is False,
+                  live=live_agreement(run))
 
 
 def _version(project: dict[str, Any]) -> str | None:
@@ -288,7 +317,7 @@ def _cli_row(out: Path, rel: str, docs_dq: tuple[str, str], has_tuning: bool) ->
                   quarantined=counts.get("quarantined_rows", _num_rows(out / "quarantine")), dq=docs_dq[0],
                   dq_detail=docs_dq[1], reports=rel, has_docs=(out / DOCS_FOLDER / "index.html").is_file(),
                   has_why=(out / WHY_FOLDER / "summary.json").is_file(), has_tuning=has_tuning, state="done",
-                  end=_mtime(out / "counts"))
+                  end=_mtime(out / "counts"), live=live_agreement(out))
 
 
 def list_runs(root: Path) -> list[RunRow]:

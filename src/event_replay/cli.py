@@ -8,6 +8,7 @@
     replay tune --config FILE --max-out-of-orderness 1s,5s,30s --idle-timeout none,30s,2m [--allowed-lateness ...]
     replay run --config FILE --partitions 2024-01-01..2024-01-31 --dry-run   (what it would read; nothing written)
     replay verify RUN [--config FILE]   (does the source still hold the input the run's record lists?)
+    replay compare --config FILE --live PATH [...]   (the replay against the live job's output: compare/cli.py)
     replay sample --out DIR --rows N --splits K --seed S [...]
     replay config from-flink-sql FILE.sql --source-path P --output-path O   (or from-flink-conf FILE)
 
@@ -238,6 +239,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .tuning.cli import add_tune_parser  # argparse only: Spark is imported when the grid runs
 
     add_tune_parser(sub)
+
+    from .compare.cli import add_compare_parser  # argparse only: Spark is imported when the comparison runs
+
+    add_compare_parser(sub)
 
     from .from_flink.cli import add_config_parser  # argparse only: sqlglot is imported when the command runs
 

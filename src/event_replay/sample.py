@@ -7,8 +7,6 @@ key (string), value (long). Deterministic for a given spec and seed.
 from __future__ import annotations
 
 import os
-import shutil
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +15,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from .local_folder import replace_folder
 from .semantics.durations import parse_instant_ms
 
 
@@ -101,7 +100,7 @@ def write_sample(out: str | os.PathLike, spec: SampleSpec) -> int:
             else:
                 pq.write_table(part, staging / f"part-{i:05d}.parquet")
 
-    _replace_folder(Path(out), fill)
+    replace_folder(Path(out), fill)
     return table.num_rows
 
 
@@ -128,24 +127,5 @@ def write_partitioned_sample(out: str | os.PathLike, spec: SampleSpec, granulari
             (staging / sub).mkdir(parents=True)
             pq.write_table(table.filter(pc.equal(bucket, b)), staging / sub / "part-00000.parquet")
 
-    _replace_folder(Path(out), fill)
+    replace_folder(Path(out), fill)
     return table.num_rows
-
-
-def _replace_folder(out: Path, fill) -> None:
-    """Fill a staging folder next to `out`, then swap it in: `out` is whole before and after, never half written."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = out.with_name(f"{out.name}.staging-{uuid.uuid4().hex[:8]}")
-    staging.mkdir()
-    try:
-        fill(staging)
-        if out.exists():
-            old = out.with_name(f"{out.name}.previous-{uuid.uuid4().hex[:8]}")
-            out.rename(old)
-            staging.rename(out)
-            shutil.rmtree(old)
-        else:
-            staging.rename(out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise

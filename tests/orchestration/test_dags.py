@@ -51,7 +51,10 @@ def test_backfill_dag_structure(dagbag):
     assert dq.pool == "replay_spark" and dq._conn_id == "replay_spark" and dq.application == replay.application
     assert dag.get_task("validate").downstream_task_ids == {"plan"}
     assert dag.get_task("plan").downstream_task_ids == {"replay_partitions", "data_quality", "report"}
-    assert replay.downstream_task_ids == {"data_quality"}
+    assert replay.downstream_task_ids == {"compare_live"}  # versus live (compare/task.py), a no-op without a live path
+    compare = dag.get_task("compare_live")
+    assert compare.downstream_task_ids == {"data_quality"} and compare.pool == "replay_spark"
+    assert compare.application == replay.application and dag.params["live_path"] is None
     assert dag.get_task("data_quality").downstream_task_ids == {"report"}
     for task_id in ("replay_partitions", "data_quality"):  # the way from the task to what its run left
         assert {link.name for link in dag.get_task(task_id).operator_extra_links} == \

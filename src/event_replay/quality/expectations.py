@@ -157,9 +157,23 @@ class ExpectNoWindowLeftOpen(UnexpectedRowsExpectation):
         "aggregate in the config (else not checked).")
 
 
+class ExpectLiveAgreementPerPartition(UnexpectedRowsExpectation):
+    """On compare/partitions.parquet (event_replay.compare: `replay compare`), not on the replay's outputs."""
+    QUERY: ClassVar[str] = (
+        "SELECT partition, windows, equal, duplicate, value_differs, replay_only, live_only, agreement_pct, "
+        "min_agreement_pct FROM {batch} WHERE agreement_pct < min_agreement_pct")
+    DESCRIPTION: ClassVar[str] = (
+        "Live parity: in every partition, the share of windows whose values in the replay equal those the live job "
+        "wrote (replay compare: the last firing per window, or every firing; duplicates count as equal) is at least "
+        "the threshold (replay compare --min-agreement, default 100%). A partition below it is listed with its "
+        "windows that differ in value, are in the replay only or in live only; compare/differences.csv explains "
+        "each one.")
+
+
 WINDOWS = (ExpectFiringsUnique, ExpectFireIndexContiguous, ExpectWatermarkFiringsAfterWindowEnd,
            ExpectLateRowFiringsWithinLateness, ExpectFireReasonsConsistent, ExpectFiringsInWatermarkOrder)
 WATERMARKS = (ExpectWatermarkNullIffIdle, ExpectWatermarkNonDecreasing)
 LATE_EVENTS = (ExpectLateRowsPastLateness,)
 ACCOUNTING = (ExpectEveryRowAccountedFor, ExpectLateCountMatchesLateEvents, ExpectQuarantineCountMatches,
               ExpectNoWindowLeftOpen)
+LIVE_PARITY = (ExpectLiveAgreementPerPartition,)

@@ -16,6 +16,8 @@ import great_expectations as gx
 from . import expectations as ex  # registers the custom expectation types before any suite is loaded
 
 SUITE_NAMES = ("windows", "watermarks", "late_events", "accounting")
+# Beside them, run only where `replay compare` left a comparison (compare/partitions.parquet): compare/parity.py.
+LIVE_PARITY = "live_parity"
 EXPECTATIONS_DIR_ENV = "EVENT_REPLAY_EXPECTATIONS_DIR"
 
 
@@ -50,10 +52,15 @@ def build_suites() -> dict[str, gx.ExpectationSuite]:
     accounting = [E.ExpectTableRowCountToEqual(
         value=1, description="The accounting batch is one row (counts/ joined with the other outputs' sizes).")]
     accounting += [_custom(c) for c in ex.ACCOUNTING]
-    exps = {"windows": windows, "watermarks": watermarks, "late_events": late, "accounting": accounting}
+    parity = [E.ExpectTableColumnsToMatchSet(
+        column_set=["partition", "windows", "agreement_pct", "min_agreement_pct"], exact_match=False,
+        description="compare/partitions has a row per partition with its windows compared and agreement.")]
+    parity += [_custom(c) for c in ex.LIVE_PARITY]
+    exps = {"windows": windows, "watermarks": watermarks, "late_events": late, "accounting": accounting,
+            LIVE_PARITY: parity}
     return {name: gx.ExpectationSuite(name=f"replay_{name}", expectations=exps[name],
-                                      meta={"dataset": name, "engine": "spark"})
-            for name in SUITE_NAMES}
+                                      meta={"dataset": "compare" if name == LIVE_PARITY else name, "engine": "spark"})
+            for name in (*SUITE_NAMES, LIVE_PARITY)}
 
 
 def suite_path(name: str, root: Path | None = None) -> Path:

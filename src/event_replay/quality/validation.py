@@ -90,7 +90,7 @@ def quiet_gx() -> None:
 RESULTS_FOLDER = "results"
 # What each suite validates, for the "Data asset" GX shows on a result and in the index.
 SUITE_DATASETS = {"windows": "windows/", "watermarks": "watermarks/", "late_events": "late_events/",
-                  "accounting": "counts/ against every output"}
+                  "accounting": "counts/ against every output", "live_parity": "compare/ (replay vs live)"}
 
 
 def _context(docs_dir: str | None):
@@ -172,6 +172,15 @@ def validate(output_path: str, cfg: JobConfig, docs_dir: str | None = None, *, s
     prepared = prepare(spark, output_path, cfg)
     where = output_path if "://" in output_path else str(Path(output_path).resolve())
     batches = prepared.by_suite()
+    from ..compare.parity import live_parity_batch  # `replay compare` left a comparison: its live parity suite too
+
+    from .suites import LIVE_PARITY, load_suite
+
+    parity = live_parity_batch(spark, docs or default_docs_dir(output_path)) \
+        if suites is None or LIVE_PARITY in suites else None
+    names = [n for n in names if n != LIVE_PARITY] + ([LIVE_PARITY] if parity is not None else [])
+    if parity is not None:
+        batches, saved = {**batches, LIVE_PARITY: parity}, {**saved, LIVE_PARITY: load_suite(LIVE_PARITY)}
     ctx = _context(docs)
     source = ctx.data_sources.add_spark("replay_outputs")
     results: list[ExpectationOutcome] = []

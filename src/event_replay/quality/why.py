@@ -29,6 +29,8 @@ from pathlib import Path
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
+from ..compare.results import versus_live
+from ..local_folder import write_one_file
 from ..semantics.config import JobConfig
 from ..tuning.figures import lag_figures
 from . import attribution
@@ -101,15 +103,6 @@ def _idle_stats(wm: DataFrame, t1: int) -> dict[str, dict[str, int]]:
             spans.groupBy("series").agg(F.count(F.lit(1)).alias("n"), F.sum("d").alias("d")).collect()}
 
 
-def _write_parquet(df: DataFrame, target: Path) -> None:
-    """One Parquet file (the report is on a local filesystem): Spark writes a folder, its single part is moved."""
-    tmp = target.with_name(f".{target.name}.tmp")
-    df.coalesce(1).write.mode("overwrite").parquet(str(tmp))
-    (part,) = tmp.glob("part-*.parquet")
-    part.replace(target)
-    shutil.rmtree(tmp, ignore_errors=True)
-
-
 def _write_buckets(tl, target: Path) -> None:
     """The figures the plot draws, per (span, bucket, series): timelines.parquet."""
     import pyarrow as pa
@@ -156,7 +149,7 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
     idle_stats = _idle_stats(wm, t1)
 
     per_window = _window_holders(windows, holders, cfg)
-    _write_parquet(per_window, report / HOLDERS_FILE)
+    write_one_file(per_window, report / HOLDERS_FILE, "parquet")
     windows_by_holder = {r.held_by: r.n for r in per_window.groupBy("held_by").agg(F.count(F.lit(1)).alias("n"))
                          .collect()}
     sample = [{k: (str(v) if k in ("window_start", "window_end") else v) for k, v in r.asDict().items()}
@@ -189,6 +182,7 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
                           "split_lanes": min(len(splits), MAX_LANES), "data": TIMELINES_FILE,
                           "bucket_ms": [s.bucket_ms() for s in tl.spans]},
         "tuning": _tuning_entries(output_path, report),
+        "versus_live": versus_live(report, output_path),  # replay compare's result next to the report, calibration
     }
     (report / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True, default=str) + "\n")
     wm.unpersist()

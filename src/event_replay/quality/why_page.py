@@ -167,6 +167,12 @@ def _tuning(s: dict[str, Any], base: str) -> str:
             "(<code>replay tune</code>).</p>" + "".join(parts))
 
 
+def _versus_live(s: dict[str, Any], base: str) -> str:
+    from ..compare.page import versus_live_section  # replay compare's result and what calibration found
+
+    return versus_live_section(s.get("versus_live"), base)
+
+
 def render(s: dict[str, Any], nav: str = "", base: str = "") -> str:
     """The page. `nav`: HTML links on top (the plugin's way back to the runs list); `base`: the URL prefix of the
     report folder's files ("" next to index.html)."""
@@ -187,6 +193,7 @@ windows {_fmt(s.get('windows'))}; splits {_fmt(len(s.get('splits') or []))}.</p>
 {_timelines(s, base)}
 {_late(s)}
 {_holders(s, base)}
+{_versus_live(s, base)}
 {_tuning(s, base)}
 <p class='muted'>Machine-readable: <a href='{base}summary.json'>summary.json</a>.</p></body></html>
 """

@@ -2,6 +2,7 @@
 
     replay tune --config FILE --max-out-of-orderness 1s,5s,30s --idle-timeout none,30s,2m
                 [--allowed-lateness 0,2s] [--master URL] [--conf KEY=VALUE ...]
+                [--against-live PATH [--live-format F] [--live-columns ...] [--live-late PATH] ...]
 
 `add_tune_parser(subparsers)` adds the subcommand to `replay`'s parser; `main()` is the same command on its own
 (`python -m event_replay.tuning`). Exit codes as `replay run`: 2 for a bad config or grid (checked before Spark
@@ -33,13 +34,23 @@ def cmd_tune(args: argparse.Namespace) -> int:
     conf = parse_conf(args.conf or [])
     from .runner import markdown_table, run_tuning
 
+    from ..compare import calibrate  # --against-live: rank the variants by agreement with the live output
+
+    live = calibrate.spec_from_args(args)
+    if live is not None:
+        live.check(cfg)
     print(f"replay tune: {len(variants)} variants of {args.config} -> {grid.name}", flush=True)
     spark = build_session(master=args.master, app_name="event-replay-tune", conf=conf)
     try:
-        result = run_tuning(spark, cfg, grid, variants, log=lambda m: print(m, flush=True))
+        result = run_tuning(spark, cfg, grid, variants, log=lambda m: print(m, flush=True),
+                            per_variant=calibrate.per_variant(spark, cfg, live) if live else None)
     finally:
         spark.stop()
+    if live is not None:
+        calibrate.write_ranking(result.folder, live, result.rows)
     print(markdown_table(result.rows))
+    if live is not None:
+        print(calibrate.report(result.folder), flush=True)
     print(f"replay tune: {len(result.rows)} variants in {time.monotonic() - t0:.1f} s -> {result.folder} "
           f"(tuning.parquet, tuning.csv, tuning.md, index.html, late_share_vs_lag.png)", flush=True)
     return 0
@@ -48,7 +59,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
 def _safe(func):
     from ..exits import guarded
 
-    return lambda args: guarded("replay tune", lambda: func(args), (GridError,))
+    from ..compare.live import CompareInputError
+
+    return lambda args: guarded("replay tune", lambda: func(args), (GridError, CompareInputError))
 
 
 def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -61,6 +74,9 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="allowed lateness values to try, e.g. 0,2s (default: the config's)")
     parser.add_argument("--master", default=None, help="Spark master URL, e.g. local[2] (default: Spark's own)")
     parser.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark conf (repeatable)")
+    from ..compare.calibrate import add_arguments
+
+    add_arguments(parser)  # --against-live PATH and how to read it
     parser.set_defaults(func=_safe(cmd_tune))
     return parser
 

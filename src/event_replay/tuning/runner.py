@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import html
 import json
-import shutil
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from ..local_folder import replace_folder
 from ..semantics.config import JobConfig
 from .grid import Grid, Variant, grid_value
 from .results import JSON_FILE, PLOT_FILE, TUNING_FOLDER
@@ -45,8 +44,11 @@ def tuning_folder(cfg: JobConfig, grid: Grid) -> Path:
 
 
 def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Variant, JobConfig]],
-               log: Callable[[str], None] = print) -> TuningResult:
-    """Replay every variant over the source read once; write the table and the plot; return the rows."""
+               log: Callable[[str], None] = print,
+               per_variant: Callable[[Any, JobConfig], dict[str, Any]] | None = None) -> TuningResult:
+    """Replay every variant over the source read once; write the table and the plot; return the rows.
+    `per_variant(engine result, variant config)`: more columns of a variant's row (compare.calibrate: the
+    agreement with the live output, `replay tune --against-live`)."""
     from .. import engine
     from ..io import read_source
     from ..io.scratch import scratch_space
@@ -68,6 +70,8 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
                 result = engine.replay(spark, rows, vcfg, source.splits, start, end)
                 try:
                     row = fig.variant_figures(result, newest, vcfg, source.clean_rows, end)
+                    if per_variant is not None:
+                        row.update(per_variant(result, vcfg))
                 finally:
                     engine.release(spark)
                 row["variant"] = variant.name
@@ -95,22 +99,37 @@ def display_value(col: str, v: Any) -> str:
         return "-"
     if col == "late_share":
         return f"{v:.3%}"
+    if col == "live_score":
+        return f"{v:.2%}"
+    if col == "live_agreement_pct":
+        return f"{v:.2f}%"
     if col.endswith("_ms") and col not in ("max_out_of_orderness_ms", "idle_timeout_ms", "allowed_lateness_ms"):
         return _ms(v)
     return str(v)
 
 
+def display_columns(rows: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
+    """DISPLAY, and the agreement with the live output when the grid ran --against-live (compare.calibrate)."""
+    if any("live_score" in r for r in rows):
+        from ..compare.calibrate import DISPLAY as LIVE
+
+        return DISPLAY + LIVE
+    return DISPLAY
+
+
 def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
-    head = "| " + " | ".join(h for _, h in DISPLAY) + " |"
-    sep = "| " + " | ".join("---" for _ in DISPLAY) + " |"
-    body = ["| " + " | ".join(display_value(c, r.get(c)).replace("|", "/") for c, _ in DISPLAY) + " |"
+    shown = display_columns(rows)
+    head = "| " + " | ".join(h for _, h in shown) + " |"
+    sep = "| " + " | ".join("---" for _ in shown) + " |"
+    body = ["| " + " | ".join(display_value(c, r.get(c)).replace("|", "/") for c, _ in shown) + " |"
             for r in rows]
     return "\n".join([head, sep, *body])
 
 
 def html_table(rows: Sequence[dict[str, Any]], table_id: str = "tuning") -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for _, h in DISPLAY)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(display_value(c, r.get(c)))}</td>" for c, _ in DISPLAY)
+    shown = display_columns(rows)
+    head = "".join(f"<th>{html.escape(h)}</th>" for _, h in shown)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(display_value(c, r.get(c)))}</td>" for c, _ in shown)
                    + "</tr>" for r in rows)
     return f"<table id='{table_id}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
@@ -152,11 +171,15 @@ def write_result(folder: Path, cfg: JobConfig, grid: Grid, rows: list[dict[str, 
     """All files to a staging folder next to `folder`, then swapped in by renames."""
     import pandas as pd
 
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = folder.with_name(f".{folder.name}.staging-{uuid.uuid4().hex[:8]}")
-    staging.mkdir()
-    try:
-        df = pd.DataFrame(rows, columns=COLUMNS).astype({"idle_timeout_ms": "Int64", "wm_lag_p99_ms": "Int64"})
+    if any("live_score" in r for r in rows):  # --against-live: every variant's rank before the tables are written
+        from ..compare.calibrate import rank
+
+        rank(rows)
+
+    def fill(staging: Path) -> None:
+        extra = [c for c in (rows[0] if rows else {}) if c not in COLUMNS]  # e.g. compare.calibrate's columns
+        df = pd.DataFrame(rows, columns=COLUMNS + extra).astype({"idle_timeout_ms": "Int64",
+                                                                 "wm_lag_p99_ms": "Int64"})
         df.to_parquet(staging / "tuning.parquet", index=False)
         df.to_csv(staging / "tuning.csv", index=False)
         md = markdown_table(rows)
@@ -168,7 +191,7 @@ def write_result(folder: Path, cfg: JobConfig, grid: Grid, rows: list[dict[str, 
                         "idle_timeout_ms": list(grid.idle_timeouts_ms),
                         "allowed_lateness_ms": list(grid.lateness_ms)},
                "name": grid.name, "source": source_info, "source_path": cfg.source.path,
-               "output_path": cfg.output.path, "columns": COLUMNS, "rows": rows, "plot": PLOT_FILE,
+               "output_path": cfg.output.path, "columns": COLUMNS + extra, "rows": rows, "plot": PLOT_FILE,
                "definitions": definitions}
         (staging / JSON_FILE).write_text(json.dumps(doc, indent=2, default=str) + "\n")
         (staging / "index.html").write_text(
@@ -180,13 +203,5 @@ grid <code>{html.escape(grid.name)}</code>. Each variant replays the same input;
 <a href="{JSON_FILE}">{JSON_FILE}</a>, all columns in <a href="tuning.csv">tuning.csv</a>.</p>
 {html_table(rows)}<img src="{PLOT_FILE}" alt="late share vs watermark lag"></body></html>
 """)
-        old = None
-        if folder.exists():
-            old = folder.with_name(f".{folder.name}.previous-{uuid.uuid4().hex[:8]}")
-            folder.rename(old)
-        staging.rename(folder)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+
+    replace_folder(folder, fill)

@@ -1,0 +1,17 @@
+"""Does the backfill match production? The replay's outputs against the live job's output (`replay compare`),
+every difference classified and explained, and the settings calibrated against it (`replay tune --against-live`).
+
+One concept per module:
+- live.py: reading the live output (its sink, its late side output) and its column mapping, checked;
+- replay_side.py: the replay's side (its outputs or an engine result) and the partitions compared;
+- rules.py: the exactness rule per aggregate (exact, or a floating-point tolerance);
+- matching.py: matching per (key, window): the last firing, or every firing when the live sink keeps updates;
+- classify.py: equal, duplicate, value differs, replay only, live only; late rows on one side only; per partition;
+- explain.py: the evidence the replay has (late rows, who held the watermark, idle spans, rows per split) and
+  what it suggests about the live job;
+- output.py, page.py: compare/ (per-window table, per-partition summary, the page);
+- run.py: one comparison end to end; cli.py: `replay compare`;
+- calibrate.py: the agreement of each what-if variant (`replay tune --against-live`);
+- task.py: the backfill DAG's optional compare task; parity.py: the live parity suite's batch.
+Spark is imported by the modules that need it, not by this package.
+"""

@@ -1,0 +1,187 @@
+"""Calibration: `replay tune --against-live PATH` ranks the what-if grid's variants by agreement with the live output,
+so a team finds the settings its live job really ran with (an idle timeout someone changed in production, a
+larger out-of-orderness).
+
+Each variant's engine result is matched with the live output exactly as `replay compare` matches (matching.py,
+rules.py; no explanations), and scored:
+- windows: equal (duplicates count as equal) of the windows on either side; firings matched of the live firings
+  (the same with a last-firing sink; every firing pair by pair with --live-keeps-updates);
+- late rows (with the live late output): matched of the late rows on either side;
+- score = (windows equal + late rows matched) / (windows on either side + late rows on either side);
+- tie-break: the windows whose (last) firing fired at the same watermark, when the live sink records it.
+The ranking (best first) is printed, written next to the grid's result (calibration.md, calibration.json) and its
+columns join the tuning table (tuning.json/csv, the why-report, the Replay runs page). Variants with the same
+score at the top are reported as a tie: the grid cannot tell them apart on this output.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from ..semantics.config import JobConfig
+from ..tuning.runner import display_value
+from .classify import classify_late, classify_windows
+from .live import FORMATS, LiveOutput, LiveSpec, parse_mapping, parse_options, read_live
+from .matching import match_late, match_windows
+from .replay_side import Scope, from_engine
+from .rules import rules_for
+
+COLUMNS = ["live_score", "live_agreement_pct", "live_windows_equal", "live_windows", "live_firings_matched",
+           "live_firings", "live_late_matched", "live_late_union", "live_watermarks_matched", "live_rank"]
+DISPLAY = [("live_rank", "rank vs live"), ("live_score", "agreement score"),
+           ("live_agreement_pct", "windows agreeing"), ("live_firings_matched", "live firings matched"),
+           ("live_late_matched", "live late rows matched")]
+FILE_MD, FILE_JSON = "calibration.md", "calibration.json"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options `replay tune` gains: --against-live and how to read it (as `replay compare` reads it)."""
+    g = parser.add_argument_group("calibration against the live output (replay compare's options)")
+    g.add_argument("--against-live", default=None, metavar="PATH",
+                   help="rank the variants by agreement with the live job's output (firings and late rows matched)")
+    g.add_argument("--live-format", choices=FORMATS, default="parquet")
+    g.add_argument("--live-columns", action="append", metavar="ROLE=COLUMN,...")
+    g.add_argument("--live-option", action="append", metavar="KEY=VALUE")
+    g.add_argument("--live-late", default=None, metavar="PATH")
+    g.add_argument("--live-late-columns", action="append", metavar="ROLE=COLUMN,...")
+    g.add_argument("--live-keeps-updates", action="store_true")
+
+
+def spec_from_args(args: argparse.Namespace) -> LiveSpec | None:
+    if not getattr(args, "against_live", None):
+        return None
+    return LiveSpec(path=args.against_live, format=args.live_format,
+                    columns=parse_mapping(args.live_columns, "--live-columns"),
+                    options=parse_options(args.live_option), late_path=args.live_late,
+                    late_columns=parse_mapping(args.live_late_columns, "--live-late-columns"),
+                    keeps_updates=args.live_keeps_updates)
+
+
+@dataclass
+class AgainstLive:
+    """The live output read once (at the first variant: the aggregates' types come from the engine's result)."""
+    spark: Any
+    cfg: JobConfig
+    spec: LiveSpec
+    scope: Scope = field(default_factory=Scope)
+    live: LiveOutput | None = None
+    _cached: list[DataFrame] = field(default_factory=list)
+
+    def _load(self, types) -> LiveOutput:
+        if self.live is None:
+            live = read_live(self.spark, self.spec, self.cfg, types)
+            live.firings = live.firings.localCheckpoint(eager=True)
+            if live.late is not None:
+                live.late = live.late.localCheckpoint(eager=True)
+            self.live = live
+        return self.live
+
+    def figures(self, result, vcfg: JobConfig) -> dict[str, Any]:
+        """The agreement columns of one variant (its engine result)."""
+        side = from_engine(result, vcfg)
+        live = self._load(side.types)
+        rules = rules_for(vcfg.aggregations, side.types, live.aggregates)
+        m = match_windows(side.firings, live.firings, rules, live.has, self.spec.keeps_updates)
+        w = classify_windows(m, live.aggregates, self.scope, self.spec.keeps_updates)
+        r = w.agg(F.count(F.lit(1)).alias("windows"),
+                  F.sum(F.col("class").isin("equal", "duplicate").cast("long")).alias("equal"),
+                  F.sum("firings_equal").alias("firings_matched"), F.sum("live_versions").alias("live_firings"),
+                  F.sum((F.col("in_replay") & F.col("in_live") & F.col("live_fire_watermark_ms").isNotNull()
+                         & F.col("live_fire_watermark_ms").eqNullSafe(F.col("replay_fire_watermark_ms")))
+                        .cast("long")).alias("wm")).first()
+        windows, equal = int(r["windows"] or 0), int(r["equal"] or 0)
+        late_matched = late_union = 0
+        if live.late is not None:
+            lt = classify_late(match_late(side.late, live.late, live.late_identity), self.scope).agg(
+                F.sum("matched").alias("m"), F.sum("replay_only").alias("ro"), F.sum("live_only").alias("lo")).first()
+            late_matched = int(lt["m"] or 0)
+            late_union = late_matched + int(lt["ro"] or 0) + int(lt["lo"] or 0)
+        union = windows + late_union
+        return {"live_score": round((equal + late_matched) / union, 6) if union else 1.0,
+                "live_agreement_pct": round(100.0 * equal / windows, 4) if windows else 100.0,
+                "live_windows_equal": equal, "live_windows": windows,
+                "live_firings_matched": int(r["firings_matched"] or 0), "live_firings": int(r["live_firings"] or 0),
+                "live_late_matched": late_matched if live.late is not None else None,
+                "live_late_union": late_union if live.late is not None else None,
+                "live_watermarks_matched": int(r["wm"] or 0) if "fire_watermark" in live.has else None}
+
+
+def rank(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Sets `live_rank` (1 = best; equal scores share a rank) on each row; returns the rows best first."""
+    def key(r: dict[str, Any]) -> tuple:
+        return (-(r.get("live_score") or 0), -(r.get("live_watermarks_matched") or 0))
+    ordered = sorted(rows, key=key)
+    prev, n = None, 0
+    for i, r in enumerate(ordered, 1):
+        if key(r) != prev:
+            n, prev = i, key(r)
+        r["live_rank"] = n
+    return ordered
+
+
+def ranking_table(rows: Sequence[dict[str, Any]]) -> str:
+    cols = [("live_rank", "rank"), ("variant", "variant"), ("live_score", "score"),
+            ("live_agreement_pct", "windows agreeing"), ("live_firings_matched", "firings matched"),
+            ("live_late_matched", "late rows matched"), ("live_watermarks_matched", "same fire watermark")]
+    head = "| " + " | ".join(h for _, h in cols) + " |"
+    sep = "| " + " | ".join("---" for _ in cols) + " |"
+    body = []
+    for r in rows:
+        cells = []
+        for c, _ in cols:
+            if c == "live_firings_matched":
+                cells.append(f"{r.get(c)} of {r.get('live_firings')}")
+            elif c == "live_late_matched" and r.get(c) is not None:
+                cells.append(f"{r.get(c)} of {r.get('live_late_union')}")
+            else:
+                cells.append(display_value(c, r.get(c)))
+        body.append("| " + " | ".join(cells) + " |")
+    return "\n".join([head, sep, *body])
+
+
+def verdict(rows: Sequence[dict[str, Any]]) -> str:
+    """One sentence: the best variant, or the tie."""
+    if not rows:
+        return "calibration: no variant"
+    best = [r for r in rows if r.get("live_rank") == 1]
+    if len(best) > 1:
+        return (f"calibration: {len(best)} variants agree equally with the live output "
+                f"({display_value('live_score', best[0].get('live_score'))}): "
+                + "; ".join(r["variant"] for r in best) + " (the grid cannot tell them apart on this output)")
+    b = best[0]
+    return (f"calibration: the live output agrees best with {b['variant']} "
+            f"(score {display_value('live_score', b['live_score'])}, "
+            f"windows agreeing {display_value('live_agreement_pct', b['live_agreement_pct'])})")
+
+
+def write_ranking(folder: Path, spec: LiveSpec, rows: Sequence[dict[str, Any]]) -> None:
+    """calibration.md and calibration.json next to the grid's result, and the ranking into its tuning.json."""
+    ordered = rank(list(rows))  # the rows themselves get their rank (the printed table, tuning.json)
+    md = f"# Calibration against {spec.path}\n\n{verdict(ordered)}\n\n{ranking_table(ordered)}\n"
+    (folder / FILE_MD).write_text(md)
+    doc = {"live": {"path": spec.path, "format": spec.format, "late_path": spec.late_path,
+                    "keeps_updates": spec.keeps_updates}, "verdict": verdict(ordered), "ranking": ordered}
+    (folder / FILE_JSON).write_text(json.dumps(doc, indent=2, default=str) + "\n")
+    tj = folder / "tuning.json"
+    if tj.is_file():
+        t = json.loads(tj.read_text())
+        t["calibration"] = doc
+        t["rows"] = list(rows)
+        tj.write_text(json.dumps(t, indent=2, default=str) + "\n")
+
+
+def per_variant(spark, cfg: JobConfig, spec: LiveSpec) -> Callable[[Any, JobConfig], dict[str, Any]]:
+    """The runner's per-variant hook (tuning.runner.run_tuning)."""
+    against = AgainstLive(spark, cfg, spec)
+    return against.figures
+
+
+def report(folder: Path) -> str:
+    """What `replay tune --against-live` prints after the grid: the verdict and the ranking."""
+    return (Path(folder) / FILE_MD).read_text().split("\n", 2)[2].rstrip()

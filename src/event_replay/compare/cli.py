@@ -1,0 +1,161 @@
+"""`replay compare`: does the replay match what the live job wrote?
+
+    replay compare --config FILE --live PATH [--live-format parquet|csv|json]
+                   [--live-columns key=...,window_start=...,window_end=...,<agg>=...,fire_watermark=...]
+                   [--live-late PATH] [--live-late-columns split=...,offset=...,key=...,event_time=...]
+                   [--live-keeps-updates] [--partition D | --partitions A..B]
+                   [--summation-order unknown|known] [--float-tolerance 1e-9] [--min-agreement PCT]
+                   [--out DIR] [--no-source] [--master URL] [--conf K=V ...]
+                   [--calibrate-max-out-of-orderness LIST] [--calibrate-idle-timeout LIST] [...]
+
+Compares the replay's outputs (under the config's output.path: `replay run` first) with the live output, writes
+`<output.path>/compare/` (or --out) and prints one line: windows compared, equal, differing, agreement %.
+With --calibrate-*, a what-if grid is then ranked by agreement with the same live output in the same Spark
+application (what `replay tune --against-live` does; results under <output.path>/_tuning/<grid>/).
+Exit codes: 0 everything agrees (duplicates in the live output alone do not count as differences), 1 a window or
+a late row differs, 2 bad input (a missing column or a type mismatch, named; a bad option or config).
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+from .live import FORMATS, CompareInputError, LiveSpec, parse_mapping, parse_options
+from .rules import DEFAULT_TOLERANCE, SUMMATION_ORDERS
+
+
+def spec_from_args(args: argparse.Namespace) -> LiveSpec:
+    return LiveSpec(path=args.live, format=args.live_format,
+                    columns=parse_mapping(args.live_columns, "--live-columns"),
+                    options=parse_options(args.live_option), late_path=args.live_late,
+                    late_columns=parse_mapping(args.live_late_columns, "--live-late-columns"),
+                    keeps_updates=args.live_keeps_updates)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from ..semantics.config import load_config
+    from .replay_side import Scope
+    from .run import CompareOptions
+
+    t0 = time.monotonic()
+    cfg = load_config(args.config)  # refused before Spark starts (exit 2)
+    spec = spec_from_args(args)
+    spec.check(cfg)
+    spec.check_paths()  # a missing local path is refused before Spark starts
+    if not 0 <= args.min_agreement <= 100:
+        raise CompareInputError("--min-agreement", f"a percentage in [0, 100], got {args.min_agreement}")
+    options = CompareOptions(scope=Scope.parse(args.partition, args.partitions),
+                             summation_order=args.summation_order, float_tolerance=args.float_tolerance,
+                             min_agreement_pct=args.min_agreement, out_dir=args.out, use_source=not args.no_source)
+    from ..spark import build_session, parse_conf
+    from .run import compare, differs, summary_line
+
+    grid = _calibration_grid(cfg, args)  # checked before Spark starts, like `replay tune`'s
+    from pyspark.sql import SparkSession
+
+    own = SparkSession.getActiveSession() is None  # called in a process that has a session (tests): leave it on
+    spark = build_session(master=args.master, app_name="event-replay-compare", conf=parse_conf(args.conf or []))
+    try:
+        summary = compare(spark, cfg, spec, options)
+        print(summary_line(summary) + f" ({time.monotonic() - t0:.1f} s)", flush=True)
+        for h in summary.get("hints") or []:
+            print(f"  - {h['text']}", flush=True)
+        if grid is not None:
+            scoped = _scoped(cfg, options.scope)
+            _calibrate(spark, scoped, spec, _calibration_grid(scoped, args))
+    finally:
+        if own:
+            spark.stop()
+    return 1 if differs(summary) and not args.report_only else 0
+
+
+def _calibration_grid(cfg, args: argparse.Namespace):
+    """--calibrate-*: the what-if grid to rank against the live output after the comparison (None: none)."""
+    lists = (args.calibrate_max_out_of_orderness, args.calibrate_idle_timeout, args.calibrate_allowed_lateness)
+    if not any(lists):
+        return None
+    from ..tuning.grid import parse_grid
+
+    return parse_grid(cfg, *lists, options={"max_out_of_orderness": "--calibrate-max-out-of-orderness",
+                                            "idle_timeout": "--calibrate-idle-timeout",
+                                            "allowed_lateness": "--calibrate-allowed-lateness"})
+
+
+def _scoped(cfg, scope):
+    """The config whose replay range is the compared partitions' (what a partition-by-partition replay of them
+    replayed: from the first one's start to the last one's end), for the calibration grid."""
+    if scope.first is None:
+        return cfg
+    from ..io.partitions import Partition
+
+    return cfg.with_overrides(replay={"start": Partition.parse(scope.first).start_ms,
+                                      "end": Partition.parse(scope.last).end_ms})
+
+
+def _calibrate(spark, cfg, spec: LiveSpec, grid) -> None:
+    """`replay tune --against-live` in this Spark application: the grid's result under <output.path>/_tuning/."""
+    from ..tuning.runner import run_tuning
+    from . import calibrate
+
+    g, variants = grid
+    result = run_tuning(spark, cfg, g, variants, log=lambda m: print(m, flush=True),
+                        per_variant=calibrate.per_variant(spark, cfg, spec))
+    calibrate.write_ranking(result.folder, spec, result.rows)
+    print(calibrate.report(result.folder), flush=True)
+
+
+def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("--config", required=True, help="the job config whose outputs to compare (replay run first)")
+    parser.add_argument("--live", required=True, metavar="PATH", help="the live job's output (its sink): a file or "
+                                                                       "folder")
+    parser.add_argument("--live-format", choices=FORMATS, default="parquet", help="format of --live and --live-late")
+    parser.add_argument("--live-columns", action="append", metavar="ROLE=COLUMN,...",
+                        help="the live output's column of each role: key, window_start, window_end, the config's "
+                             "aggregates, and optionally fire_index, fire_watermark, fire_time, partition (default: "
+                             "the same names)")
+    parser.add_argument("--live-option", action="append", metavar="KEY=VALUE",
+                        help="an option of Spark's reader for the live files, e.g. sep=\\t or header=false")
+    parser.add_argument("--live-late", default=None, metavar="PATH", help="the live job's late side output")
+    parser.add_argument("--live-late-columns", action="append", metavar="ROLE=COLUMN,...",
+                        help="its columns: split, offset, key, event_time, arrival_time (default: the source's)")
+    parser.add_argument("--live-keeps-updates", action="store_true",
+                        help="the live sink appended every firing (allowed-late re-firings too): compare every "
+                             "firing, not only each window's last")
+    parser.add_argument("--partition", default=None, metavar="YYYY-MM-DD[THH]", help="compare one partition")
+    parser.add_argument("--partitions", default=None, metavar="FROM..TO", help="compare a range of partitions")
+    parser.add_argument("--summation-order", choices=SUMMATION_ORDERS, default="unknown",
+                        help="unknown (default): floating-point sums and averages compare within --float-tolerance; "
+                             "known: exactly")
+    parser.add_argument("--float-tolerance", type=float, default=DEFAULT_TOLERANCE,
+                        help=f"relative tolerance of floating-point sums/averages (default {DEFAULT_TOLERANCE:g})")
+    parser.add_argument("--min-agreement", type=float, default=100.0, metavar="PCT",
+                        help="the agreement per partition the live parity suite expects (default 100)")
+    parser.add_argument("--out", default=None, help="where to write compare/ (default <output.path>/compare)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="exit 0 once the comparison is written, whatever it found (the DAG's compare task: "
+                             "the live parity suite is the gate)")
+    parser.add_argument("--no-source", action="store_true",
+                        help="do not read the source for per-split rows of the windows the live output lacks")
+    for name, what in (("max-out-of-orderness", "delays"), ("idle-timeout", "idle timeouts ('none': no idleness)"),
+                       ("allowed-lateness", "allowed lateness values")):
+        parser.add_argument(f"--calibrate-{name}", default=None, metavar="LIST",
+                            help=f"after the comparison, rank a what-if grid of {what} by agreement with the live "
+                                 "output in the same Spark application (as replay tune --against-live)")
+    parser.add_argument("--master", default=None, help="Spark master URL (default: Spark's own)")
+    parser.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark conf (repeatable)")
+    parser.set_defaults(func=_safe(cmd_compare))
+    return parser
+
+
+def _safe(func):
+    from ..exits import guarded
+    from ..tuning.grid import GridError
+
+    return lambda args: guarded("replay compare", lambda: func(args), (CompareInputError, GridError))
+
+
+def add_compare_parser(subparsers) -> argparse.ArgumentParser:
+    """`replay compare` on the subparsers of `replay`'s parser (cli.build_parser)."""
+    return configure(subparsers.add_parser(
+        "compare", help="compare the replay's outputs with the live job's output: every difference classified and "
+                        "explained; exit 0 all agree, 1 differences, 2 bad input"))

@@ -1,0 +1,367 @@
+"""Reading the live job's output (its sink) and its column mapping, checked before anything is compared.
+
+The live output is whatever the production job's sink wrote: one row per firing (or per window, when the sink
+upserts), with the key, the window bounds and the aggregates, and where the sink has them a firing index, the
+watermark it fired at or the wall-clock time it fired. `--live-columns` maps the roles to the sink's column names:
+
+    key=user_id,window_start=w_start,window_end=w_end,cnt=events,total=amount,fire_watermark=wm
+
+Roles: `key`, `window_start`, `window_end` (required), `fire_index`, `fire_watermark`, `fire_time`, `partition`
+(optional) and the config's aggregate names. A role not mapped is looked up under its own name (`partition`: a
+`dt` column, as Spark's partition discovery gives for `dt=` folders). When the mapping names no aggregate, every
+aggregate of the config must be in the live output under its own name; when it names some, exactly those are
+compared. The late side output (`--live-late`) maps `split`, `offset`, `key`, `event_time`, `arrival_time` with
+`--live-late-columns` the same way (default: the source's column names); rows are matched by (split, offset) when
+it has both, else by (key, event time).
+
+Everything is normalised once: key as a string, times as epoch-ms longs (timestamps, dates, epoch-ms integers or
+ISO-8601 / epoch-ms strings), aggregates as the type the replay's column has (quality.prepare.to_ms and try_cast:
+ANSI casts would fail the job on a bad value). One Spark pass counts what does not convert; a role whose column is
+missing, a column of the wrong type, or values that do not convert are bad input (`CompareInputError`, exit 2),
+named with the column, its type and an example value.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from ..semantics.config import JobConfig
+
+FORMATS = ("parquet", "csv", "json")
+WINDOW_ROLES = ("key", "window_start", "window_end")
+OPTIONAL_ROLES = ("fire_index", "fire_watermark", "fire_time", "partition")
+LATE_ROLES = ("split", "offset", "key", "event_time", "arrival_time")
+DEFAULT_PARTITION_COLUMN = "dt"
+AGG_PREFIX = "agg__"  # normalised aggregate columns: agg__<name>
+
+
+class CompareInputError(ValueError):
+    """Bad input for `replay compare` (exit 2): `what` names the option or column to fix."""
+
+    def __init__(self, what: str, why: str):
+        self.what, self.why = what, why
+        super().__init__(f"bad input: {what}: {why}")  # printed after the command's name (exits.guarded)
+
+
+def parse_mapping(text: str | Sequence[str] | None, option: str) -> dict[str, str]:
+    """`role=column,role=column` (repeatable) -> {role: column}; a role given twice or an empty side is refused."""
+    if not text:
+        return {}
+    items = [text] if isinstance(text, str) else list(text)
+    out: dict[str, str] = {}
+    for item in items:
+        for part in str(item).split(","):
+            if not part.strip():
+                continue
+            role, sep, column = part.partition("=")
+            role, column = role.strip(), column.strip()
+            if not sep or not role or not column:
+                raise CompareInputError(option, f"{part.strip()!r} is not ROLE=COLUMN (e.g. key=user_id)")
+            if role in out:
+                raise CompareInputError(option, f"role {role!r} is mapped twice")
+            out[role] = column
+    return out
+
+
+def parse_options(pairs: Sequence[str] | None) -> dict[str, str]:
+    """`--live-option KEY=VALUE` (repeatable): options of Spark's reader, e.g. sep=\\t, header=false."""
+    out = {}
+    for pair in pairs or []:
+        k, sep, v = pair.partition("=")
+        if not sep or not k.strip():
+            raise CompareInputError("--live-option", f"{pair!r} is not KEY=VALUE (e.g. sep=\\t)")
+        out[k.strip()] = v.encode().decode("unicode_escape") if "\\" in v else v
+    return out
+
+
+@dataclass(frozen=True)
+class LiveSpec:
+    """Where the live output is and how to read it."""
+    path: str
+    format: str = "parquet"
+    columns: Mapping[str, str] = field(default_factory=dict)
+    options: Mapping[str, str] = field(default_factory=dict)
+    late_path: str | None = None
+    late_columns: Mapping[str, str] = field(default_factory=dict)
+    keeps_updates: bool = False  # the sink appended every firing (allowed-late re-firings too), not only the last
+
+    def check(self, cfg: JobConfig) -> None:
+        """What can be checked without reading: the format and the roles' names."""
+        if self.format not in FORMATS:
+            raise CompareInputError("--live-format", f"unknown format {self.format!r} (one of {', '.join(FORMATS)})")
+        known = set(WINDOW_ROLES) | set(OPTIONAL_ROLES) | set(cfg.aggregations)
+        for role in self.columns:
+            if role not in known:
+                raise CompareInputError("--live-columns", f"unknown role {role!r} (roles: {', '.join(WINDOW_ROLES)}, "
+                                                          f"{', '.join(OPTIONAL_ROLES)}; aggregates of the config: "
+                                                          f"{', '.join(cfg.aggregations)})")
+        for role in self.late_columns:
+            if role not in LATE_ROLES:
+                raise CompareInputError("--live-late-columns",
+                                        f"unknown role {role!r} (roles: {', '.join(LATE_ROLES)})")
+
+    def check_paths(self) -> None:
+        from pathlib import Path
+
+        for option, path in (("--live", self.path), ("--live-late", self.late_path)):
+            if path and "://" not in path and not Path(path).exists():
+                raise CompareInputError(option, f"no such file or folder: {path}")
+
+    def compared_aggregates(self, cfg: JobConfig) -> list[str]:
+        mapped = [a for a in cfg.aggregations if a in self.columns]
+        return mapped or list(cfg.aggregations)
+
+
+@dataclass
+class LiveOutput:
+    """The live firings, normalised: key (string), window_start_ms, window_end_ms, agg__<name> per compared
+    aggregate, and the optional fire_index (int), fire_watermark_ms, fire_time_ms, live_partition (string), each
+    null when the sink has no such column; `has` says which optional roles it has. `late`: the live late rows
+    (late_key, late_split, late_offset, late_time_ms, late_arrival_ms), or None without --live-late."""
+    firings: DataFrame
+    aggregates: list[str]
+    has: frozenset[str]
+    late: DataFrame | None
+    late_identity: str | None  # "split, offset" or "key, event time"
+    rows: int = 0
+    late_rows: int = 0
+
+
+def _read(spark: SparkSession, path: str, fmt: str, options: Mapping[str, str], what: str) -> DataFrame:
+    from pathlib import Path
+
+    if "://" not in path and not Path(path).exists():
+        raise CompareInputError(what, f"no such file or folder: {path}")
+    reader = spark.read.format(fmt)
+    opts = dict(options)
+    if fmt == "csv":
+        opts.setdefault("header", "true")
+        if path.endswith(".tsv"):
+            opts.setdefault("sep", "\t")
+    if fmt == "json":
+        opts.setdefault("multiLine", "false")
+    if "://" not in path and Path(path).is_dir():
+        opts.setdefault("recursiveFileLookup", "false")
+    try:
+        return reader.options(**opts).load(path)
+    except Exception as exc:  # noqa: BLE001 - an unreadable input is bad input, named
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise CompareInputError(what, f"cannot read {path} as {fmt}: {first[:300]}") from None
+
+
+def _column(df: DataFrame, role: str, mapping: Mapping[str, str], what: str, required: bool = True) -> str | None:
+    name = mapping.get(role, role)
+    if name in df.columns:
+        return name
+    if required or role in mapping:
+        have = ", ".join(df.columns[:30]) + (" ..." if len(df.columns) > 30 else "")
+        how = f"mapped by {what}" if role in mapping else f"(no {what} entry for it, so its own name)"
+        raise CompareInputError(f"live column {name!r}", f"missing: role {role} {how}; the live output has: {have}")
+    return None
+
+
+_TIME_TYPES = (T.TimestampType, T.TimestampNTZType, T.DateType, T.StringType, T.IntegerType, T.LongType)
+_INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
+_NUMERIC = _INTEGRAL + (T.FloatType, T.DoubleType, T.DecimalType)
+
+
+def _check_type(df: DataFrame, name: str, allowed: tuple, role: str, what: str) -> T.DataType:
+    dtype = df.schema[name].dataType
+    if not isinstance(dtype, allowed):
+        raise CompareInputError(f"live column {name!r}", f"type {dtype.simpleString()} for {role}: {what}")
+    return dtype
+
+
+def time_ms(df: DataFrame, name: str, role: str) -> Column:
+    from ..quality.prepare import to_ms
+
+    dtype = _check_type(df, name, _TIME_TYPES, role,
+                        "not a time (a timestamp, a date, epoch-ms integers or ISO-8601 / epoch-ms strings)")
+    return to_ms(F.col(f"`{name}`"), dtype)
+
+
+def aggregate_value(df: DataFrame, name: str, agg: str, replay_type: T.DataType) -> Column:
+    """The live column as the replay's aggregate type: integral -> long (non-integral values do not convert),
+    floating/decimal -> double, anything else -> string."""
+    dtype = df.schema[name].dataType
+    c = F.col(f"`{name}`")
+    if isinstance(replay_type, _INTEGRAL):
+        if isinstance(dtype, _INTEGRAL):
+            return c.cast("long")
+        if isinstance(dtype, (T.FloatType, T.DoubleType, T.DecimalType, T.StringType)):
+            d = c.try_cast("double") if isinstance(dtype, T.StringType) else c.cast("double")
+            return F.when(d == F.floor(d), d.try_cast("long"))
+        raise CompareInputError(f"live column {name!r}", f"type {dtype.simpleString()} for aggregate {agg} "
+                                                         f"({replay_type.simpleString()} in the replay): not a number")
+    if isinstance(replay_type, (T.FloatType, T.DoubleType, T.DecimalType)):
+        if isinstance(dtype, _NUMERIC):
+            return c.cast("double")
+        if isinstance(dtype, T.StringType):
+            return c.try_cast("double")
+        raise CompareInputError(f"live column {name!r}", f"type {dtype.simpleString()} for aggregate {agg} "
+                                                         f"({replay_type.simpleString()} in the replay): not a number")
+    if isinstance(dtype, (T.StructType, T.ArrayType, T.MapType, T.BinaryType)):
+        raise CompareInputError(f"live column {name!r}", f"type {dtype.simpleString()} for aggregate {agg}: "
+                                                         "not comparable")
+    return c.cast("string")
+
+
+def replay_aggregate_type(replay_type: T.DataType) -> T.DataType:
+    """The type the comparison holds an aggregate in (see aggregate_value)."""
+    if isinstance(replay_type, _INTEGRAL):
+        return T.LongType()
+    if isinstance(replay_type, (T.FloatType, T.DoubleType, T.DecimalType)):
+        return T.DoubleType()
+    return T.StringType()
+
+
+def _key(df: DataFrame, name: str) -> Column:
+    dtype = df.schema[name].dataType
+    if isinstance(dtype, (T.StructType, T.ArrayType, T.MapType, T.BinaryType)):
+        raise CompareInputError(f"live column {name!r}", f"type {dtype.simpleString()} for the key: not comparable")
+    return F.col(f"`{name}`").cast("string")
+
+
+def _bad_values(df: DataFrame, checks: list[tuple[str, str, Column, Column]], what: str,
+                extra: Sequence[Column] = ()):
+    """One pass: the rows, and per check (column, role, raw, converted) the rows whose raw value is set but does
+    not convert, with an example; the first failing check is refused. Returns the row (`_rows`, and `extra`)."""
+    aggs = [F.count(F.lit(1)).alias("_rows"), *extra]
+    for i, (_, _, raw, conv) in enumerate(checks):
+        bad = raw.isNotNull() & conv.isNull()
+        aggs += [F.sum(bad.cast("long")).alias(f"_bad{i}"),
+                 F.first(F.when(bad, raw.cast("string")), ignorenulls=True).alias(f"_ex{i}")]
+    r = df.agg(*aggs).first()
+    for i, (name, role, _, _) in enumerate(checks):
+        if r[f"_bad{i}"]:
+            dtype = df.schema[name].dataType.simpleString()
+            raise CompareInputError(f"live column {name!r}", f"{r[f'_bad{i}']} value(s) of type {dtype} are not a "
+                                                             f"valid {role}, e.g. {r[f'_ex{i}']!r} ({what})")
+    return r
+
+
+def read_live(spark: SparkSession, spec: LiveSpec, cfg: JobConfig, replay_types: Mapping[str, T.DataType]
+              ) -> LiveOutput:
+    """The live output normalised and checked (see the module doc); `replay_types`: the replay's aggregate types."""
+    spec.check(cfg)
+    raw = _read(spark, spec.path, spec.format, spec.options, "--live")
+    m = spec.columns
+    cols = {role: _column(raw, role, m, "--live-columns") for role in WINDOW_ROLES}
+    aggs = spec.compared_aggregates(cfg)
+    agg_cols = {a: _column(raw, a, m, "--live-columns") for a in aggs}
+    opt = {role: _column(raw, role, m, "--live-columns", required=False) for role in OPTIONAL_ROLES}
+    if opt["partition"] is None and "partition" not in m and DEFAULT_PARTITION_COLUMN in raw.columns:
+        opt["partition"] = DEFAULT_PARTITION_COLUMN  # dt= folders, as Spark's partition discovery reads them
+    checks: list[tuple[str, str, Column, Column]] = []
+    sel = [_key(raw, cols["key"]).alias("key")]
+    for role in ("window_start", "window_end"):
+        c = time_ms(raw, cols[role], role)
+        checks.append((cols[role], role, F.col(f"`{cols[role]}`"), c))
+        sel.append(c.alias(f"{role}_ms"))
+    for a, name in agg_cols.items():
+        c = aggregate_value(raw, name, a, replay_types[a])
+        checks.append((name, f"value of aggregate {a}", F.col(f"`{name}`"), c))
+        sel.append(c.alias(AGG_PREFIX + a))
+    has = set()
+    if opt["fire_index"]:
+        name = opt["fire_index"]
+        _check_type(raw, name, _INTEGRAL + (T.StringType,), "fire_index", "not an integer")
+        c = F.col(f"`{name}`").try_cast("long")
+        checks.append((name, "fire_index", F.col(f"`{name}`"), c))
+        sel.append(c.alias("fire_index"))
+        has.add("fire_index")
+    else:
+        sel.append(F.lit(None).cast("long").alias("fire_index"))
+    for role in ("fire_watermark", "fire_time"):
+        if opt[role]:
+            c = time_ms(raw, opt[role], role)
+            checks.append((opt[role], role, F.col(f"`{opt[role]}`"), c))
+            sel.append(c.alias(f"{role}_ms"))
+            has.add(role)
+        else:
+            sel.append(F.lit(None).cast("long").alias(f"{role}_ms"))
+    if opt["partition"]:
+        sel.append(F.col(f"`{opt['partition']}`").cast("string").alias("live_partition"))
+        has.add("partition")
+    else:
+        sel.append(F.lit(None).cast("string").alias("live_partition"))
+    checks.append((cols["key"], "key", F.col(f"`{cols['key']}`"), F.col(f"`{cols['key']}`")))
+    firings = raw.select(*sel)
+    starts, ends = (time_ms(raw, cols[r], r) for r in ("window_start", "window_end"))
+    r = _bad_values(raw, checks, "--live", _window_length_aggs(ends - starts, cfg))
+    rows = int(r["_rows"])
+    _check_window_lengths(r, cfg, cols)
+    late, identity, late_rows = (None, None, 0)
+    if spec.late_path:
+        late, identity, late_rows = read_live_late(spark, spec, cfg)
+    return LiveOutput(firings=firings, aggregates=aggs, has=frozenset(has), late=late, late_identity=identity,
+                      rows=rows, late_rows=late_rows)
+
+
+def _window_length_aggs(length: Column, cfg: JobConfig) -> list[Column]:
+    if cfg.window.type not in ("tumbling", "sliding"):
+        return []
+    return [F.sum((length == F.lit(cfg.window.size_ms)).cast("long")).alias("_len_ok"),
+            F.first(length, ignorenulls=True).alias("_len_example")]
+
+
+def _check_window_lengths(r, cfg: JobConfig, cols: Mapping[str, str]) -> None:
+    """Tumbling and sliding windows all have the config's size: when no live window does, the columns are not the
+    window bounds, or not in ms (epoch seconds?). Named instead of reported as every window differing."""
+    w = cfg.window
+    if w.type not in ("tumbling", "sliding"):
+        return
+    if r["_rows"] and not r["_len_ok"]:
+        raise CompareInputError(
+            f"live columns {cols['window_start']!r}, {cols['window_end']!r}",
+            f"no live window is {w.size_ms} ms long as the config's {w.type} windows are "
+            f"(e.g. {r['_len_example']} ms): "
+            "not the window bounds, or not in milliseconds (epoch seconds?)")
+
+
+def read_live_late(spark: SparkSession, spec: LiveSpec, cfg: JobConfig) -> tuple[DataFrame, str, int]:
+    """The live job's late side output, normalised: late_split, late_offset (null unless it has both), late_key,
+    late_time_ms (the time the windows read), late_arrival_ms (null if it has none)."""
+    raw = _read(spark, spec.late_path, spec.format, spec.options, "--live-late")
+    src = cfg.source.columns
+    m = {role: spec.late_columns.get(role, src.get(role, role)) for role in LATE_ROLES}
+    explicit = dict(spec.late_columns)
+    time_role = "event_time" if cfg.window.time == "event" else "arrival_time"
+
+    def col(role: str, required: bool) -> str | None:
+        name = m[role]
+        if name in raw.columns:
+            return name
+        if required or role in explicit:
+            raise CompareInputError(f"live late column {name!r}",
+                                    f"missing: role {role}; the late output has: {', '.join(raw.columns[:30])}")
+        return None
+
+    split, offset = col("split", False), col("offset", False)
+    key, t = col("key", True), col(time_role, True)
+    arrival = col("arrival_time", False)
+    checks: list[tuple[str, str, Column, Column]] = []
+    tc = time_ms(raw, t, time_role)
+    checks.append((t, time_role, F.col(f"`{t}`"), tc))
+    sel = [_key(raw, key).alias("late_key"), tc.alias("late_time_ms")]
+    if split and offset:
+        _check_type(raw, offset, _INTEGRAL + (T.StringType,), "offset", "not an integer")
+        oc = F.col(f"`{offset}`").try_cast("long")
+        checks.append((offset, "offset", F.col(f"`{offset}`"), oc))
+        sel += [F.col(f"`{split}`").cast("string").alias("late_split"), oc.alias("late_offset")]
+        identity = "split, offset"
+    else:
+        sel += [F.lit(None).cast("string").alias("late_split"), F.lit(None).cast("long").alias("late_offset")]
+        identity = "key, event time" if time_role == "event_time" else "key, arrival time"
+    if arrival and arrival != t:
+        ac = time_ms(raw, arrival, "arrival_time")
+        checks.append((arrival, "arrival_time", F.col(f"`{arrival}`"), ac))
+        sel.append(ac.alias("late_arrival_ms"))
+    else:
+        sel.append((tc if arrival else F.lit(None).cast("long")).alias("late_arrival_ms"))
+    rows = int(_bad_values(raw, checks, "--live-late")["_rows"])
+    return raw.select(*sel), identity, rows

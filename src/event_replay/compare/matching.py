@@ -1,0 +1,191 @@
+"""Matching the live firings to the replay's, per (key, window), and the live late rows to the replay's.
+
+Windows (`match_windows`), one row per (key, window_start, window_end) present on either side:
+- the live rows of a window are first reduced to its *versions*: distinct (aggregates, fire_index) values. Extra
+  copies of a version are duplicates (an at-least-once sink re-emitting after a restart), counted in
+  `live_copies` and never compared twice;
+- last firing (default): the replay's last firing (highest fire_index) against the live's last version: by the
+  live's fire_index, else its fire watermark, else its fire time; with none of those and several versions, the
+  version equal to the replay's last firing if there is one (the sink kept earlier firings);
+- every firing (`keeps_updates`: the sink appended each firing, allowed-late re-firings too): the replay's
+  firings in fire_index order against the live versions in the same order (fire_index, fire watermark, fire
+  time, then the values), pair by pair; the window agrees when every pair does and both have as many firings.
+
+Late rows (`match_late`): by (split, offset) when the live late output has both, else by (key, time) with
+multiplicity; extra live copies of one (split, offset) are duplicates.
+
+Columns of the window match: key, window_start_ms, window_end_ms, in_replay, in_live, replay_<agg>/live_<agg>
+(last firing / last version), eq_<agg> (under the aggregate's rule), values_equal, firings_compared,
+firings_equal, replay_firings, live_versions, live_rows, live_copies, replay/live fire watermark, replay fire
+reason, replay's first-firing watermark and reason, live fire time, replay_partition, live_partition.
+"""
+from __future__ import annotations
+
+from functools import reduce
+from typing import Sequence
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from ..semantics.durations import NEG_INF, POS_INF
+from .live import AGG_PREFIX
+from .rules import Rule, equal
+
+WINDOW_ID = ["key", "window_start_ms", "window_end_ms"]
+
+
+def _all(cols: Sequence[Column]) -> Column:
+    return reduce(lambda a, b: a & b, cols, F.lit(True))
+
+
+def _replay_fire_wm() -> Column:
+    # An end-of-input firing has no watermark in the outputs: it fired when the watermark went to +inf.
+    return F.when(F.col("fire_reason") == "end_of_input", F.lit(POS_INF)).otherwise(F.col("fire_watermark_ms"))
+
+
+def replay_windows(firings: DataFrame, aggs: Sequence[str]) -> DataFrame:
+    """Per window: the last firing's values, how many firings, the first and last firing's watermark and reason."""
+    last = F.struct(*[F.col(AGG_PREFIX + a).alias(a) for a in aggs], "fire_watermark_ms", "fire_reason",
+                    "replay_partition")
+    first = F.struct("fire_watermark_ms", "fire_reason")
+    g = firings.withColumn("fire_watermark_ms", _replay_fire_wm()).groupBy(*WINDOW_ID).agg(
+        F.count(F.lit(1)).alias("replay_firings"), F.max_by(last, "fire_index").alias("_last"),
+        F.min_by(first, "fire_index").alias("_first"))
+    return g.select(*WINDOW_ID, "replay_firings",
+                    *[F.col(f"_last.{a}").alias(f"replay_{a}") for a in aggs],
+                    F.col("_last.fire_watermark_ms").alias("replay_fire_watermark_ms"),
+                    F.col("_last.fire_reason").alias("replay_fire_reason"),
+                    F.col("_first.fire_watermark_ms").alias("replay_first_watermark_ms"),
+                    F.col("_first.fire_reason").alias("replay_first_reason"),
+                    F.col("_last.replay_partition").alias("replay_partition"))
+
+
+def live_versions(live: DataFrame, aggs: Sequence[str]) -> DataFrame:
+    """The distinct live firings of each window (aggregates and fire_index) and their copies."""
+    return live.groupBy(*WINDOW_ID, "fire_index", *[AGG_PREFIX + a for a in aggs]).agg(
+        F.count(F.lit(1)).alias("copies"), F.max("fire_watermark_ms").alias("fire_watermark_ms"),
+        F.max("fire_time_ms").alias("fire_time_ms"), F.min("live_partition").alias("live_partition"))
+
+
+def _order(has: frozenset[str], aggs: Sequence[str]) -> list[Column]:
+    """The live versions' firing order: fire_index, fire watermark, fire time (what the sink has), then values."""
+    out = []
+    for role, col in (("fire_index", "fire_index"), ("fire_watermark", "fire_watermark_ms"),
+                      ("fire_time", "fire_time_ms")):
+        if role in has:
+            out.append(F.coalesce(F.col(col), F.lit(NEG_INF)))
+    return out + [F.col(AGG_PREFIX + a) for a in aggs]
+
+
+def match_windows(replay: DataFrame, live: DataFrame, rules: Sequence[Rule], has: frozenset[str],
+                  keeps_updates: bool) -> DataFrame:
+    aggs = [r.aggregate for r in rules]
+    rw = replay_windows(replay, aggs)
+    versions = live_versions(live, aggs)
+    if keeps_updates:
+        return _match_every(replay, rw, versions, rules, has)
+    return _match_last(rw, versions, rules, has)
+
+
+def _live_summary(versions: DataFrame) -> DataFrame:
+    return versions.groupBy(*WINDOW_ID).agg(F.count(F.lit(1)).alias("live_versions"),
+                                            F.sum("copies").alias("live_rows"))
+
+
+def _match_last(rw: DataFrame, versions: DataFrame, rules: Sequence[Rule], has: frozenset[str]) -> DataFrame:
+    aggs = [r.aggregate for r in rules]
+    ordered = bool(has & {"fire_index", "fire_watermark", "fire_time"})
+    if ordered:
+        key = F.struct(*_order(has, aggs))
+    else:  # no firing order: the version equal to the replay's last firing, if any, stands for the last one
+        j = versions.join(rw.select(*WINDOW_ID, *[f"replay_{a}" for a in aggs]), WINDOW_ID, "left")
+        eq = _all([equal(r, F.col(AGG_PREFIX + r.aggregate), F.col(f"replay_{r.aggregate}")) for r in rules])
+        versions = j.withColumn("_eq", eq.cast("int")).drop(*[f"replay_{a}" for a in aggs])
+        key = F.struct(F.col("_eq"), *_order(has, aggs))
+    chosen = F.struct(*[F.col(AGG_PREFIX + a).alias(a) for a in aggs], "fire_watermark_ms", "fire_time_ms",
+                      "live_partition")
+    lw = versions.groupBy(*WINDOW_ID).agg(
+        F.count(F.lit(1)).alias("live_versions"), F.sum("copies").alias("live_rows"),
+        F.max_by(chosen, key).alias("_c"))
+    lw = lw.select(*WINDOW_ID, "live_versions", "live_rows",
+                   *[F.col(f"_c.{a}").alias(f"live_{a}") for a in aggs],
+                   F.col("_c.fire_watermark_ms").alias("live_fire_watermark_ms"),
+                   F.col("_c.fire_time_ms").alias("live_fire_time_ms"),
+                   F.col("_c.live_partition").alias("live_partition"))
+    m = _joined(rw, lw)
+    eqs = {r.aggregate: equal(r, F.col(f"live_{r.aggregate}"), F.col(f"replay_{r.aggregate}")) for r in rules}
+    both = F.col("in_replay") & F.col("in_live")
+    m = m.select("*", *[F.when(both, e).otherwise(F.lit(False)).alias(f"eq_{a}") for a, e in eqs.items()])
+    values_equal = both & _all([F.col(f"eq_{a}") for a in aggs])
+    return m.select("*", values_equal.alias("values_equal"),
+                    F.when(both, 1).otherwise(0).alias("firings_compared"),
+                    F.when(values_equal, 1).otherwise(0).alias("firings_equal"))
+
+
+def _joined(rw: DataFrame, lw: DataFrame) -> DataFrame:
+    m = rw.withColumn("in_replay", F.lit(True)).join(lw.withColumn("in_live", F.lit(True)), WINDOW_ID, "full")
+    return m.fillna(False, ["in_replay", "in_live"]).fillna(0, ["replay_firings", "live_versions", "live_rows"]) \
+        .withColumn("live_copies", F.col("live_rows") - F.col("live_versions"))
+
+
+def _match_every(replay: DataFrame, rw: DataFrame, versions: DataFrame, rules: Sequence[Rule],
+                 has: frozenset[str]) -> DataFrame:
+    aggs = [r.aggregate for r in rules]
+    rank = F.row_number().over(Window.partitionBy(*WINDOW_ID).orderBy(*_order(has, aggs))) - 1
+    lv = versions.withColumn("n", rank.cast("long"))
+    rf = replay.select(*WINDOW_ID, F.col("fire_index").alias("n"),
+                       *[F.col(AGG_PREFIX + a).alias(f"r_{a}") for a in aggs])
+    pairs = rf.join(lv.select(*WINDOW_ID, "n", *[F.col(AGG_PREFIX + a).alias(f"l_{a}") for a in aggs]),
+                    [*WINDOW_ID, "n"], "full")
+    pair_eq = _all([equal(r, F.col(f"l_{r.aggregate}"), F.col(f"r_{r.aggregate}")) for r in rules])
+    per = pairs.groupBy(*WINDOW_ID).agg(
+        F.sum(F.when(pair_eq, 1).otherwise(0)).alias("firings_equal"), F.count(F.lit(1)).alias("_pairs"))
+    lw_last = versions.groupBy(*WINDOW_ID).agg(
+        F.count(F.lit(1)).alias("live_versions"), F.sum("copies").alias("live_rows"),
+        F.max_by(F.struct(*[F.col(AGG_PREFIX + a).alias(a) for a in aggs], "fire_watermark_ms", "fire_time_ms",
+                          "live_partition"), F.struct(*_order(has, aggs))).alias("_c"))
+    lw = lw_last.select(*WINDOW_ID, "live_versions", "live_rows",
+                        *[F.col(f"_c.{a}").alias(f"live_{a}") for a in aggs],
+                        F.col("_c.fire_watermark_ms").alias("live_fire_watermark_ms"),
+                        F.col("_c.fire_time_ms").alias("live_fire_time_ms"),
+                        F.col("_c.live_partition").alias("live_partition"))
+    m = _joined(rw, lw).join(per, WINDOW_ID, "left")
+    both = F.col("in_replay") & F.col("in_live")
+    m = m.select("*", *[F.when(both, equal(r, F.col(f"live_{r.aggregate}"), F.col(f"replay_{r.aggregate}")))
+                        .otherwise(F.lit(False)).alias(f"eq_{r.aggregate}") for r in rules])
+    values_equal = (both & (F.col("firings_equal") == F.col("_pairs"))
+                    & (F.col("replay_firings") == F.col("live_versions")))
+    compared = F.least(F.col("replay_firings"), F.col("live_versions"))
+    return m.select(*[c for c in m.columns if c not in ("firings_equal", "_pairs")], values_equal.alias("values_equal"),
+                    F.when(both, compared).otherwise(0).alias("firings_compared"),
+                    F.when(both, F.col("firings_equal")).otherwise(0).alias("firings_equal"))
+
+
+# -- late rows ------------------------------------------------------------------------------------------------
+
+def match_late(replay_late: DataFrame, live_late: DataFrame, identity: str) -> DataFrame:
+    """One row per late row identity: in_replay_n, in_live_n (copies), matched, replay_only, live_only,
+    live_duplicates, and the row's key, time, split, offset, late watermark, partition."""
+    if identity == "split, offset":
+        lv = live_late.groupBy(F.col("late_split").alias("split"), F.col("late_offset").alias("offset")).agg(
+            F.count(F.lit(1)).alias("in_live_n"), F.first("late_key").alias("live_key"),
+            F.first("late_time_ms").alias("live_time_ms"))
+        rp = replay_late.withColumn("in_replay_n", F.lit(1))
+        m = rp.join(lv, ["split", "offset"], "full").fillna(0, ["in_replay_n", "in_live_n"])
+        m = m.withColumn("key", F.coalesce("key", "live_key")) \
+            .withColumn("time_ms", F.coalesce("time_ms", "live_time_ms"))
+        m = m.withColumn("live_duplicates", F.greatest(F.col("in_live_n") - 1, F.lit(0)))
+    else:
+        lv = live_late.groupBy(F.col("late_key").alias("key"), F.col("late_time_ms").alias("time_ms")).agg(
+            F.count(F.lit(1)).alias("in_live_n"))
+        rp = replay_late.groupBy("key", "time_ms").agg(
+            F.count(F.lit(1)).alias("in_replay_n"), F.first("split").alias("split"), F.first("offset").alias("offset"),
+            F.min("late_watermark_ms").alias("late_watermark_ms"), F.min("arrival_ms").alias("arrival_ms"),
+            F.min("replay_partition").alias("replay_partition"))
+        m = rp.join(lv, ["key", "time_ms"], "full").fillna(0, ["in_replay_n", "in_live_n"])
+        m = m.withColumn("live_duplicates", F.lit(0))
+    live_n = F.col("in_live_n") - F.col("live_duplicates")
+    matched = F.least(F.col("in_replay_n"), live_n)
+    return m.select("key", "time_ms", "split", "offset", "arrival_ms", "late_watermark_ms", "replay_partition",
+                    "in_replay_n", "in_live_n", "live_duplicates", matched.alias("matched"),
+                    (F.col("in_replay_n") - matched).alias("replay_only"), (live_n - matched).alias("live_only"))

@@ -1,0 +1,127 @@
+"""Writing `compare/`: the per-window table, the summary per partition, the late rows on one side only, the page.
+
+    compare/windows/           Parquet, one row per compared window (every class), with the evidence and the
+                               explanation of each window that is not plainly equal
+    compare/differences.csv    the windows that differ, are duplicated, or fired at another watermark, explained
+    compare/late_rows.csv      the late rows on one side only (with --live-late)
+    compare/partitions.csv     per partition: windows compared, per class, agreement %, late rows (+ .parquet:
+                               the live parity suite's batch)
+    compare/summary.json       every figure, the rules, the hints, samples; index.html is rendered from it alone
+
+Written to a staging folder next to the target, then swapped in by renames (a reader never sees half of it). The
+folder is local (the page and the small tables are written by the driver).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from ..local_folder import replace_folder, write_one_file
+from .classify import CLASSES
+from .explain import fmt_ms
+from .live import CompareInputError
+
+SAMPLE_DIFFERENCES = 50
+SAMPLE_LATE = 20
+PARTITIONS_FILE = "partitions.parquet"
+SUMMARY_FILE = "summary.json"
+PAGE_FILE = "index.html"
+EVIDENCE = ["held_by", "replay_fire_time_ms", "idle_before", "replay_late_n", "replay_late_splits",
+            "late_replay_only_n", "late_live_only_n", "count_delta", "missing_split", "source_rows", "explanation"]
+_CLASS_ORDER = {c: i for i, c in enumerate(("value_differs", "replay_only", "live_only", "duplicate", "equal"))}
+
+
+def _columns(aggs: Sequence[str]) -> list[str]:
+    return (["partition", "key", "window_start_ms", "window_end_ms", "class", "differing", "timing"]
+            + [f"{side}_{a}" for a in aggs for side in ("replay", "live")]
+            + ["replay_firings", "live_rows", "live_versions", "live_copies", "firings_compared", "firings_equal",
+               "replay_fire_reason", "replay_fire_watermark_ms", "replay_first_reason", "replay_first_watermark_ms",
+               "live_fire_watermark_ms", "live_fire_time_ms"])
+
+
+def _evidence_types() -> list[tuple[str, str]]:
+    return [("held_by", "string"), ("replay_fire_time_ms", "bigint"), ("idle_before", "string"),
+            ("replay_late_n", "bigint"), ("replay_late_splits", "string"), ("late_replay_only_n", "bigint"),
+            ("late_live_only_n", "bigint"), ("count_delta", "bigint"), ("missing_split", "string"),
+            ("source_rows", "string"), ("explanation", "string")]
+
+
+def per_window_table(windows: DataFrame, explained: DataFrame, aggs: Sequence[str]) -> DataFrame:
+    types = dict(_evidence_types())
+    plain = windows.where((F.col("class") == "equal") & F.col("timing").isNull()).select(
+        *_columns(aggs), *[F.lit(None).cast(types[c]).alias(c) for c in EVIDENCE])
+    ex = explained.select(*_columns(aggs), *[(F.col(c) if c in explained.columns else F.lit(None))
+                                             .cast(types[c]).alias(c) for c in EVIDENCE])
+    both = plain.unionByName(ex)
+    return both.select(*[c for c in both.columns if not c.endswith("_ms")],
+                       F.timestamp_millis("window_start_ms").alias("window_start"),
+                       F.timestamp_millis("window_end_ms").alias("window_end"),
+                       *[c for c in both.columns if c.endswith("_ms")])
+
+
+def _readable(df: DataFrame) -> DataFrame:
+    """Times as UTC text for the CSV and the page."""
+    keep = [c for c in df.columns if not c.endswith("_ms") and c not in ("window_start", "window_end")]
+    times = [fmt_ms(F.col(c)).alias(c[:-3]) for c in df.columns if c.endswith("_ms")]
+    return df.select("partition", "key", "class", *[c for c in keep if c not in ("partition", "key", "class")],
+                     *times)
+
+
+def _sample(df: DataFrame, n: int) -> list[dict[str, Any]]:
+    order = F.create_map(*[x for c, i in _CLASS_ORDER.items() for x in (F.lit(c), F.lit(i))])
+    rows = df.orderBy(order[F.col("class")], "partition", "window_end", "key").limit(n).collect()
+    return [{k: (v if isinstance(v, (int, float, str, bool)) or v is None else str(v)) for k, v in r.asDict().items()}
+            for r in rows]
+
+
+def write_compare(out_dir: str, summary: dict[str, Any], windows: DataFrame, explained: DataFrame,
+                  late: DataFrame | None, aggs: Sequence[str]) -> dict[str, Any]:
+    import pandas as pd
+
+    from .page import render
+
+    if "://" in out_dir:
+        raise CompareInputError("--out", f"{out_dir}: compare/ is written on a local filesystem")
+    target = Path(out_dir)
+
+    def fill(staging: Path) -> None:
+        table = per_window_table(windows, explained, aggs)
+        table.orderBy("partition", "window_end_ms", "key", "window_start_ms").coalesce(4) \
+            .write.parquet(str(staging / "windows"))
+        diff = _readable(table.where((F.col("class") != "equal") | F.col("timing").isNotNull()))
+        diff = diff.orderBy("partition", "window_end", "key", "window_start")
+        write_one_file(diff, staging / "differences.csv")
+        summary["files"] = {"windows": "windows/", "differences": "differences.csv", "partitions": "partitions.csv"}
+        summary["differences_sample"] = _sample(diff, SAMPLE_DIFFERENCES)
+        summary["classes"] = list(CLASSES)
+        if late is not None:
+            one_side = late.where(F.col("class") != "matched").select(
+                "partition", "class", "key", "split", "offset", fmt_ms(F.col("time_ms")).alias("time"),
+                fmt_ms(F.col("arrival_ms")).alias("arrival"), fmt_ms(F.col("late_watermark_ms")).alias(
+                    "replay_late_watermark"), "in_replay_n", "in_live_n", "live_duplicates")
+            write_one_file(one_side.orderBy("partition", "time", "key"), staging / "late_rows.csv")
+            summary["files"]["late_rows"] = "late_rows.csv"
+            summary["late_sample"] = [r.asDict() for r in one_side.orderBy("partition", "time", "key")
+                                      .limit(SAMPLE_LATE).collect()]
+        parts = pd.DataFrame(summary["partitions"])
+        parts.to_csv(staging / "partitions.csv", index=False)
+        parts.to_parquet(staging / PARTITIONS_FILE, index=False)
+        summary["page"] = str(target / PAGE_FILE)
+        (staging / SUMMARY_FILE).write_text(json.dumps(summary, indent=2, default=str) + "\n")
+        (staging / PAGE_FILE).write_text(render(summary))
+
+    replace_folder(target, fill)
+    return summary
+
+
+def read_summary(folder: str | Path) -> dict[str, Any] | None:
+    """compare/summary.json of a comparison folder, None when there is none."""
+    f = Path(folder, SUMMARY_FILE)
+    try:
+        return json.loads(f.read_text())
+    except (OSError, ValueError):
+        return None

@@ -1,0 +1,136 @@
+"""One comparison, end to end: read both sides, match, classify, explain, write `compare/`.
+
+`compare(spark, cfg, live_spec, options)` is what `replay compare`, the DAG's compare task and the tests call; it
+returns the summary (also written as compare/summary.json). Calibration (`replay tune --against-live`) uses the
+same matching without explanations (calibrate.py).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+from ..semantics.config import JobConfig
+from .classify import classify_late, classify_windows, partition_counts, totals
+from .live import LiveSpec, read_live
+from .matching import match_late, match_windows
+from .replay_side import Scope, read_replay
+from .results import COMPARE_FOLDER
+from .rules import DEFAULT_TOLERANCE, rules_for
+
+DEFAULT_MIN_AGREEMENT = 100.0
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    scope: Scope = field(default_factory=Scope)
+    summation_order: str = "unknown"
+    float_tolerance: float = DEFAULT_TOLERANCE
+    min_agreement_pct: float = DEFAULT_MIN_AGREEMENT
+    out_dir: str | None = None  # default <output.path>/compare
+    use_source: bool = True  # per-split rows of the windows the live output lacks (one scan of the source)
+
+
+def default_out_dir(cfg: JobConfig) -> str:
+    return str(Path(cfg.output.path.rstrip("/"), COMPARE_FOLDER))
+
+
+def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: CompareOptions | None = None
+            ) -> dict[str, Any]:
+    from .explain import explain
+    from .output import write_compare
+
+    options = options or CompareOptions()
+    t0 = time.monotonic()
+    phases: dict[str, float] = {}
+    mark = [t0]
+
+    def phase(name: str) -> None:
+        now = time.monotonic()
+        phases[name] = round(now - mark[0], 3)
+        mark[0] = now
+
+    replay = read_replay(spark, cfg, options.scope)
+    live = read_live(spark, spec, cfg, replay.types)
+    phase("read and check")
+    rules = rules_for(cfg.aggregations, replay.types, live.aggregates, options.summation_order,
+                      options.float_tolerance)
+    matched = match_windows(replay.firings, live.firings, rules, live.has, spec.keeps_updates)
+    windows = classify_windows(matched, live.aggregates, options.scope, spec.keeps_updates).localCheckpoint(eager=True)
+    late = None
+    if live.late is not None:
+        late = classify_late(match_late(replay.late, live.late, live.late_identity), options.scope) \
+            .localCheckpoint(eager=True)
+    phase("match and classify")
+    per_partition = partition_counts(windows, late)
+    for r in per_partition:
+        r["min_agreement_pct"] = options.min_agreement_pct
+    tot = totals(per_partition)
+    explained = explain(spark, cfg, windows, replay.late, replay.watermarks,
+                        late if late is not None else None, live.aggregates, live.has, use_source=options.use_source)
+    phase("explain")
+    seconds = time.monotonic() - t0
+    summary = {
+        "output_path": cfg.output.path, "live": _live_info(spec, live), "scope": options.scope.label,
+        "mode": "every firing (the live sink keeps updates)" if spec.keeps_updates else "last firing per window",
+        "rules": [{"aggregate": r.aggregate, "expression": r.expression, "exact": r.exact, "why": r.why,
+                   "tolerance": r.tolerance, "text": r.describe()} for r in rules],
+        "not_compared": [a for a in cfg.aggregations if a not in live.aggregates],
+        "summation_order": options.summation_order, "min_agreement_pct": options.min_agreement_pct,
+        "totals": tot, "partitions": per_partition, "hints": explained.hints,
+        "config": _config_line(cfg), "seconds": round(seconds, 3),
+    }
+    out_dir = options.out_dir or default_out_dir(cfg)
+    summary["out_dir"] = out_dir
+    summary["phases_s"] = phases
+    summary = write_compare(out_dir, summary, windows, explained.windows, late, live.aggregates)
+    phase("write")
+    summary["seconds_total"] = round(time.monotonic() - t0, 3)
+    return summary
+
+
+def _live_info(spec: LiveSpec, live) -> dict[str, Any]:
+    return {"path": spec.path, "format": spec.format, "columns": dict(spec.columns), "options": dict(spec.options),
+            "late_path": spec.late_path, "late_identity": live.late_identity, "has": sorted(live.has),
+            "rows": live.rows, "late_rows": live.late_rows if spec.late_path else None,
+            "keeps_updates": spec.keeps_updates, "aggregates": list(live.aggregates)}
+
+
+def _config_line(cfg: JobConfig) -> dict[str, str]:
+    from ..semantics.durations import format_duration
+
+    w = cfg.watermark
+    delay = format_duration(w.max_out_of_orderness_ms) if w.max_out_of_orderness_ms is not None else "-"
+    return {"watermark": f"{w.strategy}, max out-of-orderness {delay}, {w.emit}",
+            "idle timeout": format_duration(w.idle_timeout_ms) if w.idle_timeout_ms else "none",
+            "window": cfg.window.type, "allowed lateness": format_duration(cfg.window.allowed_lateness_ms),
+            "end of input": cfg.replay.end_of_input}
+
+
+def summary_line(summary: dict[str, Any]) -> str:
+    t = summary["totals"]
+    parts = [f"compare: windows compared {t['windows']}, equal {t['agreeing']}, differing {t['differing']} "
+             f"(value {t['value_differs']}, replay only {t['replay_only']}, live only {t['live_only']})",
+             f"agreement {t['agreement_pct']:.2f}%"]
+    if t.get("duplicate"):
+        parts.append(f"duplicates {t['duplicate']}")
+    if "late_matched" in t:
+        parts.append(f"late rows matched {t['late_matched']}, replay only {t['late_replay_only']}, "
+                     f"live only {t['late_live_only']}")
+    return ", ".join(parts) + f" -> {summary.get('page', summary.get('out_dir'))}"
+
+
+def differs(summary: dict[str, Any]) -> bool:
+    t = summary["totals"]
+    return bool(t["differing"] or t.get("late_replay_only") or t.get("late_live_only"))
+
+
+def windows_frame(spark: SparkSession, out_dir: str):
+    """The per-window table a comparison wrote (for tests and notebooks)."""
+    return spark.read.parquet(str(Path(out_dir, "windows")))
+
+
+__all__ = ["compare", "CompareOptions", "summary_line", "differs", "default_out_dir", "COMPARE_FOLDER"]

@@ -1,0 +1,122 @@
+"""The backfill DAGs' optional `compare_live` task: when the form gets a live path, the replayed range is compared
+with the live job's output (`replay compare`, one spark-submit of jobs/replay_job.py through the `replay_spark`
+connection and pool) into the run folder (`<output>/_airflow/<run_id>/compare/`), where the data-quality task then
+finds it: the GX live parity suite and the why-report's "versus live" section. With a calibration grid in the
+form, the same Spark application ranks it against the live output (`replay tune --against-live`).
+
+Without a live path the task does nothing (it returns a status: the tasks after it run as usual). Differences do
+not fail it (`--report-only`): the live parity suite is the gate, like the other suites (dq_warn_only).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+from .live import FORMATS
+from .results import COMPARE_FOLDER
+
+FIELDS = ("live_path", "live_format", "live_columns", "live_late_path", "live_keeps_updates", "live_min_agreement",
+          "calibrate_max_out_of_orderness", "calibrate_idle_timeout")
+
+
+def live_params() -> dict[str, Any]:
+    """The form's fields (Airflow 3 trigger UI), added to the backfill DAGs' params (orchestration/params.py)."""
+    from airflow.sdk import Param
+
+    return {
+        "live_path": Param(None, type=["null", "string"], title="Versus live: the live job's output",
+                           description="Optional. The live Flink job's sink for these days (a file or folder): the "
+                                       "replay is compared with it (replay compare) before the data-quality checks."),
+        "live_format": Param("parquet", type="string", enum=list(FORMATS), title="Versus live: format"),
+        "live_columns": Param(None, type=["null", "string"], title="Versus live: columns",
+                              description="ROLE=COLUMN,... when the sink's names differ: key, window_start, "
+                                          "window_end, the aggregates, fire_watermark (e.g. key=user,cnt=events)."),
+        "live_late_path": Param(None, type=["null", "string"], title="Versus live: late side output",
+                                description="Optional. The live job's late rows, to compare late rows too."),
+        "live_keeps_updates": Param(False, type="boolean", title="Versus live: the sink keeps every firing",
+                                    description="On: the sink appended each firing (allowed-late re-firings too); "
+                                                "off: compare each window's last firing."),
+        "live_min_agreement": Param(100.0, type="number", minimum=0, maximum=100,
+                                    title="Versus live: minimum agreement per partition (%)",
+                                    description="The live parity suite fails a partition below it."),
+        "calibrate_max_out_of_orderness": Param(None, type=["null", "string"],
+                                                title="Versus live: calibrate delays",
+                                                description="Optional grid, e.g. 500ms,1s,5s: ranked by agreement "
+                                                            "with the live output (replay tune --against-live)."),
+        "calibrate_idle_timeout": Param(None, type=["null", "string"], title="Versus live: calibrate idle timeouts",
+                                        description="Optional grid, e.g. none,5s,30s."),
+    }
+
+
+def _text(params: Mapping[str, Any], name: str) -> str | None:
+    v = params.get(name)
+    return v.strip() if isinstance(v, str) and v.strip() else None
+
+
+def compare_args(p: Mapping[str, Any], params: Mapping[str, Any], project_dir: str | Path) -> tuple[list[str], Path]:
+    """The arguments of the compare job (`jobs/replay_job.py compare ...`) for the planned range, and its
+    summary file. Relative live paths are relative to the project directory."""
+    from ..orchestration.params import resolve_path
+
+    runs = p["plan"]["runs"]
+    folder = Path(p["run_dir"]).resolve() / COMPARE_FOLDER
+    args = ["compare", "--config", p["config_path"], "--live", resolve_path(_text(params, "live_path"), project_dir),
+            "--live-format", params.get("live_format") or "parquet",
+            "--partitions", f"{runs[0]['partition']}..{runs[-1]['partition']}", "--out", str(folder),
+            "--min-agreement", str(float(params.get("live_min_agreement", 100.0))), "--report-only"]
+    if _text(params, "live_columns"):
+        args += ["--live-columns", _text(params, "live_columns")]
+    if _text(params, "live_late_path"):
+        args += ["--live-late", resolve_path(_text(params, "live_late_path"), project_dir)]
+    if params.get("live_keeps_updates"):
+        args.append("--live-keeps-updates")
+    for field, option in (("calibrate_max_out_of_orderness", "--calibrate-max-out-of-orderness"),
+                          ("calibrate_idle_timeout", "--calibrate-idle-timeout")):
+        if _text(params, field):
+            args += [option, _text(params, field)]
+    return args, folder / "summary.json"
+
+
+def compare_result(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """What the task returns: a status line, the agreement, where the page is."""
+    t = summary["totals"]
+    status = (f"agreement {t['agreement_pct']:.2f}% of {t['windows']} windows ({t['differing']} differing"
+              + (f", {t['duplicate']} duplicated" if t.get("duplicate") else "")
+              + (f"; late rows {t['late_replay_only']} replay only, {t['late_live_only']} live only"
+                 if "late_matched" in t else "") + ")")
+    return {"status": status, "agreement_pct": t["agreement_pct"], "compare_page": summary.get("page")}
+
+
+def _operator_base():
+    from ..orchestration.operators import ReplaySparkSubmitOperator
+
+    return ReplaySparkSubmitOperator
+
+
+class CompareLiveOperator(_operator_base()):
+    """spark-submit of `replay compare` for the run's range when the form has a live path (see the module doc)."""
+
+    def __init__(self, *, plan_task_id: str, project_dir: str, **kwargs: Any):
+        from ..orchestration.operators import replay_job
+
+        kwargs.setdefault("name", "event-replay-compare")
+        kwargs.setdefault("durable", False)
+        super().__init__(application=replay_job(project_dir), **kwargs)
+        self.plan_task_id, self.project_dir = plan_task_id, project_dir
+
+    def execute(self, context: Any) -> dict[str, Any]:
+        params = context["params"]
+        if not _text(params, "live_path"):
+            return {"status": "not run (no live path in the form)"}
+        p = context["ti"].xcom_pull(task_ids=self.plan_task_id)
+        if not p["plan"]["runs"]:
+            return {"status": "skipped (nothing replayed)"}
+        args, summary_file = compare_args(p, params, self.project_dir)
+        summary_file.unlink(missing_ok=True)  # a retry never reads the attempt before's
+        self.submit(context, args)
+        if not summary_file.is_file():
+            raise RuntimeError(f"the compare job left no summary in {summary_file}")
+        result = compare_result(json.loads(summary_file.read_text()))
+        self.log.info("versus live: %s (%s)", result["status"], result["compare_page"])
+        return result
