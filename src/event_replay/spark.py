@@ -108,7 +108,7 @@ def _driver_arrow_pool() -> None:
     """Arrow on the driver allocates from the C allocator numpy uses, unless ARROW_DEFAULT_MEMORY_POOL says
     otherwise. The driver's large tables pass from Arrow to numpy (the read's tick partials, the timeline); with
     Arrow's own pool (mimalloc or jemalloc) each allocator kept the pages the other had freed, and the driver's
-    peak was both peaks together (about 40 MB more at 100M rows, /proc VmHWM)."""
+    peak was both peaks together (BENCHMARKS.md has the figure)."""
     if "ARROW_DEFAULT_MEMORY_POOL" not in os.environ:
         import pyarrow as pa
         pa.set_memory_pool(pa.system_memory_pool())

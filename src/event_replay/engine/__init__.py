@@ -46,8 +46,7 @@ _PLAN_SETTINGS = {
     # firings meet their late firings); Spark's default would re-shuffle both sides by every join column.
     "spark.sql.requireAllClusterKeysForCoPartition": "false",
     # The windows' aggregate runs on rows already partitioned by key, a window holding a few rows: the small
-    # first-level hash map Spark puts in front of the partial aggregate only adds a miss per row (measured at 10M:
-    # -1.3 s of the windows job's 18.8 CPU s).
+    # first-level hash map Spark puts in front of the partial aggregate only adds a miss per row (BENCHMARKS.md).
     "spark.sql.codegen.aggregate.map.twolevel.enabled": "false",
 }
 
