@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from event_replay.orchestration.failures import Failed
 from event_replay.orchestration.params import resolve_config_file
 from event_replay.orchestration.tasks import validate_backfill
 from event_replay.semantics.config import load_config
@@ -13,7 +14,15 @@ from event_replay.semantics.config import load_config
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def day_folders(source: Path) -> Path:
+    """A day-partitioned source as the backfill refuses to go without (params.check_partitioned)."""
+    for day in ("2024-01-01", "2024-01-02"):
+        (source / f"dt={day}").mkdir(parents=True, exist_ok=True)
+    return source
+
+
 def request(tmp_path, **changes):
+    day_folders(tmp_path / "log")
     return {"config": "jobs/flink/demo.sql", "source_path": str(tmp_path / "log"), "output_path": str(tmp_path / "out"),
             "start_date": "2024-01-01", "end_date": "2024-01-02", "end_of_input": "flush", "splits": "p0, p1,p2",
             **changes}
@@ -39,26 +48,26 @@ def test_validate_converts_a_flink_sql_job_and_keeps_the_yaml_in_the_run_folder(
 
 
 def test_a_yaml_config_writes_no_generated_file(tmp_path):
+    day_folders(tmp_path / "data" / "partitioned")  # the config's source, relative to the project folder
     v = validate_backfill({"config": str(ROOT / "jobs/configs/demo_partitioned.yaml"), "start_date": "2024-01-01",
                            "end_date": "2024-01-01"}, str(tmp_path), "r1")
     assert v["generated_config"] is None and v["output_path"] == str(tmp_path / "out" / "demo_partitioned")
 
 
 def test_flink_sql_job_refusals_name_the_form_field(tmp_path):
-    """A refusal fails the validate task at once with one line naming the form's field (no retry)."""
-    from airflow.sdk.exceptions import AirflowFailException
-
-    with pytest.raises(AirflowFailException, match=r"^Flink SQL job: source path: is required"):
+    """A refusal fails the validate task at once with one line naming the form's field (failures.Failed, exit 2:
+    no retry)."""
+    with pytest.raises(Failed, match=r"^Refused: Flink SQL job: source path: is required"):
         validate_backfill(request(tmp_path, source_path=None), str(ROOT), "r")
-    with pytest.raises(AirflowFailException, match=r"^Flink SQL job: output path: "):
+    with pytest.raises(Failed, match=r"^Refused: Flink SQL job: output path: "):
         validate_backfill(request(tmp_path, output_path=" "), str(ROOT), "r")
     # A partitioned history needs the splits, which a Flink SQL script does not name.
-    with pytest.raises(AirflowFailException, match=r"^Flink SQL job: splits: is required"):
+    with pytest.raises(Failed, match=r"^Refused: Flink SQL job: splits: is required"):
         validate_backfill(request(tmp_path, splits=" "), str(ROOT), "r")
     bad = tmp_path / "bad.sql"
     bad.write_text((ROOT / "jobs" / "flink" / "demo.sql").read_text().replace("TUMBLE(", "CUMULATE(")
                    .replace("INTERVAL '10' SECOND)", "INTERVAL '1' SECOND, INTERVAL '10' SECOND)"))
-    with pytest.raises(AirflowFailException) as e:
+    with pytest.raises(Failed) as e:
         validate_backfill(request(tmp_path, config=str(bad)), str(ROOT), "r")
-    assert str(e.value).startswith("Job config: ") and "bad.sql: line 36: CUMULATE window" in str(e.value)
+    assert str(e.value).startswith("Refused: Job config: ") and "bad.sql: line 36: CUMULATE window" in str(e.value)
     assert not (tmp_path / "out").exists()  # refused before anything is written
