@@ -110,14 +110,23 @@ def test_form_refuses_what_a_schema_can_say(dagbag, dag_id):
 
 
 @pytest.mark.parametrize("dag_id", sorted(BACKFILL_DAG_IDS))
-def test_validate_task_rejects_bad_range_and_bad_duration(dagbag, dag_id):
+def test_validate_task_rejects_bad_range_and_bad_duration(dagbag, dag_id, tmp_path):
     """What the form cannot see (a range going backwards, a zero idle timeout, a bad duration) fails the first task
     at once, in one line naming the form's field (a SystemExit: no traceback in the task log)."""
     from event_replay.orchestration.failures import Failed as AirflowFailException
 
     dag = dagbag.dags[dag_id]
     fn = dag.get_task("validate").python_callable
-    base = {**{k: dag.params[k] for k in dag.params}}
+    # A day-partitioned source that exists (the demo's own is written by make demo; one that does not exist is
+    # refused before anything else: test_orchestration.py, test_a_config_without_dt_folders_is_named_first).
+    import yaml
+
+    for day in ("2024-01-01", "2024-01-02", "2024-01-03"):
+        (tmp_path / "log" / f"dt={day}").mkdir(parents=True)
+    raw = yaml.safe_load((ROOT / "jobs" / "configs" / "demo_partitioned.yaml").read_text())
+    raw["source"]["path"], raw["output"]["path"] = str(tmp_path / "log"), str(tmp_path / "out")
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump(raw))
+    base = {**{k: dag.params[k] for k in dag.params}, "config": str(tmp_path / "job.yaml")}
     kwargs = {"run_id": "test"}
     if dag_id == "nightly_event_time_backfill":
         import pendulum
