@@ -13,8 +13,8 @@ rows look that up in the stream's (change tick, watermark) arrays, binary-search
 (engine/lookups.py: no join, no Spark job, no shuffle); without the extension's jar, a table tick -> watermark
 (one entry per tick with rows) joins the rows by broadcast instead.
 
-Above `driver_groups_max` entries (the read's bound, `tick_partials_max`) the aggregate is not collected and the caller uses the Spark path
-(`periodic_spark.py`), which computes the same closed forms as DataFrames.
+Above the driver's bound (`tick_partials_max` entries, io/read_order.py) the aggregate is not collected and the
+caller uses the Spark path (`periodic_spark.py`), which computes the same closed forms as DataFrames.
 """
 from __future__ import annotations
 
@@ -61,9 +61,10 @@ def publish_tick(arrival, first_tick: int, interval: int):
 
 def collect_tick_table(rows: DataFrame, main_splits: list[str], first_tick: int, interval: int,
                        limit: int | None = None, partials: TickPartials | None = None) -> TickTable | None:
-    """One aggregate of the rows per (split, tick): None if it has more than `limit` (default
-    DRIVER_GROUPS_MAX) entries. `partials` of the same interval (the read's, io/read_order.py) are summed on the
-    driver instead of aggregating the rows again (taken: see TickPartials.take)."""
+    """One aggregate of the rows per (split, tick): None if it has more than `limit` (default: the driver's
+    bound, DRIVER_GROUPS_MAX when a test set it) entries. `partials` of the same interval (the read's,
+    io/read_order.py) are summed on the driver instead of aggregating the rows again (taken: see
+    TickPartials.take)."""
     if limit is None:
         limit = DRIVER_GROUPS_MAX if DRIVER_GROUPS_MAX is not None else tick_partials_max(rows.sparkSession)
     table = partials.take() if partials is not None and partials.interval == interval else None
