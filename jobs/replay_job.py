@@ -23,8 +23,9 @@ Arguments (stable: the Airflow DAGs pass them through SparkSubmitOperator, see o
     --previous ID         the partition whose state to continue from (default: the latest one before ID).
     --allow-missing       a partition with no folder in the source replays as empty instead of failing.
 
-`compare` as the first argument runs `replay compare` (the DAGs' optional compare_live task, compare/task.py).
-`quality` as the first argument runs `replay quality` instead (the DAGs' data_quality task, quality/job.py): the GX
+`compare` as the first argument runs `replay compare` (the DAGs' optional compare_live task,
+orchestration/compare_task.py).
+`quality` as the first argument runs `replay quality` instead (the DAGs' data_quality task, quality_job.py): the GX
 suites and the why-report on the config's outputs, Data Docs, why-report and data_quality.json into DIR.
 
 Exit codes: 0 ok, 2 bad config, arguments or carried state, 1 any other failure.

@@ -19,7 +19,8 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 
 from airflow.api_fastapi.core_api.security import requires_authenticated
 
-from event_replay.quality.why_page import STYLE, THEME_SCRIPT, duration, render
+from event_replay.html_page import STYLE, THEME_SCRIPT
+from event_replay.why.page import duration, render
 
 from .dagruns import fetch_dag_runs, merge
 from .runs import AIRFLOW_FOLDER, DOCS_FOLDER, TUNING_FOLDER, WHY_FOLDER, RunRow, list_runs, run_record, runs_root, \

@@ -7,7 +7,7 @@ run record (`_airflow/<run_id>/report.json`, written by event_replay.orchestrati
 - counts: rows read / quarantined from the tiny `counts/` dataset, firings and late rows from Parquet footers;
 - DQ: the run record's `dq` string if there is one, else the outcome of the Data Docs GX built in `_data_docs/`
   (event_replay.quality.validate), else "not run";
-- artifacts: `_data_docs/index.html` and `why_report/` (event_replay.quality.why_report) when present, and the
+- artifacts: `_data_docs/index.html` and `why_report/` (event_replay.why) when present, and the
   what-if tuning results `_tuning/<grid>/tuning.json` (event_replay.tuning, `replay tune`);
 - progress of an Airflow run (progress()): the partitions it plans (`plan.json`, written by the plan task), those it
   has replayed (`done/<partition>` markers, one per partition of each finished chunk job), the chunk whose Spark job

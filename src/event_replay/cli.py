@@ -8,7 +8,7 @@
     replay tune --config FILE --max-out-of-orderness 1s,5s,30s --idle-timeout none,30s,2m [--allowed-lateness ...]
     replay run --config FILE --partitions 2024-01-01..2024-01-31 --dry-run   (what it would read; nothing written)
     replay verify RUN [--config FILE]   (does the source still hold the input the run's record lists?)
-    replay compare --config FILE --live PATH [...]   (the replay against the live job's output: compare/cli.py)
+    replay compare --config FILE --live PATH [...]   (the replay against the live job's output: commands/compare.py)
     replay sample --out DIR --rows N --splits K --seed S [...]
     replay config from-flink-sql FILE.sql --source-path P --output-path O   (or from-flink-conf FILE)
 
@@ -182,7 +182,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_why(args: argparse.Namespace) -> int:
-    from .quality.why import why_report
+    from .why.report import why_report  # Spark is heavy: only imported by this command
 
     cfg = load_config(args.config)  # refused before Spark starts
     print(f"replay why: {why_report(cfg.output.path, cfg)}")
@@ -196,7 +196,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_quality(args: argparse.Namespace) -> int:
-    from .quality.job import main_quality  # GX is heavy: only imported by this command
+    from .quality_job import main_quality  # GX is heavy: only imported by this command
 
     return main_quality(args.config, args.out, run_name=args.run_name)
 
@@ -240,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_tune_parser(sub)
 
-    from .compare.cli import add_compare_parser  # argparse only: Spark is imported when the comparison runs
+    from .commands.compare import add_compare_parser  # argparse only: Spark is imported when the comparison runs
 
     add_compare_parser(sub)
 

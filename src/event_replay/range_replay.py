@@ -158,7 +158,7 @@ def replay_span(spark, cfg: JobConfig, request: RangeRequest, ids: list[str], st
     commit partitions ids[start:] one after the other: yields (id, WriteSummary, seconds of its commit) after
     each commit. Only the last partition's state is written; a stale state of the others is removed first."""
     from . import engine
-    from .engine.span import Span, stream_at_ends
+    from .engine.span import Span, cut_by_partition, stream_at_ends
     from .engine.state import require_declared_splits, stage_state
     from .io.commit import commit, discard_staging, new_staging
     from .job import continued_state
@@ -187,7 +187,8 @@ def replay_span(spark, cfg: JobConfig, request: RangeRequest, ids: list[str], st
         ends = stream_at_ends(span, result.watermarks, carried.manifest.stream_watermark if carried else None,
                               cfg.window.time == "processing")
         fs.mkdirs(output)
-        staged = stage_span_outputs(spark, cfg, source, result, span, ends, staging)
+        cut = cut_by_partition(span, result, ends, source.quarantine)
+        staged = stage_span_outputs(spark, cfg, source, cut, span.parts, span.folder_columns, staging)
         staged[-1].moves.append(stage_state(spark, cfg, end.manifest, end.splits, end.rows, staging))
     except BaseException as exc:
         raise discard_staging(fs, output, staging, exc) from exc

@@ -128,7 +128,7 @@ def test_bad_input_exits_2_naming_it(replayed, capsys):
 def test_live_parity_suite_and_why_report_versus_live(replayed, spark, capsys):
     """The comparison next to the outputs (compare/): the GX live parity suite runs on it, the why-report shows it."""
     from event_replay.quality.validation import validate
-    from event_replay.quality.why import why_report
+    from event_replay.why.report import why_report
     from event_replay.semantics.config import load_config
 
     root, windows, _ = replayed

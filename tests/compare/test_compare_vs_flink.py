@@ -159,7 +159,7 @@ def test_a_changed_aggregate_is_found(spark, world):
 
 
 def test_calibration_recovers_the_true_idle_timeout_and_out_of_orderness(spark, world):
-    from event_replay.compare import calibrate
+    from event_replay.tuning import calibrate
     from event_replay.compare.live import LiveSpec
     from event_replay.tuning.grid import parse_grid
     from event_replay.tuning.runner import run_tuning

@@ -51,7 +51,7 @@ def test_backfill_dag_structure(dagbag):
     assert dq.pool == "replay_spark" and dq._conn_id == "replay_spark" and dq.application == replay.application
     assert dag.get_task("validate").downstream_task_ids == {"plan"}
     assert dag.get_task("plan").downstream_task_ids == {"replay_partitions", "data_quality", "report"}
-    assert replay.downstream_task_ids == {"compare_live"}  # versus live (compare/task.py), a no-op without a live path
+    assert replay.downstream_task_ids == {"compare_live"}  # versus live (compare_task.py), no-op without a live path
     compare = dag.get_task("compare_live")
     assert compare.downstream_task_ids == {"data_quality"} and compare.pool == "replay_spark"
     assert compare.application == replay.application and dag.params["live_path"] is None

@@ -10,8 +10,9 @@ One concept per module:
 - explain.py: the evidence the replay has (late rows, who held the watermark, idle spans, rows per split) and
   what it suggests about the live job;
 - output.py, page.py: compare/ (per-window table, per-partition summary, the page);
-- run.py: one comparison end to end; cli.py: `replay compare`;
-- calibrate.py: the agreement of each what-if variant (`replay tune --against-live`);
-- task.py: the backfill DAG's optional compare task; parity.py: the live parity suite's batch.
+- run.py: one comparison end to end.
+Elsewhere: `replay compare` is commands/compare.py, the agreement of each what-if variant (`replay tune
+--against-live`) tuning/calibrate.py, the backfill DAG's optional compare task orchestration/compare_task.py, the live
+parity suite's batch quality/parity.py, the why-report's "versus live" entry why/versus_live.py.
 Spark is imported by the modules that need it, not by this package.
 """

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from ..layout import COMPARE_PARTITIONS_FILE, COMPARE_SUMMARY_FILE
 from ..local_folder import replace_folder, write_one_file
 from .classify import CLASSES
 from .explain import fmt_ms
@@ -27,8 +28,6 @@ from .live import CompareInputError
 
 SAMPLE_DIFFERENCES = 50
 SAMPLE_LATE = 20
-PARTITIONS_FILE = "partitions.parquet"
-SUMMARY_FILE = "summary.json"
 PAGE_FILE = "index.html"
 EVIDENCE = ["held_by", "replay_fire_time_ms", "idle_before", "replay_late_n", "replay_late_splits",
             "late_replay_only_n", "late_live_only_n", "count_delta", "missing_split", "source_rows", "explanation"]
@@ -109,9 +108,9 @@ def write_compare(out_dir: str, summary: dict[str, Any], windows: DataFrame, exp
                                       .limit(SAMPLE_LATE).collect()]
         parts = pd.DataFrame(summary["partitions"])
         parts.to_csv(staging / "partitions.csv", index=False)
-        parts.to_parquet(staging / PARTITIONS_FILE, index=False)
+        parts.to_parquet(staging / COMPARE_PARTITIONS_FILE, index=False)
         summary["page"] = str(target / PAGE_FILE)
-        (staging / SUMMARY_FILE).write_text(json.dumps(summary, indent=2, default=str) + "\n")
+        (staging / COMPARE_SUMMARY_FILE).write_text(json.dumps(summary, indent=2, default=str) + "\n")
         (staging / PAGE_FILE).write_text(render(summary))
 
     replace_folder(target, fill)
@@ -120,7 +119,7 @@ def write_compare(out_dir: str, summary: dict[str, Any], windows: DataFrame, exp
 
 def read_summary(folder: str | Path) -> dict[str, Any] | None:
     """compare/summary.json of a comparison folder, None when there is none."""
-    f = Path(folder, SUMMARY_FILE)
+    f = Path(folder, COMPARE_SUMMARY_FILE)
     try:
         return json.loads(f.read_text())
     except (OSError, ValueError):

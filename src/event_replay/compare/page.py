@@ -1,11 +1,11 @@
 """The compare page (compare/index.html), rendered from compare/summary.json alone, and the "versus live" section
-the why-report shows (the same figures, shorter). Styled like the why-report (quality.why_page)."""
+the why-report shows (the same figures, shorter). Styled like the why-report (html_page.py)."""
 from __future__ import annotations
 
 import html
 from typing import Any, Iterable
 
-from ..quality.why_page import STYLE, THEME_SCRIPT, table
+from ..html_page import STYLE, THEME_SCRIPT, table
 
 CLASS_TITLES = {"equal": "equal", "duplicate": "duplicate (equal, repeated in the live output)",
                 "value_differs": "value differs", "replay_only": "in the replay only", "live_only": "in live only"}
@@ -196,7 +196,7 @@ def calibration_section(cals: list[dict[str, Any]], replayed: dict[str, str] | N
 
 
 def versus_live_section(entry: dict[str, Any] | None, base: str = "") -> str:
-    """The why-report's "versus live" section (compare.results.versus_live: the comparison next to the report and
+    """The why-report's "versus live" section (why/versus_live.py: the comparison next to the report and
     the calibrations of the outputs); empty without either."""
     if not entry:
         return ""

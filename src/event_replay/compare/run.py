@@ -13,12 +13,12 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
+from ..layout import COMPARE_FOLDER
 from ..semantics.config import JobConfig
 from .classify import classify_late, classify_windows, partition_counts, totals
 from .live import LiveSpec, read_live
 from .matching import match_late, match_windows
 from .replay_side import Scope, read_replay
-from .results import COMPARE_FOLDER
 from .rules import DEFAULT_TOLERANCE, rules_for
 
 DEFAULT_MIN_AGREEMENT = 100.0
@@ -133,4 +133,4 @@ def windows_frame(spark: SparkSession, out_dir: str):
     return spark.read.parquet(str(Path(out_dir, "windows")))
 
 
-__all__ = ["compare", "CompareOptions", "summary_line", "differs", "default_out_dir", "COMPARE_FOLDER"]
+__all__ = ["compare", "CompareOptions", "summary_line", "differs", "default_out_dir"]

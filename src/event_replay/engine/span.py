@@ -26,8 +26,10 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ..io.partitions import Partition
+from ..io.quarantine import FOLDER_START
 from ..semantics.durations import NEG_INF
 from ..semantics.model import FIRE_END_OF_INPUT, FIRE_LATE_ROW
+from .contract import EngineResult
 from .windows import CAUSE_ARRIVAL
 
 DAY, HOUR = "dt", "hour"  # the folder columns (Partition.subpath)
@@ -93,6 +95,26 @@ def stream_at_ends(span: Span, watermarks: DataFrame, carried_wm: int | None, pr
         w = max(w, top.get(i, w))
         out.append(w)
     return out
+
+
+@dataclass(frozen=True)
+class CutOutputs:
+    """A span's outputs, each row with the folder columns of the partition it belongs to (io/span_output.py
+    writes them)."""
+
+    firings: DataFrame
+    late: DataFrame
+    watermarks: DataFrame
+    quarantine: DataFrame
+
+
+def cut_by_partition(span: Span, result: EngineResult, stream_ends: list[int], quarantine: DataFrame) -> CutOutputs:
+    """Every output of the span's replay (and the source's quarantine, by the folder read) cut by partition."""
+    return CutOutputs(
+        firings=span.with_folders(result.windows, firing_index(span, stream_ends)),
+        late=span.with_folders(result.late_events, span.index_at(F.col("arrival_time"))),
+        watermarks=span.with_folders(result.watermarks, span.index_at(F.col("replay_time"))),
+        quarantine=span.with_folders(quarantine, span.index_at(F.col(FOLDER_START))).drop(FOLDER_START))
 
 
 def firing_index(span: Span, stream_ends: list[int]) -> Column:

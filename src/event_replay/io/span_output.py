@@ -1,4 +1,5 @@
-"""Staging the outputs of a span of partitions (engine/span.py) cut by partition, and each partition's commit.
+"""Staging the outputs of a span of partitions, cut by partition (engine/span.py: each row carries its partition's
+folder columns), and each partition's commit.
 
 Every dataset is written once for the whole span, partitioned by the folder columns (`dt`, `hour`): a
 partition's folder then holds the files a write of its rows alone would (io/output._write: the same hash of the
@@ -10,19 +11,16 @@ per-folder counts and the staged files' footers. The moves of each partition are
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
 
-from ..engine.contract import EngineResult
-from ..engine.span import Span, firing_index
 from ..semantics.config import JobConfig
 from ..spark import local_frame
 from .files import parquet_rows
 from .fs import fs_for
 from .output import DATASETS, WriteSummary, counts_frame, stage_datasets, summary_of, write_dataset
 from .partitions import Partition
-from .quarantine import FOLDER_START
 from .source import SourceData
 
 
@@ -33,19 +31,15 @@ class StagedPartition:
     moves: list[tuple[str, str]]
 
 
-def stage_span_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, result: EngineResult, span: Span,
-                       stream_ends: list[int], staging: str) -> list[StagedPartition]:
-    """Write every dataset of the span under `staging`, cut by partition; what each partition commits."""
-    folders = span.folder_columns
-    firings = span.with_folders(result.windows, firing_index(span, stream_ends))
-    late = span.with_folders(result.late_events, span.index_at(F.col("arrival_time")))
-    watermarks = span.with_folders(result.watermarks, span.index_at(F.col("replay_time")))
-    quarantine = span.with_folders(source.quarantine, span.index_at(F.col(FOLDER_START))).drop(FOLDER_START)
-    written = stage_datasets(spark, cfg, source, firings, late, watermarks, staging, quarantine=quarantine,
-                             folders=folders)
+def stage_span_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, cut, parts: Sequence[Partition],
+                       folders: list[str], staging: str) -> list[StagedPartition]:
+    """Write every dataset of the span under `staging`, cut by partition; what each partition commits. `cut` has
+    the frames `firings`, `late`, `watermarks`, `quarantine`, each row with its partition's `folders` columns."""
+    written = stage_datasets(spark, cfg, source, cut.firings, cut.late, cut.watermarks, staging,
+                             quarantine=cut.quarantine, folders=folders)
     target = cfg.output.path.rstrip("/")
     staged = []
-    for p in span.parts:
+    for p in parts:
         by_status = (source.rows_by_folder or {}).get(p.start_ms, {})
         sub = p.subpath
         summary = summary_of(target, sum(by_status.values()), by_status.get("clean", 0),
@@ -54,23 +48,24 @@ def stage_span_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, 
                              parquet_rows(spark, f"{staging}/late_events/{sub}"))
         staged.append(StagedPartition(p, summary, [(f"{staging}/{ds}/{sub}", f"{target}/{ds}/{sub}")
                                                    for ds in DATASETS]))
-    counts = counts_frame(spark, [s.summary for s in staged], [_folder_values(p, span) for p in span.parts], folders)
+    counts = counts_frame(spark, [s.summary for s in staged], [_folder_values(p, folders) for p in parts], folders)
     write_dataset(counts, ["rows_read"], f"{staging}/counts", folders=folders)
-    _fill_empty(spark, {name: df.drop(*folders) for name, df in written.items()}, staging, span)
+    _fill_empty(spark, {name: df.drop(*folders) for name, df in written.items()}, staging, parts)
     return staged
 
 
-def _folder_values(p: Partition, span: Span) -> tuple:
-    return (p.id[:10], p.id[11:13]) if span.hourly else (p.id[:10],)
+def _folder_values(p: Partition, folders: list[str]) -> tuple:
+    """The values of the folder columns (`dt`, and `hour` for hours) of partition `p`."""
+    return (p.id[:10], p.id[11:13])[:len(folders)]
 
 
-def _fill_empty(spark: SparkSession, written: dict[str, DataFrame], staging: str, span: Span) -> None:
+def _fill_empty(spark: SparkSession, written: dict[str, DataFrame], staging: str, parts: Sequence[Partition]) -> None:
     """An empty file of the dataset's schema (`written`: the frames written, without the folder columns) in each
     partition folder the partitioned write left out."""
     fs = fs_for(staging, spark)
     for ds, df in written.items():
         empty = None
-        for p in span.parts:
+        for p in parts:
             folder = f"{staging}/{ds}/{p.subpath}"
             if fs.exists(folder):
                 continue

@@ -204,7 +204,7 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
 
 class DataQualityOperator(ReplaySparkSubmitOperator):
     """The GX suites and the why-report on the run's outputs as one Spark job where the data is (spark-submit of
-    `jobs/replay_job.py quality`, quality/job.py), with the links to both. The job writes its outcome as
+    `jobs/replay_job.py quality`, quality_job.py), with the links to both. The job writes its outcome as
     `<run folder>/data_quality.json`; the task reads only that (tasks.data_quality_result): it fails on a failed
     expectation unless dq_warn_only, and returns the status line and where both reports are."""
 

@@ -326,7 +326,7 @@ def airflow_params(project_dir: str | Path, *, nightly: bool = False) -> dict[st
                                                    "--out <run folder>.")
     params["dq_warn_only"] = Param(False, type="boolean", title="Data quality: warn only",
                                    description="A failed expectation only warns instead of failing the run.")
-    from ..compare.task import live_params  # versus live: the optional compare_live task's fields
+    from .compare_task import live_params  # the compare_live task's fields; compare_task imports this module
 
     params.update(live_params())
     return params

@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..layout import DATA_QUALITY_FILE
 from ..semantics.config import ConfigError, to_raw
 from .chunks import partitions_per_job
 from .failures import fail
@@ -89,13 +90,12 @@ def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def quality_args(p: Mapping[str, Any], run_id: str) -> tuple[list[str], Path]:
-    """The arguments of the data-quality job (`jobs/replay_job.py quality`: quality/job.py) and the result file it
+    """The arguments of the data-quality job (`jobs/replay_job.py quality`: quality_job.py) and the result file it
     writes. Both reports go to the run's folder (`_data_docs/` and `why_report/` in `<output>/_airflow/<run_id>/`),
     so a later run never overwrites them."""
-    from ..quality.job import RESULT_FILE
-
     folder = Path(p["run_dir"]).resolve()
-    return ["quality", "--config", p["config_path"], "--out", str(folder), "--run-name", run_id], folder / RESULT_FILE
+    args = ["quality", "--config", p["config_path"], "--out", str(folder), "--run-name", run_id]
+    return args, folder / DATA_QUALITY_FILE
 
 
 def data_quality_result(result: Mapping[str, Any], warn_only: bool, ti: Any = None) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """The tail both backfill DAGs share, wired inside the caller's `with DAG(...)` block:
 plan -> replay_partitions (one spark-submit per chunk of partitions, in order; outlets: the output datasets'
-Assets, assets.py) -> compare_live (optional: with a live path in the form, compare/task.py) -> data_quality (one
+Assets, assets.py) -> compare_live (optional: with a live path in the form, compare_task.py) -> data_quality (one
 spark-submit of the checks) -> report.
 Imported by DAG files only: it builds tasks, it does no work at parse time."""
 from __future__ import annotations
@@ -22,7 +22,7 @@ def replay_check_report(planned: Any, project_dir: str, replay_task_id: str = "r
 
     replay = ReplayPartitionsOperator(task_id=replay_task_id, plan_task_id="plan", project_dir=project_dir)
     dq = DataQualityOperator(task_id="data_quality", plan_task_id="plan", project_dir=project_dir)
-    from ..compare.task import CompareLiveOperator  # replay compare, when the form has a live path
+    from .compare_task import CompareLiveOperator  # replay compare, when the form has a live path
 
     compare = CompareLiveOperator(task_id="compare_live", plan_task_id="plan", project_dir=project_dir)
     planned >> replay >> compare >> dq

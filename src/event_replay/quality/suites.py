@@ -16,7 +16,7 @@ import great_expectations as gx
 from . import expectations as ex  # registers the custom expectation types before any suite is loaded
 
 SUITE_NAMES = ("windows", "watermarks", "late_events", "accounting")
-# Beside them, run only where `replay compare` left a comparison (compare/partitions.parquet): compare/parity.py.
+# Beside them, run only where `replay compare` left a comparison (compare/partitions.parquet): quality/parity.py.
 LIVE_PARITY = "live_parity"
 EXPECTATIONS_DIR_ENV = "EVENT_REPLAY_EXPECTATIONS_DIR"
 

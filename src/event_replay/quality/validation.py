@@ -172,7 +172,7 @@ def validate(output_path: str, cfg: JobConfig, docs_dir: str | None = None, *, s
     prepared = prepare(spark, output_path, cfg)
     where = output_path if "://" in output_path else str(Path(output_path).resolve())
     batches = prepared.by_suite()
-    from ..compare.parity import live_parity_batch  # `replay compare` left a comparison: its live parity suite too
+    from .parity import live_parity_batch  # `replay compare` left a comparison: its live parity suite too
 
     from .suites import LIVE_PARITY, load_suite
 

@@ -34,7 +34,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     conf = parse_conf(args.conf or [])
     from .runner import markdown_table, run_tuning
 
-    from ..compare import calibrate  # --against-live: rank the variants by agreement with the live output
+    from . import calibrate  # --against-live: rank the variants by agreement with the live output
 
     live = calibrate.spec_from_args(args)
     if live is not None:
@@ -74,7 +74,7 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="allowed lateness values to try, e.g. 0,2s (default: the config's)")
     parser.add_argument("--master", default=None, help="Spark master URL, e.g. local[2] (default: Spark's own)")
     parser.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark conf (repeatable)")
-    from ..compare.calibrate import add_arguments
+    from .calibrate import add_arguments
 
     add_arguments(parser)  # --against-live PATH and how to read it
     parser.set_defaults(func=_safe(cmd_tune))

@@ -47,7 +47,7 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
                log: Callable[[str], None] = print,
                per_variant: Callable[[Any, JobConfig], dict[str, Any]] | None = None) -> TuningResult:
     """Replay every variant over the source read once; write the table and the plot; return the rows.
-    `per_variant(engine result, variant config)`: more columns of a variant's row (compare.calibrate: the
+    `per_variant(engine result, variant config)`: more columns of a variant's row (calibrate.py: the
     agreement with the live output, `replay tune --against-live`)."""
     from .. import engine
     from ..io import read_source
@@ -109,9 +109,9 @@ def display_value(col: str, v: Any) -> str:
 
 
 def display_columns(rows: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
-    """DISPLAY, and the agreement with the live output when the grid ran --against-live (compare.calibrate)."""
+    """DISPLAY, and the agreement with the live output when the grid ran --against-live (calibrate.py)."""
     if any("live_score" in r for r in rows):
-        from ..compare.calibrate import DISPLAY as LIVE
+        from .calibrate import DISPLAY as LIVE
 
         return DISPLAY + LIVE
     return DISPLAY
@@ -172,12 +172,12 @@ def write_result(folder: Path, cfg: JobConfig, grid: Grid, rows: list[dict[str, 
     import pandas as pd
 
     if any("live_score" in r for r in rows):  # --against-live: every variant's rank before the tables are written
-        from ..compare.calibrate import rank
+        from .calibrate import rank
 
         rank(rows)
 
     def fill(staging: Path) -> None:
-        extra = [c for c in (rows[0] if rows else {}) if c not in COLUMNS]  # e.g. compare.calibrate's columns
+        extra = [c for c in (rows[0] if rows else {}) if c not in COLUMNS]  # e.g. calibrate.py's columns
         df = pd.DataFrame(rows, columns=COLUMNS + extra).astype({"idle_timeout_ms": "Int64",
                                                                  "wm_lag_p99_ms": "Int64"})
         df.to_parquet(staging / "tuning.parquet", index=False)

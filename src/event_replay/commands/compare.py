@@ -20,8 +20,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from .live import FORMATS, CompareInputError, LiveSpec, parse_mapping, parse_options
-from .rules import DEFAULT_TOLERANCE, SUMMATION_ORDERS
+from ..compare.live import FORMATS, CompareInputError, LiveSpec, parse_mapping, parse_options
+from ..compare.rules import DEFAULT_TOLERANCE, SUMMATION_ORDERS
 
 
 def spec_from_args(args: argparse.Namespace) -> LiveSpec:
@@ -34,8 +34,8 @@ def spec_from_args(args: argparse.Namespace) -> LiveSpec:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from ..semantics.config import load_config
-    from .replay_side import Scope
-    from .run import CompareOptions
+    from ..compare.replay_side import Scope
+    from ..compare.run import CompareOptions
 
     t0 = time.monotonic()
     cfg = load_config(args.config)  # refused before Spark starts (exit 2)
@@ -48,7 +48,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                              summation_order=args.summation_order, float_tolerance=args.float_tolerance,
                              min_agreement_pct=args.min_agreement, out_dir=args.out, use_source=not args.no_source)
     from ..spark import build_session, parse_conf
-    from .run import compare, differs, summary_line
+    from ..compare.run import compare, differs, summary_line
 
     grid = _calibration_grid(cfg, args)  # checked before Spark starts, like `replay tune`'s
     from pyspark.sql import SparkSession
@@ -95,7 +95,7 @@ def _scoped(cfg, scope):
 def _calibrate(spark, cfg, spec: LiveSpec, grid) -> None:
     """`replay tune --against-live` in this Spark application: the grid's result under <output.path>/_tuning/."""
     from ..tuning.runner import run_tuning
-    from . import calibrate
+    from ..tuning import calibrate
 
     g, variants = grid
     result = run_tuning(spark, cfg, g, variants, log=lambda m: print(m, flush=True),

@@ -6,53 +6,11 @@ One scope throughout: the totals are those of the whole replayed range, and the 
 from __future__ import annotations
 
 import html
-from typing import Any, Iterable
+from typing import Any
 
-# Styled like the Airflow 3 UI the plugin's pages sit in (its Chakra theme tokens: Inter, gray/brand oklch scales,
-# bg white/black, fg black/gray.50, border gray.200/gray.800), in its light and dark theme. The theme follows the
-# UI's choice (next-themes' localStorage `theme`, same origin inside the UI's frame: THEME_SCRIPT), else the system's.
-_LIGHT = ("--fg:#09090b;--bg:#fff;--muted:oklch(.45 .055 251);--line:oklch(.915 .01 253);--head:oklch(.985 .004 253);"
-          "--link:oklch(.469 .084 257.657);--ok:oklch(.527 .154 150.069);--bad:oklch(.577 .245 27.325);"
-          "--warn:oklch(.553 .195 38.402);--accent:oklch(.575 .08 257.759);--mark:oklch(.962 .012 249.46)")
-_DARK = ("--fg:oklch(.985 .004 253);--bg:#09090b;--muted:oklch(.75 .025 252);--line:oklch(.28 .035 251);"
-         "--head:oklch(.18 .03 251);--link:oklch(.705 .066 256.378);--ok:oklch(.871 .15 154.449);"
-         "--bad:oklch(.704 .191 22.216);--warn:oklch(.837 .128 66.29);--accent:oklch(.705 .066 256.378);"
-         "--mark:oklch(.259 .062 265.566)")
-STYLE = (f":root{{color-scheme:light;{_LIGHT}}}:root[data-theme=dark]{{color-scheme:dark;{_DARK}}}"
-         f"@media (prefers-color-scheme:dark){{:root:not([data-theme=light]){{color-scheme:dark;{_DARK}}}}}" + """
-body{font-family:Inter,system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5em;color:var(--fg);
-background:var(--bg);font-size:14px;line-height:1.45}a{color:var(--link);text-decoration:none}a:hover{text-decoration:
-underline}h1{font-size:1.5em;font-weight:600}h2{font-size:1.2em;font-weight:600;margin-top:1.6em}
-table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid var(--line);padding:4px 10px;text-align:left}
-th{background:var(--head);font-weight:600}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
-tr.total td{font-weight:600}.muted{color:var(--muted)}nav{margin-bottom:.4em}nav a{margin-right:1.2em}
-.glance{font-size:1.1em}img{max-width:100%;height:auto;background:#fff;border-radius:4px}code{font-size:92%}""")
-# The Airflow UI's theme (next-themes: localStorage `theme` = light | dark | system), followed live when toggled.
-THEME_SCRIPT = """<script>(function(){function apply(){var t=null;try{t=localStorage.getItem('theme')}catch(e){}
-if(t==='dark'||t==='light'){document.documentElement.dataset.theme=t}else{delete document.documentElement.dataset.theme}}
-apply();window.addEventListener('storage',apply)})()</script>"""
-
-
-def _fmt(v: Any) -> str:
-    if v is None:
-        return "&ndash;"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, int):
-        return f"{v:,}"
-    return html.escape(str(v))
-
-
-def table(rows: Iterable[dict], cols: list[tuple[str, str]], table_id: str, total: dict | None = None) -> str:
-    """cols: (key, heading); numbers right-aligned; an optional total row."""
-    def cells(r: dict) -> str:
-        return "".join(f"<td class='n'>{_fmt(r.get(k))}</td>" if isinstance(r.get(k), (int, float))
-                       and not isinstance(r.get(k), bool) else f"<td>{_fmt(r.get(k))}</td>" for k, _ in cols)
-    head = "".join(f"<th>{html.escape(h)}</th>" for _, h in cols)
-    body = "".join(f"<tr>{cells(r)}</tr>" for r in rows)
-    foot = f"<tr class='total'>{cells(total)}</tr>" if total else ""
-    return f"<table id='{table_id}'><thead><tr>{head}</tr></thead><tbody>{body}{foot}</tbody></table>"
-
+from ..compare.page import versus_live_section
+from ..html_page import STYLE, THEME_SCRIPT, cell, table
+from ..tuning.runner import html_table as tuning_table
 
 def duration(ms: int | None) -> str:
     if ms is None:
@@ -86,8 +44,8 @@ def glance(s: dict[str, Any]) -> str:
     top = max(causes.items(), key=lambda kv: (kv[1], kv[0]))[0] if causes else None
     cause = (f"; most late rows saw a watermark that {'an all-idle jump' if top == 'all-idle jump' else 'split ' + top}"
              f" had set" if top else "")
-    return (f"{_fmt(rows)} rows read{where}: {_fmt(s.get('firings'))} firings of {_fmt(s.get('windows'))} windows, "
-            f"{_fmt(late)} late rows{share}{cause}.")
+    return (f"{cell(rows)} rows read{where}: {cell(s.get('firings'))} firings of {cell(s.get('windows'))} windows, "
+            f"{cell(late)} late rows{share}{cause}.")
 
 
 def _timelines(s: dict[str, Any], base: str) -> str:
@@ -139,7 +97,7 @@ def _holders(s: dict[str, Any], base: str) -> str:
             "watermark equalled the stream watermark that first fired the window; <em>all-idle jump</em> when every "
             f"split was idle then, <em>end of input</em> for the flush at the end.{link}</p>"
             + table(held, [("held by", "held by"), ("windows", "windows")], "holders-table")
-            + (f"<p class='muted'>The first {len(sample[:SAMPLE_SHOWN])} of {_fmt(s.get('windows'))} windows by end"
+            + (f"<p class='muted'>The first {len(sample[:SAMPLE_SHOWN])} of {cell(s.get('windows'))} windows by end"
                f"{' (every one in the file above)' if every else ''}:</p>"
                + table(sample[:SAMPLE_SHOWN], cols, "holders-sample") if sample else ""))
 
@@ -153,8 +111,6 @@ def _late(s: dict[str, Any]) -> str:
 
 
 def _tuning(s: dict[str, Any], base: str) -> str:
-    from ..tuning.runner import html_table as tuning_table  # the tuning table as `replay tune` shows it
-
     parts = []
     for i, e in enumerate(s.get("tuning") or []):
         img = (f"<img src='{base}{html.escape(e['plot'])}' alt='late share vs watermark lag'>" if e.get("plot")
@@ -168,8 +124,6 @@ def _tuning(s: dict[str, Any], base: str) -> str:
 
 
 def _versus_live(s: dict[str, Any], base: str) -> str:
-    from ..compare.page import versus_live_section  # replay compare's result and what calibration found
-
     return versus_live_section(s.get("versus_live"), base)
 
 
@@ -188,8 +142,8 @@ def render(s: dict[str, Any], nav: str = "", base: str = "") -> str:
 <p class='glance' id='glance'>{glance(s)}</p>
 <h2 id='totals'>Totals of the range, per partition</h2>
 {table(parts, PARTITION_COLUMNS, 'partitions', total=total) if parts else table([total], PARTITION_COLUMNS, 'partitions')}
-<p class='muted'>Firings by reason: {', '.join(f'{k} {_fmt(v)}' for k, v in sorted((s.get('firings_by_reason') or {}).items())) or 'none'};
-windows {_fmt(s.get('windows'))}; splits {_fmt(len(s.get('splits') or []))}.</p>
+<p class='muted'>Firings by reason: {', '.join(f'{k} {cell(v)}' for k, v in sorted((s.get('firings_by_reason') or {}).items())) or 'none'};
+windows {cell(s.get('windows'))}; splits {cell(len(s.get('splits') or []))}.</p>
 {_timelines(s, base)}
 {_late(s)}
 {_holders(s, base)}

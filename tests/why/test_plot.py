@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 import struct
 
-from event_replay.quality.why_plot import bucket_label, figure_size_px, lag_steps, newest_event_time, plot, \
+from event_replay.why.plot import bucket_label, figure_size_px, lag_steps, newest_event_time, plot, \
     share_steps
-from event_replay.quality.why_timelines import HELD, IDLE, MAX_SPANS, LagBucket, Span, Timelines, _cut
+from event_replay.why.timelines import HELD, IDLE, MAX_SPANS, LagBucket, Span, Timelines, _cut
 
 LAG_MS = 501  # bounded out-of-orderness 500 ms
 

@@ -24,13 +24,13 @@ from typing import Any, Callable, Sequence
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from ..compare.classify import classify_late, classify_windows
+from ..compare.live import FORMATS, LiveOutput, LiveSpec, parse_mapping, parse_options, read_live
+from ..compare.matching import match_late, match_windows
+from ..compare.replay_side import Scope, from_engine
+from ..compare.rules import rules_for
 from ..semantics.config import JobConfig
-from ..tuning.runner import display_value
-from .classify import classify_late, classify_windows
-from .live import FORMATS, LiveOutput, LiveSpec, parse_mapping, parse_options, read_live
-from .matching import match_late, match_windows
-from .replay_side import Scope, from_engine
-from .rules import rules_for
+from .runner import display_value
 
 COLUMNS = ["live_score", "live_agreement_pct", "live_windows_equal", "live_windows", "live_firings_matched",
            "live_firings", "live_late_matched", "live_late_union", "live_watermarks_matched", "live_rank"]

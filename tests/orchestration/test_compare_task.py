@@ -2,7 +2,7 @@
 plan, and the status it returns."""
 from __future__ import annotations
 
-from event_replay.compare.task import compare_args, compare_result
+from event_replay.orchestration.compare_task import compare_args, compare_result
 
 
 def test_compare_args_from_the_form(tmp_path):

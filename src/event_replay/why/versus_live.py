@@ -1,26 +1,21 @@
-"""Where a comparison's results are, for the reports that show them (the GX live parity suite, the why-report's
-"versus live" section): a report folder's sibling `compare/` (`<output.path>/compare/` for `replay compare`'s
-default; the run folder's in a DAG run), and what calibration found (`_tuning/<grid>/calibration.json`)."""
+"""The why-report's "versus live" entry: the comparison next to the report (its sibling `compare/`:
+`<output.path>/compare/` for `replay compare`'s default, the run folder's in a DAG run) and what calibration found
+(`_tuning/<grid>/calibration.json`)."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any
 
-COMPARE_FOLDER = "compare"
+from ..layout import COMPARE_FOLDER, COMPARE_SUMMARY_FILE, compare_folder_near
+from ..tuning.results import read_results
+
 KEEP = ("output_path", "live", "scope", "mode", "totals", "partitions", "hints", "min_agreement_pct", "rules",
         "not_compared", "config")
 
 
-def compare_folder_near(folder: str | Path) -> Path:
-    """The comparison belonging to a report folder (Data Docs, why-report): its sibling `compare/`."""
-    return Path(folder).parent / COMPARE_FOLDER
-
-
 def calibrations(output_path: str | Path) -> list[dict[str, Any]]:
     """The grids of `<output_path>/_tuning/` that ran against the live output: verdict and ranking, by grid."""
-    from ..tuning.results import read_results
-
     out = []
     for r in read_results(str(output_path)):
         cal = r.get("calibration")
@@ -35,7 +30,7 @@ def versus_live(report_dir: str | Path, output_path: str) -> dict[str, Any] | No
     the calibrations of the outputs; None when neither exists."""
     folder = compare_folder_near(report_dir)
     try:
-        s = json.loads((folder / "summary.json").read_text())
+        s = json.loads((folder / COMPARE_SUMMARY_FILE).read_text())
     except (OSError, ValueError):
         s = None
     cals = calibrations(output_path) if "://" not in str(output_path) else []

@@ -1,9 +1,9 @@
-"""timelines.png of the why-report: one column per traffic span (why_timelines), three rows of panels:
+"""timelines.png of the why-report: one column per traffic span (timelines.py), three rows of panels:
 
 1. watermarks: the stream's (thick), each split's (thin) and the newest event time seen (dashed), as UTC date-times
    over the replay clock (UTC date-times too);
 2. watermark lag: newest event time seen minus the stream watermark, in seconds, per time bucket of the span: the
-   median (a line), the 90th percentile and the maximum (bands) of the bucket's time (why_timelines: computed on
+   median (a line), the 90th percentile and the maximum (bands) of the bucket's time (timelines.py: computed on
    the replay clock in Spark, then bucketed; no source row is read);
 3. splits: one lane per split (the stream on top); per bucket, from the lane's bottom up, the share of its time the
    split held the stream's watermark (orange) and the share it was idle (grey; the stream: every split idle). A
@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 
-from .why_timelines import HELD, IDLE, MAX_PLOT_MS, Timelines
+from .timelines import HELD, IDLE, MAX_PLOT_MS, Timelines
 
 MAX_LANES = 16  # split lanes drawn (the stream's lane comes on top)
 MAX_SPLIT_LINES = 10  # split watermark lines drawn in the watermark panel; more would hide the stream

@@ -36,7 +36,7 @@ def _config(**sections):
 
 
 def _report(spark, case: Case, out: Path):
-    from event_replay.quality import why_report
+    from event_replay.why.report import why_report
 
     cfg, _ = write_case(case, out)
     index = Path(why_report(str(out), cfg, spark=spark))
@@ -44,7 +44,7 @@ def _report(spark, case: Case, out: Path):
 
 
 def test_files_image_and_numbers_match_the_outputs(spark, tmp_path):
-    from event_replay.quality.why import figure_size_px
+    from event_replay.why.report import figure_size_px
 
     seed = next(s for s in range(500) if len(random_case(s).rows) > 40 and random_case(s).cfg.watermark.periodic
                 and len(random_case(s).declared_splits) >= 2)
@@ -87,7 +87,7 @@ def test_totals_are_the_sum_of_the_partitions(spark, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from event_replay.quality.why import _partitions
+    from event_replay.why.report import _partitions
 
     for dt, (read, late, fired) in {"2024-01-01": (5000, 19, 3), "2024-01-02": (4000, 22, 2)}.items():
         for name, table in {"counts": pa.table({"rows_read": [read], "rows_in_windows": [read - late],
@@ -105,7 +105,7 @@ def test_totals_are_the_sum_of_the_partitions(spark, tmp_path):
 
 def test_traffic_spans_zoom_on_the_bursts(spark):
     """Two bursts a day apart: two spans, each padded around its traffic; the idle night is left out."""
-    from event_replay.quality.why_timelines import traffic_spans
+    from event_replay.why.timelines import traffic_spans
 
     day = 86_400_000
     rows = [(t, "split", "p0", False, t - 500) for t in range(0, 60_000, 200)]
@@ -173,7 +173,7 @@ def test_tuning_section_when_a_tuning_result_exists(spark, tmp_path):
 
 def test_a_short_dense_log_is_one_span(spark):
     """Watermarks every 200 ms for 2 s: no silence worth cutting, one column."""
-    from event_replay.quality.why_timelines import traffic_spans
+    from event_replay.why.timelines import traffic_spans
 
     rows = [(t, "split", "p0", False, t - 500) for t in range(0, 2_000, 200)]
     wm = spark.createDataFrame(rows, "replay_time_ms long, scope string, split string, idle boolean, "
@@ -190,7 +190,7 @@ def _sample_report(spark, tmp_path: Path, name: str, **spec):
     import pyarrow.parquet as pq
 
     from event_replay.job import run_replay
-    from event_replay.quality import why_report
+    from event_replay.why.report import why_report
     from event_replay.sample import SampleSpec, write_sample
     from event_replay.semantics.config import load_config
 

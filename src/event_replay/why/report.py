@@ -2,7 +2,7 @@
 they did and why rows were late, for the whole replayed range (one scope: range totals, and a row per partition
 that adds up to them).
 
-- timelines.png (why_timelines, why_plot): watermarks, watermark lag and per-split idleness in UTC, zoomed on the
+- timelines.png (timelines.py, plot.py): watermarks, watermark lag and per-split idleness in UTC, zoomed on the
   spans of the replay clock with traffic, drawn per time bucket (the share of the time each split was idle or held
   the stream, lag percentiles); the buckets' figures in timelines.parquet, the lag's time-weighted mean and p99 over
   the whole replay clock (as the what-if tuning defines them) in the summary.
@@ -14,7 +14,7 @@ that adds up to them).
 - late rows by split and cause: the cause of a late row is the holder of the watermark it saw (the split whose rows
   advanced the stream to it), or "all-idle jump" when the stream had not reached it with a split holding it
   before the row arrived.
-- summary.json holds every figure; index.html (why_page) is rendered from it alone.
+- summary.json holds every figure; index.html (page.py) is rendered from it alone.
 - what-if tuning (when `replay tune` left results under `<output.path>/_tuning/`): each grid's table and its plot
   (copied next to the report as tuning-<grid>.png), under "tuning" in summary.json.
 
@@ -26,19 +26,23 @@ import json
 import shutil
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
-from ..compare.results import versus_live
 from ..local_folder import write_one_file
+from ..quality import attribution
+from ..quality.attribution import ALL_IDLE
+from ..quality.prepare import late_events_batch, partition_columns, read_outputs, watermarks_batch, windows_batch
 from ..semantics.config import JobConfig
+from ..spark import build_session
 from ..tuning.figures import lag_figures
-from . import attribution
-from .attribution import ALL_IDLE
-from .prepare import late_events_batch, partition_columns, read_outputs, watermarks_batch, windows_batch
-from .why_page import render
-from .why_plot import MAX_LANES, figure_size_px, plot, utc
-from .why_timelines import lag_segments, series_column, timelines
+from ..tuning.results import PLOT_FILE, TUNING_FOLDER, read_results
+from .page import render
+from .plot import MAX_LANES, figure_size_px, plot, utc
+from .timelines import lag_segments, series_column, timelines
+from .versus_live import versus_live
 
 REPORT_FOLDER = "why_report"
 HOLDERS_FILE = "window_holders.parquet"
@@ -61,8 +65,6 @@ def _window_holders(windows: DataFrame, holders: DataFrame, cfg: JobConfig) -> D
 
 def _tuning_entries(output_path: str, report: Path) -> list[dict]:
     """The tuning results of these outputs (event_replay.tuning), their plots copied next to the report."""
-    from ..tuning.results import PLOT_FILE, TUNING_FOLDER, read_results
-
     entries = []
     for r in read_results(output_path):
         png = Path(output_path.rstrip("/"), TUNING_FOLDER, r["folder"], r.get("plot") or PLOT_FILE)
@@ -105,9 +107,6 @@ def _idle_stats(wm: DataFrame, t1: int) -> dict[str, dict[str, int]]:
 
 def _write_buckets(tl, target: Path) -> None:
     """The figures the plot draws, per (span, bucket, series): timelines.parquet."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     schema = pa.schema([("span", pa.int32()), ("bucket", pa.int32()), ("start_ms", pa.int64()),
                         ("end_ms", pa.int64()), ("series", pa.string()), ("idle_share", pa.float64()),
                         ("held_share", pa.float64()), ("lag_p50_ms", pa.float64()), ("lag_p90_ms", pa.float64()),
@@ -128,7 +127,6 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
     """Write the why-report of the outputs under `output_path` into `report_dir` (default
     `<output_path>/why_report/`); returns the path of its index.html."""
     if spark is None:
-        from ..spark import build_session
         spark = build_session(app_name="event-replay-why-report")
     out = read_outputs(spark, output_path)
     report = Path(report_dir) if report_dir else Path(output_path.rstrip("/"), REPORT_FOLDER)

@@ -10,17 +10,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .output import PARTITIONS_FILE
-from .results import compare_folder_near
+import pyarrow.parquet as pq
+
+from ..layout import COMPARE_PARTITIONS_FILE, compare_folder_near
 
 
 def live_parity_batch(spark, docs_dir: str | Path):
     """The batch (a Spark DataFrame of the file's rows, held by the driver: a few per partition), or None when no
     comparison is there. Not `spark.read.parquet(path)`: GX persists its batches, and Spark serves a later read of
     the same path from that cache (its plan is the same), so a new comparison would be validated as the old one."""
-    f = compare_folder_near(docs_dir) / PARTITIONS_FILE
+    f = compare_folder_near(docs_dir) / COMPARE_PARTITIONS_FILE
     if "://" in str(docs_dir) or not f.is_file():
         return None
-    import pyarrow.parquet as pq
-
     return spark.createDataFrame(pq.read_table(f).to_pandas())

@@ -13,8 +13,12 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from .live import FORMATS
-from .results import COMPARE_FOLDER
+from airflow.sdk import Param
+
+from ..compare.live import FORMATS
+from ..layout import COMPARE_FOLDER, COMPARE_SUMMARY_FILE
+from .operators import ReplaySparkSubmitOperator, replay_job
+from .params import resolve_path
 
 FIELDS = ("live_path", "live_format", "live_columns", "live_late_path", "live_keeps_updates", "live_min_agreement",
           "calibrate_max_out_of_orderness", "calibrate_idle_timeout")
@@ -22,8 +26,6 @@ FIELDS = ("live_path", "live_format", "live_columns", "live_late_path", "live_ke
 
 def live_params() -> dict[str, Any]:
     """The form's fields (Airflow 3 trigger UI), added to the backfill DAGs' params (orchestration/params.py)."""
-    from airflow.sdk import Param
-
     return {
         "live_path": Param(None, type=["null", "string"], title="Versus live: the live job's output",
                            description="Optional. The live Flink job's sink for these days (a file or folder): the "
@@ -57,8 +59,6 @@ def _text(params: Mapping[str, Any], name: str) -> str | None:
 def compare_args(p: Mapping[str, Any], params: Mapping[str, Any], project_dir: str | Path) -> tuple[list[str], Path]:
     """The arguments of the compare job (`jobs/replay_job.py compare ...`) for the planned range, and its
     summary file. Relative live paths are relative to the project directory."""
-    from ..orchestration.params import resolve_path
-
     runs = p["plan"]["runs"]
     folder = Path(p["run_dir"]).resolve() / COMPARE_FOLDER
     args = ["compare", "--config", p["config_path"], "--live", resolve_path(_text(params, "live_path"), project_dir),
@@ -75,7 +75,7 @@ def compare_args(p: Mapping[str, Any], params: Mapping[str, Any], project_dir: s
                           ("calibrate_idle_timeout", "--calibrate-idle-timeout")):
         if _text(params, field):
             args += [option, _text(params, field)]
-    return args, folder / "summary.json"
+    return args, folder / COMPARE_SUMMARY_FILE
 
 
 def compare_result(summary: Mapping[str, Any]) -> dict[str, Any]:
@@ -88,18 +88,10 @@ def compare_result(summary: Mapping[str, Any]) -> dict[str, Any]:
     return {"status": status, "agreement_pct": t["agreement_pct"], "compare_page": summary.get("page")}
 
 
-def _operator_base():
-    from ..orchestration.operators import ReplaySparkSubmitOperator
-
-    return ReplaySparkSubmitOperator
-
-
-class CompareLiveOperator(_operator_base()):
+class CompareLiveOperator(ReplaySparkSubmitOperator):
     """spark-submit of `replay compare` for the run's range when the form has a live path (see the module doc)."""
 
     def __init__(self, *, plan_task_id: str, project_dir: str, **kwargs: Any):
-        from ..orchestration.operators import replay_job
-
         kwargs.setdefault("name", "event-replay-compare")
         kwargs.setdefault("durable", False)
         super().__init__(application=replay_job(project_dir), **kwargs)

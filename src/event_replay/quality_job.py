@@ -18,21 +18,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..semantics.config import JobConfig, load_config
-
-RESULT_FILE = "data_quality.json"
+from .layout import DATA_QUALITY_FILE
+from .quality.prepare import OutputsMissing
+from .quality.validation import DOCS_FOLDER, validate
+from .semantics.config import JobConfig, load_config
+from .spark import build_session
+from .why.report import REPORT_FOLDER, why_report
 
 
 def run_quality(cfg: JobConfig, folder: str | Path, run_name: str | None = None, spark=None) -> dict[str, Any]:
     """The suites (Data Docs in `<folder>/_data_docs/`) and the why-report (`<folder>/why_report/`) on the outputs
-    of `cfg`, in one Spark session (the one given, else spark-submit's); returns the result `RESULT_FILE` holds."""
-    from .validation import DOCS_FOLDER, validate
-    from .why import REPORT_FOLDER, why_report
-
+    of `cfg`, in one Spark session (the one given, else spark-submit's); returns what `DATA_QUALITY_FILE` holds."""
     folder = Path(folder).resolve()
     own = spark is None
     if own:
-        from ..spark import build_session
         spark = build_session(app_name="event-replay-dq")
     try:
         report = validate(cfg.output.path, cfg, docs_dir=str(folder / DOCS_FOLDER), spark=spark, run_name=run_name)
@@ -49,8 +48,8 @@ def run_quality(cfg: JobConfig, folder: str | Path, run_name: str | None = None,
 
 def write_result(result: dict[str, Any], folder: str | Path) -> Path:
     """`<folder>/data_quality.json`, replaced whole (a reader never sees half of it)."""
-    target = Path(folder, RESULT_FILE)
-    tmp = target.with_name(f".{RESULT_FILE}.tmp")
+    target = Path(folder, DATA_QUALITY_FILE)
+    tmp = target.with_name(f".{DATA_QUALITY_FILE}.tmp")
     tmp.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
     tmp.replace(target)
     return target
@@ -58,8 +57,6 @@ def write_result(result: dict[str, Any], folder: str | Path) -> Path:
 
 def main_quality(config_path: str, out_dir: str, run_name: str | None = None) -> int:
     """For `replay quality --config FILE --out DIR [--run-name ID]`."""
-    from .prepare import OutputsMissing
-
     cfg = load_config(config_path)  # a bad config is refused before Spark starts (exit 2)
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from event_replay.quality.why_page import glance, render
+from event_replay.why.page import glance, render
 
 SUMMARY = {
     "output_path": "/out/demo", "counts": {"rows_read": 15000, "rows_in_windows": 14935, "late_rows": 65,
