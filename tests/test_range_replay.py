@@ -19,7 +19,8 @@ import pytest
 from event_replay.job import run_partition
 from event_replay.io.partitions import Partition
 from event_replay.io.source import MissingPartitionError
-from event_replay.range_replay import PROGRESS, RangeRequest, parse_range, partition_ids, run_range
+from event_replay.layout import RANGE_PROGRESS_FILE
+from event_replay.range_replay import RangeRequest, parse_range, partition_ids, run_range
 from event_replay.semantics.config import ConfigError, parse_config
 from event_replay.semantics.model import LogRow
 from partition_cases import DAY0, H, diff, hourly_cfg, hourly_log, ms, norm, reference_outputs
@@ -160,7 +161,7 @@ def test_daily_range_with_sessions_and_a_missing_day_equals_one_by_one(spark, tm
     assert lines[0].startswith("replay: 2024-01-01..2024-01-04 replayed as one span in ")
     assert [ln.split(": rows read")[0] for ln in lines[1:]] == \
         [f"replay: partition {i} of 4 {p}" + (" (missing: empty)" if i == 3 else "") for i, p in enumerate(ids, 1)]
-    assert not (tmp_path / "range" / PROGRESS).exists()
+    assert not (tmp_path / "range" / RANGE_PROGRESS_FILE).exists()
     assert not list((tmp_path / "range").glob("_staging-*")) and not (tmp_path / "range" / "_commit.json").exists()
 
     single = _with_output(cfg, tmp_path / "single")
@@ -211,7 +212,7 @@ def test_hourly_range_crash_resumes_after_the_last_commit(spark, tmp_path, monke
     out = tmp_path / "range"
     assert (out / "windows" / "dt=2024-01-01" / "hour=01").is_dir()
     assert not (out / "windows" / "dt=2024-01-01" / "hour=02").exists()
-    assert json.loads((out / PROGRESS).read_text())["committed"] == ids[1]
+    assert json.loads((out / RANGE_PROGRESS_FILE).read_text())["committed"] == ids[1]
 
     # The same request continues after T01 (the last commit): the span is replayed again, T02 alone committed.
     commits.clear()
@@ -219,7 +220,7 @@ def test_hourly_range_crash_resumes_after_the_last_commit(spark, tmp_path, monke
     summary = run_range(spark, cfg, _request(ids))
     assert len(commits) == 1 and commits[0].endswith("hour=02")
     assert summary.resumed_after == ids[1] and summary.replayed == [ids[-1]]
-    assert not (out / PROGRESS).exists() and not list(out.glob("_staging-*"))
+    assert not (out / RANGE_PROGRESS_FILE).exists() and not list(out.glob("_staging-*"))
 
     single = _with_output(cfg, tmp_path / "single")
     one_by_one(spark, single, ids)
@@ -286,7 +287,7 @@ def test_foreign_progress_starts_the_range_over(spark, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     ids = ["2024-01-01T00", "2024-01-01T01"]
-    (out / PROGRESS).write_text(json.dumps({"request": {"first_id": "2023-01-01"}, "committed": ids[0]}))
+    (out / RANGE_PROGRESS_FILE).write_text(json.dumps({"request": {"first_id": "2023-01-01"}, "committed": ids[0]}))
     summary = run_range(spark, hourly_cfg(log, out), _request(ids), progress=lambda line: None)
     assert summary.resumed_after is None and summary.replayed == ids
 

@@ -20,11 +20,11 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 from airflow.api_fastapi.core_api.security import requires_authenticated
 
 from event_replay.html_page import STYLE, THEME_SCRIPT
+from event_replay.layout import AIRFLOW_FOLDER, DOCS_FOLDER, TUNING_FOLDER, WHY_FOLDER, WHY_SUMMARY_FILE
 from event_replay.why.page import duration, render
 
 from .dagruns import fetch_dag_runs, merge
-from .runs import AIRFLOW_FOLDER, DOCS_FOLDER, TUNING_FOLDER, WHY_FOLDER, RunRow, list_runs, run_record, runs_root, \
-    safe_path, safe_run_id, tuning_results, why_summary
+from .runs import RunRow, list_runs, run_record, runs_root, safe_path, safe_run_id, tuning_results, why_summary
 
 URL_PREFIX = "/replay-runs"
 
@@ -255,7 +255,7 @@ def _docs_page(request: Request, page: str, reports: str) -> str:
     and to its why-report. Added as the page is served, so a site opened from disk stays GX's own."""
     parts = reports.split("/")
     run = parts[-1] if len(parts) >= 2 and parts[-2] == AIRFLOW_FOLDER else reports
-    why = _href(request, "why", reports) if (runs_root() / reports / WHY_FOLDER / "summary.json").is_file() else None
+    why = _href(request, "why", reports) if (runs_root() / reports / WHY_FOLDER / WHY_SUMMARY_FILE).is_file() else None
     links = (f"<a id='runs-link' class='btn btn-sm btn-outline-secondary mr-2' href='{_href(request)}#run-"
              f"{html.escape(safe_run_id(run))}'>&larr; Replay runs</a>"
              + (f"<a id='why-link' class='btn btn-sm btn-outline-secondary' href='{why}'>Why-report</a>" if why else ""))

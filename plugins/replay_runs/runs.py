@@ -26,16 +26,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-AIRFLOW_FOLDER = "_airflow"
-DOCS_FOLDER = "_data_docs"
-WHY_FOLDER = "why_report"
-TUNING_FOLDER = "_tuning"
-COMPARE_FOLDER = "compare"  # replay compare's result (event_replay.compare): the page and its tables
+from event_replay.layout import AIRFLOW_FOLDER, CANCEL_FILE, CHUNK_FILE, COMPARE_FOLDER, COMPARE_SUMMARY_FILE, COUNTS, \
+    DOCS_FOLDER, DONE_FOLDER, PLAN_FILE, RANGE_PROGRESS_FILE, RECORD_FILE, TUNING_FOLDER, TUNING_JSON_FILE, \
+    WHY_FOLDER, WHY_SUMMARY_FILE
+
 SERVED_FOLDERS = (DOCS_FOLDER, WHY_FOLDER, TUNING_FOLDER, COMPARE_FOLDER)  # the only folders the app serves files from
 MAX_DEPTH = 4  # output folders are searched this deep under the root: enough for out/<job>/<variant>
-# The run's progress records (event_replay.orchestration.report PLAN_FILE, CHUNK_FILE; range_replay.PROGRESS)
-PLAN_FILE, CHUNK_FILE, RANGE_FILE, DONE_FOLDER = "plan.json", "replaying.json", "_range.json", "done"
-RECORD_FILE, CANCEL_FILE = "run.json", "cancelled.json"  # orchestration.record, orchestration.cancel
 ROOT_VARIABLE, ROOT_ENV = "replay_runs_root", "REPLAY_RUNS_ROOT"
 DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "out"  # <project>/plugins/replay_runs/runs.py -> <project>/out
 
@@ -173,7 +169,7 @@ def output_folders(root: Path) -> list[Path]:
         except OSError:
             return
         names = {c.name for c in children}
-        if "counts" in names or AIRFLOW_FOLDER in names:
+        if COUNTS in names or AIRFLOW_FOLDER in names:
             found.append(d)
             return  # an output folder's own datasets are not searched further
         if depth < MAX_DEPTH:
@@ -224,10 +220,10 @@ def progress(out: Path, run: Path, report: dict[str, Any] | None = None) -> Prog
     done = set(marked) if not report.get("complete") else set(planned)
     chunk = _read_json(run / CHUNK_FILE)
     if chunk and not report.get("complete"):
-        rng = _read_json(out / RANGE_FILE)
+        rng = _read_json(out / RANGE_PROGRESS_FILE)
         request, committed = rng.get("request") or {}, rng.get("committed")
         if (committed and request.get("first_id") == chunk.get("first") and request.get("last_id") == chunk.get("last")
-                and _newer_or_same(out / RANGE_FILE, run / CHUNK_FILE)):
+                and _newer_or_same(out / RANGE_PROGRESS_FILE, run / CHUNK_FILE)):
             done |= {p for p in chunk.get("partitions") or [] if p <= committed}
     todo = [p for p in planned if p not in done]
     current = todo[0] if chunk and todo and not report.get("complete") else None
@@ -257,7 +253,7 @@ class LiveAgreement:
 def live_agreement(folder: Path) -> LiveAgreement | None:
     """`replay compare`'s result in `<folder>/compare/summary.json` (the run's compare_live task or a CLI
     comparison), None when there is none."""
-    s = _read_json(folder / COMPARE_FOLDER / "summary.json")
+    s = _read_json(folder / COMPARE_FOLDER / COMPARE_SUMMARY_FILE)
     t = s.get("totals") or {}
     value = t.get("agreement_pct")
     if not isinstance(value, (int, float)):
@@ -273,7 +269,7 @@ def _airflow_row(out: Path, rel: str, run: Path, has_tuning: bool) -> RunRow:
     report = _read_json(run / "report.json")
     prog = progress(out, run, report)
     parts = [p["partition"] for p in report.get("partitions", [])] or prog.done
-    counts = _counts(out / "counts", parts) if parts else {}
+    counts = _counts(out / COUNTS, parts) if parts else {}
     totals = report.get("totals", {})
     docs, why = run / DOCS_FOLDER, run / WHY_FOLDER
     dq = _dq_from_record(report.get("dq")) or (docs_outcome(docs) if (docs / "index.html").is_file()
@@ -291,7 +287,7 @@ def _airflow_row(out: Path, rel: str, run: Path, has_tuning: bool) -> RunRow:
                   late_rows=totals.get("late_events", counts.get("late_rows")),
                   quarantined=totals.get("quarantine", counts.get("quarantined_rows")), dq=dq[0], dq_detail=dq[1],
                   reports=f"{rel}/{AIRFLOW_FOLDER}/{run.name}", has_docs=(docs / "index.html").is_file(),
-                  has_why=(why / "summary.json").is_file(), has_tuning=has_tuning, dag_id=report.get("dag_id"),
+                  has_why=(why / WHY_SUMMARY_FILE).is_file(), has_tuning=has_tuning, dag_id=report.get("dag_id"),
                   state="success" if report.get("complete") else None, start=_mtime(run / "job.yaml"),
                   end=_mtime(run / "report.json"), extra={"complete": report.get("complete")},
                   planned=prog.planned, done=len(prog.done) if prog.planned else None, current=prog.current,
@@ -310,14 +306,14 @@ def _version(project: dict[str, Any]) -> str | None:
 
 
 def _cli_row(out: Path, rel: str, docs_dq: tuple[str, str], has_tuning: bool) -> RunRow:
-    counts = _counts(out / "counts")
+    counts = _counts(out / COUNTS)
     parts = sorted({p.name[3:] for p in (out / "windows").glob("dt=*")}) if (out / "windows").is_dir() else []
     return RunRow(output=rel, run_id=None, job=out.name, partitions=parts, rows_read=counts.get("rows_read"),
                   firings=_num_rows(out / "windows"), late_rows=_num_rows(out / "late_events"),
                   quarantined=counts.get("quarantined_rows", _num_rows(out / "quarantine")), dq=docs_dq[0],
                   dq_detail=docs_dq[1], reports=rel, has_docs=(out / DOCS_FOLDER / "index.html").is_file(),
-                  has_why=(out / WHY_FOLDER / "summary.json").is_file(), has_tuning=has_tuning, state="done",
-                  end=_mtime(out / "counts"), live=live_agreement(out))
+                  has_why=(out / WHY_FOLDER / WHY_SUMMARY_FILE).is_file(), has_tuning=has_tuning, state="done",
+                  end=_mtime(out / COUNTS), live=live_agreement(out))
 
 
 def list_runs(root: Path) -> list[RunRow]:
@@ -326,12 +322,12 @@ def list_runs(root: Path) -> list[RunRow]:
     rows: list[RunRow] = []
     for out in output_folders(root):
         rel = out.relative_to(root).as_posix() if out != root else "."
-        has_tuning = any((out / TUNING_FOLDER).glob("[!.]*/tuning.json")) if (out / TUNING_FOLDER).is_dir() else False
+        has_tuning = any((out / TUNING_FOLDER).glob(f"[!.]*/{TUNING_JSON_FILE}")) if (out / TUNING_FOLDER).is_dir() else False
         docs_dq = docs_outcome(out / DOCS_FOLDER)
         runs = sorted(d for d in (out / AIRFLOW_FOLDER).iterdir() if d.is_dir()) \
             if (out / AIRFLOW_FOLDER).is_dir() else []
         rows += [_airflow_row(out, rel, run, has_tuning) for run in runs]
-        if (out / "counts").is_dir() and ((out / WHY_FOLDER).is_dir() or (out / DOCS_FOLDER).is_dir() or not runs):
+        if (out / COUNTS).is_dir() and ((out / WHY_FOLDER).is_dir() or (out / DOCS_FOLDER).is_dir() or not runs):
             rows.append(_cli_row(out, rel, docs_dq, has_tuning))
     return rows
 
@@ -349,7 +345,7 @@ def run_record(root: Path, reports: str) -> dict[str, Any] | None:
 
 def why_summary(root: Path, reports: str) -> dict[str, Any] | None:
     """The summary.json of `<reports>/why_report/` (reports: an output folder, or one of its Airflow run folders)."""
-    f = safe_path(root, f"{reports}/{WHY_FOLDER}/summary.json")
+    f = safe_path(root, f"{reports}/{WHY_FOLDER}/{WHY_SUMMARY_FILE}")
     if f is None or not f.is_file():
         return None
     return json.loads(f.read_text())
@@ -361,7 +357,7 @@ def tuning_results(root: Path, output: str) -> list[dict[str, Any]]:
     if folder is None or not folder.parent.is_dir():
         return []
     results = []
-    for f in sorted(folder.parent.glob("[!.]*/tuning.json")):
+    for f in sorted(folder.parent.glob(f"[!.]*/{TUNING_JSON_FILE}")):
         try:
             results.append({**json.loads(f.read_text()), "folder": f.parent.name})
         except (OSError, ValueError):

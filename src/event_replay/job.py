@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 
+from .layout import STATE_FOLDER
 from .semantics.config import JobConfig
 
 
@@ -98,12 +99,11 @@ def continued_state(spark, cfg: JobConfig, part, previous: str | None = None):
     that the history is not silently cut around it)."""
     from .engine.state import StateError, read_state
     from .io.fs import fs_for
-    from .io.partitions import STATE_DIR
 
     if previous is None:
         output = cfg.output.path.rstrip("/")
         earlier = [p for p in source_partitions(spark, cfg, part.hourly) if p < part.id]
-        states = fs_for(output, spark).list_names(f"{output}/{STATE_DIR}")
+        states = fs_for(output, spark).list_names(f"{output}/{STATE_FOLDER}")
         earlier = sorted(set(earlier) | {s for s in states if s < part.id and len(s) == len(part.id)})
         if not earlier:
             raise StateError(f"partition {part.id} has no predecessor under {cfg.source.path}: "

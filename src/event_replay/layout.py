@@ -1,19 +1,60 @@
-"""Where everything of a job's output lives: the datasets, the carried state, the DAG run folders and the reports
-in them. Every module that writes or looks for one of these takes its path from here. Standard library only: the
-Airflow plugin imports it in the webserver.
+"""Where a job's output lives: its datasets, its carried state, the DAG runs' folders and the reports in them.
+Every module that writes or looks for one of these takes the name from here. Standard library only: the Airflow
+plugin imports it in the webserver.
 
-    <output.path>/windows|late_events|watermarks|quarantine|counts/   the datasets
-    <output.path>/compare/                                          replay compare's result (the default --out)
-    <report folder>/../compare/                                      the comparison belonging to a report folder
+    <output.path>/
+        windows/ late_events/ watermarks/ quarantine/ counts/   DATASETS (dt=YYYY-MM-DD[/hour=HH] folders)
+        _state/<partition>/                                     the state a partition carries to the next
+        _range.json                                             a range replay's progress
+        _data_docs/  why_report/                                `replay validate`, `replay why` (CLI runs)
+        compare/                                                `replay compare` (its default --out)
+        _tuning/<grid>/                                         `replay tune`: tuning.json, the plot, the tables
+        _airflow/<run_id>/                                      a DAG run: run.json, plan.json, replaying.json,
+                                                                done/<partition>, cancelled.json, report.json,
+                                                                data_quality.json, _data_docs/, why_report/,
+                                                                compare/
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-DATA_QUALITY_FILE = "data_quality.json"  # replay quality's outcome in a DAG run folder
-COMPARE_FOLDER = "compare"  # replay compare's result: summary.json, partitions.parquet, index.html
-COMPARE_PARTITIONS_FILE = "partitions.parquet"  # its per-partition summary (the live parity suite's batch)
-COMPARE_SUMMARY_FILE = "summary.json"
+DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")  # in the order the writer writes them
+COUNTS = "counts"
+STATE_FOLDER = "_state"
+RANGE_PROGRESS_FILE = "_range.json"
+
+DOCS_FOLDER = "_data_docs"
+WHY_FOLDER = "why_report"
+WHY_SUMMARY_FILE = "summary.json"  # every figure of the why-report; its page is rendered from it
+COMPARE_FOLDER = "compare"
+COMPARE_SUMMARY_FILE = "summary.json"  # every figure; the page is rendered from it
+COMPARE_PARTITIONS_FILE = "partitions.parquet"  # one row per partition: the live parity suite's batch
+TUNING_FOLDER = "_tuning"
+TUNING_JSON_FILE = "tuning.json"
+TUNING_PLOT_FILE = "late_share_vs_lag.png"
+
+AIRFLOW_FOLDER = "_airflow"
+RECORD_FILE = "run.json"  # orchestration/record.py
+PLAN_FILE = "plan.json"  # orchestration/report.py: the partitions the run plans
+CHUNK_FILE = "replaying.json"  # the chunk whose Spark job runs now
+DONE_FOLDER = "done"  # done/<partition>: one marker per partition replayed
+CANCEL_FILE = "cancelled.json"  # orchestration/cancel.py
+REPORT_FILE = "report.json"
+REPORT_MD_FILE = "report.md"
+DATA_QUALITY_FILE = "data_quality.json"  # `replay quality`'s outcome
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def state_dir(output_path: str, partition_id: str) -> str:
+    """Where a partition's carried state lives (committed with its outputs)."""
+    return f"{output_path.rstrip('/')}/{STATE_FOLDER}/{partition_id}"
+
+
+def run_folder_name(run_id: str) -> str:
+    """A DAG run's folder name: its run id made safe for a path."""
+    return _UNSAFE.sub("_", run_id).strip("_") or "run"
 
 
 def compare_folder_near(folder: str | Path) -> Path:

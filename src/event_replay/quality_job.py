@@ -18,12 +18,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .layout import DATA_QUALITY_FILE
+from .layout import DATA_QUALITY_FILE, DOCS_FOLDER, WHY_FOLDER
 from .quality.prepare import OutputsMissing
-from .quality.validation import DOCS_FOLDER, validate
+from .quality.validation import validate
 from .semantics.config import JobConfig, load_config
 from .spark import build_session
-from .why.report import REPORT_FOLDER, why_report
+from .why.report import why_report
 
 
 def run_quality(cfg: JobConfig, folder: str | Path, run_name: str | None = None, spark=None) -> dict[str, Any]:
@@ -36,7 +36,7 @@ def run_quality(cfg: JobConfig, folder: str | Path, run_name: str | None = None,
     try:
         report = validate(cfg.output.path, cfg, docs_dir=str(folder / DOCS_FOLDER), spark=spark, run_name=run_name)
         # also when an expectation failed: it explains
-        why = why_report(cfg.output.path, cfg, spark=spark, report_dir=folder / REPORT_FOLDER)
+        why = why_report(cfg.output.path, cfg, spark=spark, report_dir=folder / WHY_FOLDER)
     finally:
         if own:
             spark.stop()

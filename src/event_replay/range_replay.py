@@ -29,9 +29,9 @@ from .io.files import DamagedFileError
 from .io.partitions import Partition
 from .io.output import WriteSummary
 from .io.source import MissingPartitionError
+from .layout import RANGE_PROGRESS_FILE, state_dir
 from .semantics.config import ConfigError, JobConfig
 
-PROGRESS = "_range.json"
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,7 @@ def run_range(spark, cfg: JobConfig, request: RangeRequest,
             else:
                 done = f"no partition of {ids[0]}..{ids[-1]} was committed"
             raise DamagedFileError(path, cause, done)
-        fs.delete(f"{output}/{PROGRESS}")
+        fs.delete(f"{output}/{RANGE_PROGRESS_FILE}")
     return summary
 
 
@@ -163,7 +163,6 @@ def replay_span(spark, cfg: JobConfig, request: RangeRequest, ids: list[str], st
     from .io.commit import commit, discard_staging, new_staging
     from .job import continued_state
     from .io.fs import fs_for
-    from .io.partitions import state_dir
     from .io.span_output import stage_span_outputs
     from .io.span_source import read_span_source
 
@@ -216,7 +215,7 @@ def _progress_key(cfg: JobConfig, request: RangeRequest) -> dict:
 
 def _resume_point(fs, output: str, cfg: JobConfig, request: RangeRequest, ids: list[str]) -> str | None:
     """The last partition an interrupted run of this very request committed (None: start at the beginning)."""
-    text = fs.read_text(f"{output}/{PROGRESS}")
+    text = fs.read_text(f"{output}/{RANGE_PROGRESS_FILE}")
     if text is None:
         return None
     try:
@@ -228,7 +227,7 @@ def _resume_point(fs, output: str, cfg: JobConfig, request: RangeRequest, ids: l
     if same and committed is None:
         return None  # the interrupted run committed nothing
     if not same or committed not in ids:
-        print(f"replay: {output}/{PROGRESS} belongs to another range request: replaying "
+        print(f"replay: {output}/{RANGE_PROGRESS_FILE} belongs to another range request: replaying "
               f"{ids[0]}..{ids[-1]} from its start", file=sys.stderr, flush=True)
         return None
     return committed
@@ -237,7 +236,7 @@ def _resume_point(fs, output: str, cfg: JobConfig, request: RangeRequest, ids: l
 def _save_progress(fs, output: str, cfg: JobConfig, request: RangeRequest, committed: str | None) -> None:
     # Written after the partition's commit: a crash in between only replays that partition once more, which
     # gives the same outputs (its predecessor's state has not changed).
-    fs.write_text(f"{output}/{PROGRESS}", json.dumps({"request": _progress_key(cfg, request),
+    fs.write_text(f"{output}/{RANGE_PROGRESS_FILE}", json.dumps({"request": _progress_key(cfg, request),
                                                      "committed": committed}, indent=1) + "\n")
 
 

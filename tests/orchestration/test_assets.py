@@ -39,7 +39,7 @@ def examples():
 
 
 def test_assets_are_one_per_output_dataset():
-    from event_replay.io.output import DATASETS as WRITTEN
+    from event_replay.layout import DATASETS as WRITTEN
     from event_replay.orchestration.assets import OUTPUT_ASSETS, output_asset
 
     assert WRITTEN == DATASETS

@@ -32,7 +32,8 @@ import pytest
 from decoded import digests, partition_digests
 from event_replay.io.files import DamagedFileError, damage
 from event_replay.io.lock import LOCK
-from event_replay.range_replay import PROGRESS, RangeRequest, run_range
+from event_replay.layout import RANGE_PROGRESS_FILE
+from event_replay.range_replay import RangeRequest, run_range
 from event_replay.semantics.config import parse_config
 
 DAYS = ["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"]
@@ -139,7 +140,7 @@ def _check_stopped(out: Path, reference: dict, message: str, victim: Path, cause
     # No staging, no lock; the range journal says where a rerun continues.
     assert not [p.name for p in out.iterdir() if p.name.startswith(("_staging-", "_commit"))]
     assert not (out / LOCK).exists()
-    assert json.loads((out / PROGRESS).read_text())["committed"] == DAYS[1]
+    assert json.loads((out / RANGE_PROGRESS_FILE).read_text())["committed"] == DAYS[1]
 
 
 def _check_resumed(out: Path, reference: dict) -> None:

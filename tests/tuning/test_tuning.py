@@ -178,7 +178,8 @@ def test_each_variant_equals_a_separate_replay_run(spark, tmp_path):
     from event_replay.quality.attribution import holders, late_causes
     from event_replay.sample import SampleSpec, write_sample
     from event_replay.tuning.figures import ranked
-    from event_replay.tuning.results import PLOT_FILE, read_results
+    from event_replay.layout import TUNING_PLOT_FILE
+    from event_replay.tuning.results import read_results
     from event_replay.tuning.runner import run_tuning
 
     src = tmp_path / "log"
@@ -222,13 +223,13 @@ def test_each_variant_equals_a_separate_replay_run(spark, tmp_path):
     assert big["late_rows"] <= small["late_rows"] and big["wm_lag_mean_ms"] > small["wm_lag_mean_ms"]
 
     files = sorted(p.name for p in result.folder.iterdir())
-    assert files == sorted(["index.html", PLOT_FILE, "tuning.csv", "tuning.json", "tuning.md", "tuning.parquet"])
+    assert files == sorted(["index.html", TUNING_PLOT_FILE, "tuning.csv", "tuning.json", "tuning.md", "tuning.parquet"])
     assert not [p for p in result.folder.parent.iterdir() if p.name.startswith(".")]  # no staging left
     table = pd.read_parquet(result.folder / "tuning.parquet")
     assert table["late_rows"].tolist() == [r["late_rows"] for r in result.rows]
     assert pd.read_csv(result.folder / "tuning.csv")["variant"].tolist() == [r["variant"] for r in result.rows]
     import matplotlib.image
-    assert matplotlib.image.imread(result.folder / PLOT_FILE).shape[:2] == (600, 900)
+    assert matplotlib.image.imread(result.folder / TUNING_PLOT_FILE).shape[:2] == (600, 900)
     md = (result.folder / "tuning.md").read_text()
     assert all(r["variant"] in md for r in result.rows)
     doc = read_results(tmp_path / "out")

@@ -24,7 +24,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..io import state_files
-from ..io.partitions import Partition, state_dir
+from ..io.partitions import Partition
+from ..layout import state_dir
 from ..semantics.config import ConfigError, JobConfig, to_raw
 
 FORMAT_VERSION = 2  # 2: last_offsets

@@ -1,6 +1,6 @@
 """The IO layer: reading the source (with quarantine and the replay range) and writing the outputs atomically."""
-from .output import DATASETS, WriteSummary, ms_to_timestamp, swap_in, write_outputs
+from .output import WriteSummary, ms_to_timestamp, swap_in, write_outputs
 from .source import SourceData, partition_config, prepare_source, read_partition_source, read_raw, read_source
 
-__all__ = ["DATASETS", "SourceData", "WriteSummary", "ms_to_timestamp", "prepare_source", "read_raw",
+__all__ = ["SourceData", "WriteSummary", "ms_to_timestamp", "prepare_source", "read_raw",
            "read_source", "read_partition_source", "partition_config", "swap_in", "write_outputs"]

@@ -16,6 +16,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from ..layout import DATASETS
 from ..semantics.config import JobConfig
 from ..spark import local_frame
 from .commit import stage_and_commit
@@ -25,7 +26,6 @@ from .fs import fs_for, hadoop_fs
 from .quarantine import REASON_COLUMN, SOURCE_EVENT_TIME, orderable_columns
 from .source import SourceData
 
-DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")
 OUTPUT_FILES = 1  # files per dataset (but windows: output.windows_files): fixed, so that the output does not
 # depend on cores or partitions
 

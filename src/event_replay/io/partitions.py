@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from ..semantics.config import ConfigError
 from .fs import Fs
 
-STATE_DIR = "_state"
 _ID = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:T(\d{2}))?$")
 _DAY_FOLDER = re.compile(r"^dt=(\d{4}-\d{2}-\d{2})$")
 _HOUR_FOLDER = re.compile(r"^hour=(\d{2})$")
@@ -85,7 +84,3 @@ def _is_day(text: str) -> bool:
         return False
     return True
 
-
-def state_dir(output_path: str, partition_id: str) -> str:
-    """Where a partition's carried state lives (committed with its outputs)."""
-    return f"{output_path.rstrip('/')}/{STATE_DIR}/{partition_id}"

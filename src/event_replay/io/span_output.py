@@ -15,11 +15,12 @@ from typing import Sequence
 
 from pyspark.sql import DataFrame, SparkSession
 
+from ..layout import DATASETS
 from ..semantics.config import JobConfig
 from ..spark import local_frame
 from .files import parquet_rows
 from .fs import fs_for
-from .output import DATASETS, WriteSummary, counts_frame, stage_datasets, summary_of, write_dataset
+from .output import WriteSummary, counts_frame, stage_datasets, summary_of, write_dataset
 from .partitions import Partition
 from .source import SourceData
 

@@ -10,7 +10,7 @@ One sorted file each: the state is small, and a rerun writes the same bytes."""
 from __future__ import annotations
 
 from .fs import fs_for
-from .partitions import state_dir
+from ..layout import state_dir
 
 MANIFEST = "manifest.json"
 SPLIT_STATE_DDL = "split string, t long, m long"

@@ -20,7 +20,8 @@ from typing import Any, Mapping
 
 from airflow.sdk import Asset
 
-from .report import DATASETS
+from ..layout import DATASETS
+
 
 GROUP = "event_replay"
 SCHEME = "x-event-replay"  # an `x-` scheme: Airflow keeps the URI as it is (no normalizer), and it is no file path

@@ -27,7 +27,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
 
-CANCEL_FILE = "cancelled.json"
+from ..layout import CANCEL_FILE, RANGE_PROGRESS_FILE
+
 GRACE_SECONDS = 4.0
 
 
@@ -64,7 +65,6 @@ def cancellable(output: str, prog: str = "replay") -> Iterator[None]:
 def _clean(output: str, prog: str) -> None:
     from ..io.commit import recover, remove_orphan_staging
     from ..io.fs import LocalFs, is_local, local_path
-    from ..range_replay import PROGRESS
 
     if not is_local(output):
         return
@@ -73,7 +73,7 @@ def _clean(output: str, prog: str) -> None:
     done = recover(root, fs=fs)
     gone = remove_orphan_staging(root, fs=fs)
     try:
-        last = json.loads(Path(root, PROGRESS).read_text()).get("committed")
+        last = json.loads(Path(root, RANGE_PROGRESS_FILE).read_text()).get("committed")
     except (OSError, ValueError, AttributeError):
         last = None
     print(f"{prog}: cancelled: {output} keeps every committed partition"

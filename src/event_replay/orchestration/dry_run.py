@@ -17,14 +17,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from .record import RECORD_FILE, list_files
+from ..layout import AIRFLOW_FOLDER, DATASETS, RANGE_PROGRESS_FILE, RECORD_FILE, STATE_FOLDER, state_dir
+from .record import list_files
 
 # BENCHMARKS.md, "One span per chunk": a 31-day chunk of 155,000 rows took 28.4 s of spark-submit (21.5 s of span),
 # and a 10M-row replay 70-75 s: about 25 s a job (JVM, session, the engine's fixed Spark jobs) + 200,000 rows/s.
 JOB_SECONDS, ROWS_PER_SECOND = 25.0, 200_000.0
 NO_PREDECESSOR = "-"  # `continues` when no partition comes before the first one
 FILES_SHOWN = 20  # files listed per partition on the console (every one is in the JSON)
-DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")  # as io.output writes them
 
 
 @dataclass
@@ -78,8 +78,6 @@ def _committed(output: Path, subpath: str) -> bool:
 
 
 def _state(output: Path, pid: str) -> bool:
-    from ..io.partitions import state_dir
-
     folder = Path(state_dir(str(output), pid))
     return folder.is_dir() and any(folder.iterdir())
 
@@ -117,7 +115,7 @@ def history(output: str) -> list[dict[str, Any]]:
 
     if not is_local(output):
         return []
-    runs = Path(local_path(output)) / "_airflow"
+    runs = Path(local_path(output)) / AIRFLOW_FOLDER
     jobs = []
     records = sorted(runs.glob(f"*/{RECORD_FILE}"), key=lambda p: p.stat().st_mtime) if runs.is_dir() else []
     for f in records:
@@ -150,12 +148,11 @@ def estimate(rows: int | None, jobs: int, earlier: list[dict[str, Any]]) -> tupl
 def _resume_point(output: str, first: str, last: str) -> str | None:
     """The partition an interrupted run of this very range committed last (its `_range.json`), if any."""
     from ..io.fs import is_local, local_path
-    from ..range_replay import PROGRESS
 
     if not is_local(output):
         return None
     try:
-        saved = json.loads((Path(local_path(output)) / PROGRESS).read_text())
+        saved = json.loads((Path(local_path(output)) / RANGE_PROGRESS_FILE).read_text())
         request = saved["request"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -256,14 +253,14 @@ def predecessor(cfg, first: str) -> str | None:
     """The partition whose state `first` continues by default (job.continued_state's rule): the latest one before it
     with a source folder or a carried state; None when there is none."""
     from ..io.fs import fs_for, is_local
-    from ..io.partitions import STATE_DIR, partitions_present
+    from ..io.partitions import partitions_present
 
     if not (is_local(cfg.source.path) and is_local(cfg.output.path)):
         return None
     hourly = "T" in first
     earlier = {p for p in partitions_present(fs_for(cfg.source.path), cfg.source.path, hourly) if p < first}
     output = cfg.output.path.rstrip("/")
-    earlier |= {s for s in fs_for(output).list_names(f"{output}/{STATE_DIR}") if s < first and len(s) == len(first)}
+    earlier |= {s for s in fs_for(output).list_names(f"{output}/{STATE_FOLDER}") if s < first and len(s) == len(first)}
     return max(earlier) if earlier else None
 
 

@@ -25,12 +25,13 @@ from typing import Any
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 from airflow.sdk.exceptions import AirflowSkipException
 
+from ..layout import CANCEL_FILE, DONE_FOLDER
 from .assets import OUTPUT_ASSETS, outlet_extras
 from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
 from ..extension import with_extension_jar
 from ..fatal import with_exit_on_oom
 from .links import RUN_LINKS
-from .cancel import CANCEL_FILE, GRACE_SECONDS, stop_spark_submit, write_cancel_record
+from .cancel import GRACE_SECONDS, stop_spark_submit, write_cancel_record
 from .failures import DRY_RUN_KEY, cause_of, fail, tail_buffer, tee
 from .plan import Plan, PlanError, check_state
 from .record import new_record, write_record
@@ -131,7 +132,7 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
         if not plan.runs:
             raise AirflowSkipException("no partition to replay")
         run_dir = Path(p["run_dir"])
-        done_dir = run_dir / "done"
+        done_dir = run_dir / DONE_FOLDER
         chunks = chunk_runs(plan.runs, p.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB)
         record = new_record(p, getattr(context.get("dag_run"), "dag_id", None), context.get("run_id"))
         write_record(run_dir, record)

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 import yaml
 
 from ..engine.state import require_declared_splits
+from ..layout import AIRFLOW_FOLDER, run_folder_name
 from ..semantics.config import END_OF_INPUT, ConfigError, JobConfig, load_config, to_raw
 from ..semantics.durations import parse_duration_ms
 
@@ -225,10 +226,9 @@ def check_partitioned(cfg: JobConfig, config_file: Path) -> None:
 
 def run_dir(cfg: JobConfig, run_id: str, project_dir: str | Path) -> Path:
     """Where a DAG run keeps its effective config and report: next to the outputs when they are local."""
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", run_id).strip("_") or "run"
-    base = Path(cfg.output.path) / "_airflow" if not _URI.match(cfg.output.path) else \
+    base = Path(cfg.output.path) / AIRFLOW_FOLDER if not _URI.match(cfg.output.path) else \
         Path(project_dir) / ".airflow" / "runs"
-    return base / safe
+    return base / run_folder_name(run_id)
 
 
 def write_effective_config(cfg: JobConfig, path: str | Path) -> str:

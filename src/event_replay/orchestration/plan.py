@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..io.fs import LocalFs
-from ..io.partitions import partitions_present, state_dir
+from ..io.partitions import partitions_present
+from ..layout import state_dir
 
 
 class PlanError(ValueError):

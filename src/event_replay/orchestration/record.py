@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-RECORD_FILE = "run.json"
+from ..layout import AIRFLOW_FOLDER, RECORD_FILE, run_folder_name
+
 FORMAT = 1
 PROJECT_DIR = Path(__file__).resolve().parents[3]  # src/event_replay/orchestration/record.py -> the checkout
 
@@ -221,17 +222,14 @@ def verify(record: Mapping[str, Any]) -> Verification:
 
 def find_run(target: str, output_path: str | None = None) -> Path | None:
     """A run folder from `replay verify`'s argument: the folder, its run.json, or a run id under
-    `<output_path>/_airflow/` (the folder name is the run id made safe, as params.run_dir does)."""
-    import re
-
+    `<output_path>/_airflow/` (the folder name is the run id made safe: layout.run_folder_name)."""
     p = Path(target)
     if p.is_file() and p.name == RECORD_FILE:
         return p.parent
     if (p / RECORD_FILE).is_file():
         return p
     if output_path:
-        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", target).strip("_") or "run"
-        folder = Path(output_path) / "_airflow" / safe
+        folder = Path(output_path) / AIRFLOW_FOLDER / run_folder_name(target)
         if (folder / RECORD_FILE).is_file():
             return folder
     return None

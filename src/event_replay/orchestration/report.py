@@ -5,9 +5,9 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..layout import CHUNK_FILE, COUNTS, DATASETS, PLAN_FILE, REPORT_FILE, REPORT_MD_FILE
 from .plan import state_exists, state_path
 
-DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")  # as io.output writes them
 
 
 def dataset_rows(folder: Path) -> int | None:
@@ -55,26 +55,23 @@ def render_markdown(report: dict[str, Any]) -> str:
 def write_report(report: dict[str, Any], folder: str | Path) -> tuple[str, str]:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "report.json").write_text(json.dumps(report, indent=2, default=str) + "\n")
-    (folder / "report.md").write_text(render_markdown(report))
-    return str(folder / "report.json"), str(folder / "report.md")
+    (folder / REPORT_FILE).write_text(json.dumps(report, indent=2, default=str) + "\n")
+    (folder / REPORT_MD_FILE).write_text(render_markdown(report))
+    return str(folder / REPORT_FILE), str(folder / REPORT_MD_FILE)
 
 
 def partition_rows_read(output_path: str | Path, partition: str) -> int:
     """The rows one replayed partition read: its row of the `counts/` dataset."""
     import pyarrow.parquet as pq
 
-    folder = Path(output_path) / "counts" / f"dt={partition}"
+    folder = Path(output_path) / COUNTS / f"dt={partition}"
     files = sorted(folder.rglob("*.parquet")) if folder.is_dir() else []
     return sum(int(v or 0) for f in files for v in pq.read_table(f, columns=["rows_read"]).column(0).to_pylist())
 
 
-# The run's progress on disk, for the "Replay runs" page (plugins/replay_runs/runs.py reads these names; the plugin
-# imports no project code): what the run plans, the chunk being replayed now; the done/<partition> markers
-# (operators.py) say what the run has replayed, the range job's `<output>/_range.json` (range_replay.py) which
-# partition of the chunk it has committed.
-PLAN_FILE = "plan.json"
-CHUNK_FILE = "replaying.json"
+# The run's progress on disk, for the "Replay runs" page (plugins/replay_runs/runs.py; the names are layout.py's):
+# what the run plans, the chunk being replayed now; the done/<partition> markers (operators.py) say what the run has
+# replayed, the range job's `<output>/_range.json` (range_replay.py) which partition of the chunk it has committed.
 
 
 def write_plan_record(run_dir: str | Path, partitions: Sequence[str], missing: Sequence[str] = (),

@@ -12,13 +12,13 @@ import shutil
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..layout import DATA_QUALITY_FILE
+from ..layout import CHUNK_FILE, DATA_QUALITY_FILE, DONE_FOLDER
 from ..semantics.config import ConfigError, to_raw
 from .chunks import partitions_per_job
 from .failures import fail
 from .params import run_dir, user_message, validate_request, write_effective_config
 from .plan import Plan, PlanError, check_state, list_partitions, plan_range, predecessor
-from .report import CHUNK_FILE, build_report, write_plan_record, write_report
+from .report import build_report, write_plan_record, write_report
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ def validate_backfill(params: Mapping[str, Any], project_dir: str, run_id: str) 
         if req.generated_config is not None:  # a Flink SQL job: keep what it was converted to, with its comments
             generated = str(folder / "flink_job.yaml")
             Path(generated).write_text(req.generated_config)
-        shutil.rmtree(folder / "done", ignore_errors=True)  # a new pass of the run replays everything again
+        shutil.rmtree(folder / DONE_FOLDER, ignore_errors=True)  # a new pass of the run replays everything again
         (folder / CHUNK_FILE).unlink(missing_ok=True)  # nor is a chunk of an earlier pass replaying any more
     log.info("request valid: %s, %s..%s, %s", req.config_file, req.start, req.end,
              "dry run: nothing is written" if dry else f"effective config {config_path}")

@@ -11,6 +11,7 @@ import logging
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..layout import TUNING_FOLDER
 from ..semantics.config import ConfigError
 from ..tuning.grid import GridError, parse_grid
 from .operators import ReplaySparkSubmitOperator
@@ -77,7 +78,7 @@ def validate_tuning(params: Mapping[str, Any], project_dir: str | Path, run_id: 
 
 def tuning_report(validated: Mapping[str, Any]) -> dict[str, Any]:
     """The table the job wrote (fails if it is missing), logged as Markdown."""
-    from ..tuning.results import TUNING_FOLDER, read_results
+    from ..tuning.results import read_results
 
     folder = Path(validated["output_path"], TUNING_FOLDER, validated["grid"])
     results = {r["folder"]: r for r in read_results(validated["output_path"])}

@@ -15,10 +15,10 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from ..layout import DATASETS, state_dir
 from ..semantics.config import JobConfig
 from ..semantics.durations import POS_INF
 
-DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")
 _COUNT_STAR = re.compile(r"^\s*count\s*\(\s*(\*|1)\s*\)\s*$", re.IGNORECASE)
 
 
@@ -165,7 +165,6 @@ def effective_end_of_input(spark: SparkSession, output_path: str, counts: DataFr
     if not last:
         return "hold"
     pid = _partition_id(last[0], parts)
-    from ..io.partitions import state_dir
     from ..io.state_files import MANIFEST
 
     path = f"{state_dir(output_path, pid)}/{MANIFEST}"

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..layout import DOCS_FOLDER
 from ..semantics.config import JobConfig, load_config
 
-DOCS_FOLDER = "_data_docs"
 SITE_NAME = "event_replay"
 UNEXPECTED_SAMPLE = 20
 

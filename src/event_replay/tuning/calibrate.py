@@ -29,6 +29,7 @@ from ..compare.live import FORMATS, LiveOutput, LiveSpec, parse_mapping, parse_o
 from ..compare.matching import match_late, match_windows
 from ..compare.replay_side import Scope, from_engine
 from ..compare.rules import rules_for
+from ..layout import TUNING_JSON_FILE
 from ..semantics.config import JobConfig
 from .runner import display_value
 
@@ -168,7 +169,7 @@ def write_ranking(folder: Path, spec: LiveSpec, rows: Sequence[dict[str, Any]]) 
     doc = {"live": {"path": spec.path, "format": spec.format, "late_path": spec.late_path,
                     "keeps_updates": spec.keeps_updates}, "verdict": verdict(ordered), "ranking": ordered}
     (folder / FILE_JSON).write_text(json.dumps(doc, indent=2, default=str) + "\n")
-    tj = folder / "tuning.json"
+    tj = folder / TUNING_JSON_FILE
     if tj.is_file():
         t = json.loads(tj.read_text())
         t["calibration"] = doc

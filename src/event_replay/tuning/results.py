@@ -6,16 +6,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-TUNING_FOLDER = "_tuning"
-PLOT_FILE = "late_share_vs_lag.png"
-JSON_FILE = "tuning.json"
+from ..layout import TUNING_FOLDER, TUNING_JSON_FILE
 
 
 def read_results(output_path: str | Path) -> list[dict[str, Any]]:
     """Every tuning result under `<output_path>/_tuning/` (tuning.json), by name."""
     root = Path(output_path, TUNING_FOLDER)
     out = []
-    for f in sorted(root.glob(f"*/{JSON_FILE}")) if root.is_dir() else []:
+    for f in sorted(root.glob(f"*/{TUNING_JSON_FILE}")) if root.is_dir() else []:
         if f.parent.name.startswith("."):
             continue
         try:

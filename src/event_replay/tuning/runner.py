@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from ..layout import TUNING_FOLDER, TUNING_JSON_FILE, TUNING_PLOT_FILE
 from ..local_folder import replace_folder
 from ..semantics.config import JobConfig
 from .grid import Grid, Variant, grid_value
-from .results import JSON_FILE, PLOT_FILE, TUNING_FOLDER
 
 COLUMNS = ["variant", "max_out_of_orderness_ms", "idle_timeout_ms", "allowed_lateness_ms", "rows", "late_rows",
            "late_share", "windows_late_fired", "wm_lag_mean_ms", "wm_lag_p99_ms", "first_fire_delay_mean_ms",
@@ -184,24 +184,24 @@ def write_result(folder: Path, cfg: JobConfig, grid: Grid, rows: list[dict[str, 
         df.to_csv(staging / "tuning.csv", index=False)
         md = markdown_table(rows)
         (staging / "tuning.md").write_text(f"# What-if tuning: {grid.name}\n\n{md}\n")
-        plot(staging / PLOT_FILE, rows)
+        plot(staging / TUNING_PLOT_FILE, rows)
         from .figures import __doc__ as definitions  # noqa: N813
 
         doc = {"grid": {"max_out_of_orderness_ms": list(grid.delays_ms),
                         "idle_timeout_ms": list(grid.idle_timeouts_ms),
                         "allowed_lateness_ms": list(grid.lateness_ms)},
                "name": grid.name, "source": source_info, "source_path": cfg.source.path,
-               "output_path": cfg.output.path, "columns": COLUMNS + extra, "rows": rows, "plot": PLOT_FILE,
+               "output_path": cfg.output.path, "columns": COLUMNS + extra, "rows": rows, "plot": TUNING_PLOT_FILE,
                "definitions": definitions}
-        (staging / JSON_FILE).write_text(json.dumps(doc, indent=2, default=str) + "\n")
+        (staging / TUNING_JSON_FILE).write_text(json.dumps(doc, indent=2, default=str) + "\n")
         (staging / "index.html").write_text(
             f"""<!doctype html><html><head><meta charset="utf-8"><title>What-if tuning</title>
 <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse;margin:1em 0}}
 td,th{{border:1px solid #ccc;padding:2px 8px;text-align:left}}</style></head><body>
 <h1>What-if tuning</h1><p>Source <code>{html.escape(cfg.source.path)}</code>, {source_info['rows']} rows,
 grid <code>{html.escape(grid.name)}</code>. Each variant replays the same input; definitions in
-<a href="{JSON_FILE}">{JSON_FILE}</a>, all columns in <a href="tuning.csv">tuning.csv</a>.</p>
-{html_table(rows)}<img src="{PLOT_FILE}" alt="late share vs watermark lag"></body></html>
+<a href="{TUNING_JSON_FILE}">{TUNING_JSON_FILE}</a>, all columns in <a href="tuning.csv">tuning.csv</a>.</p>
+{html_table(rows)}<img src="{TUNING_PLOT_FILE}" alt="late share vs watermark lag"></body></html>
 """)
 
     replace_folder(folder, fill)

@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
+from ..layout import TUNING_FOLDER, TUNING_PLOT_FILE, WHY_FOLDER, WHY_SUMMARY_FILE
 from ..local_folder import write_one_file
 from ..quality import attribution
 from ..quality.attribution import ALL_IDLE
@@ -38,20 +39,19 @@ from ..quality.prepare import late_events_batch, partition_columns, read_outputs
 from ..semantics.config import JobConfig
 from ..spark import build_session
 from ..tuning.figures import lag_figures
-from ..tuning.results import PLOT_FILE, TUNING_FOLDER, read_results
+from ..tuning.results import read_results
 from .page import render
 from .plot import MAX_LANES, figure_size_px, plot, utc
 from .timelines import lag_segments, series_column, timelines
 from .versus_live import versus_live
 
-REPORT_FOLDER = "why_report"
 HOLDERS_FILE = "window_holders.parquet"
 TIMELINES_FILE = "timelines.parquet"
 END_OF_INPUT = "end of input"
 SAMPLE_ROWS = 50
 COUNT_COLUMNS = ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows", "skipped_rows")
 
-__all__ = ["why_report", "figure_size_px", "REPORT_FOLDER"]
+__all__ = ["why_report", "figure_size_px"]
 
 
 def _window_holders(windows: DataFrame, holders: DataFrame, cfg: JobConfig) -> DataFrame:
@@ -67,7 +67,7 @@ def _tuning_entries(output_path: str, report: Path) -> list[dict]:
     """The tuning results of these outputs (event_replay.tuning), their plots copied next to the report."""
     entries = []
     for r in read_results(output_path):
-        png = Path(output_path.rstrip("/"), TUNING_FOLDER, r["folder"], r.get("plot") or PLOT_FILE)
+        png = Path(output_path.rstrip("/"), TUNING_FOLDER, r["folder"], r.get("plot") or TUNING_PLOT_FILE)
         copy = f"tuning-{r['folder']}.png"
         if png.is_file():
             shutil.copyfile(png, report / copy)
@@ -129,7 +129,7 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
     if spark is None:
         spark = build_session(app_name="event-replay-why-report")
     out = read_outputs(spark, output_path)
-    report = Path(report_dir) if report_dir else Path(output_path.rstrip("/"), REPORT_FOLDER)
+    report = Path(report_dir) if report_dir else Path(output_path.rstrip("/"), WHY_FOLDER)
     report.mkdir(parents=True, exist_ok=True)
     wm = watermarks_batch(out["watermarks"]).cache()
     late = late_events_batch(out["late_events"], cfg)
@@ -182,7 +182,7 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
         "tuning": _tuning_entries(output_path, report),
         "versus_live": versus_live(report, output_path),  # replay compare's result next to the report, calibration
     }
-    (report / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True, default=str) + "\n")
+    (report / WHY_SUMMARY_FILE).write_text(json.dumps(summary, indent=2, sort_keys=True, default=str) + "\n")
     wm.unpersist()
     holders.unpersist()
     segments.unpersist()
