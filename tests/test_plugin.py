@@ -344,7 +344,7 @@ def test_tuning_page_table_and_plot(client, token):
     assert r.status_code == 200, r.text
     name = "delay_1s-5s__idle_none-30s__lateness_0ms"
     assert f"<code>{name}</code>" in r.text and r.text.count("<tr class='variant'>") == 2
-    assert "<td>delay 5s, idle 30s, lateness 0ms</td><td>2</td><td>0.667%</td>" in r.text
+    assert "<td>delay 5s, idle 30s, lateness 0ms</td><td class='n'>2</td><td class='n'>0.667%</td>" in r.text
     src = f"/replay-runs/files/adhoc/demo/_tuning/{name}/late_share_vs_lag.png"
     assert f"src='{src}'" in r.text
     png = client.get(src, headers=auth)

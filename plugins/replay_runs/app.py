@@ -20,7 +20,9 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 from airflow.api_fastapi.core_api.security import requires_authenticated
 
 from event_replay.html_page import STYLE, THEME_SCRIPT
-from event_replay.layout import AIRFLOW_FOLDER, DOCS_FOLDER, TUNING_FOLDER, WHY_FOLDER, WHY_SUMMARY_FILE
+from event_replay.layout import AIRFLOW_FOLDER, DOCS_FOLDER, TUNING_FOLDER, TUNING_PLOT_FILE, WHY_FOLDER, \
+    WHY_SUMMARY_FILE
+from event_replay.tuning.runner import html_table
 from event_replay.why.page import duration, render
 
 from .dagruns import fetch_dag_runs, merge
@@ -189,24 +191,14 @@ def all_runs() -> list[RunRow]:
 
 def _tuning_section(request: Request, output: str) -> str:
     """Each what-if grid of an output (`replay tune`): its table and its plot; empty when there is none."""
-    try:  # the project's own formatting of the table (the API server runs in the project's environment)
-        from event_replay.tuning.runner import DISPLAY, display_value
-    except ImportError:
-        DISPLAY = [("variant", "variant"), ("late_rows", "late rows"), ("late_share", "late share")]
-
-        def display_value(col: str, v: Any) -> str:
-            return "-" if v is None else str(v)
     parts = []
     for i, r in enumerate(tuning_results(runs_root(), output)):
-        head = "".join(f"<th>{html.escape(h)}</th>" for _, h in DISPLAY)
-        body = "".join("<tr class='variant'>" + "".join(f"<td>{html.escape(display_value(c, row.get(c)))}</td>"
-                                                         for c, _ in DISPLAY) + "</tr>" for row in r.get("rows", []))
-        plot = r.get("plot") or "late_share_vs_lag.png"
+        plot = r.get("plot") or TUNING_PLOT_FILE
         src = _href(request, "files", output, TUNING_FOLDER, r["folder"], plot)
         csv = _href(request, "files", output, TUNING_FOLDER, r["folder"], "tuning.csv")
-        parts.append(f"<h3><code>{html.escape(r['folder'])}</code></h3><table id='tuning-{i}'><thead><tr>{head}"
-                     f"</tr></thead><tbody>{body}</tbody></table><img class='tuning-plot' src='{src}' "
-                     f"alt='late share vs watermark lag'><p><a href='{csv}'>tuning.csv</a> (all columns)</p>")
+        parts.append(f"<h3><code>{html.escape(r['folder'])}</code></h3>{html_table(r.get('rows', []), f'tuning-{i}')}"
+                     f"<img class='tuning-plot' src='{src}' alt='late share vs watermark lag'>"
+                     f"<p><a href='{csv}'>tuning.csv</a> (all columns)</p>")
     if not parts:
         return ""
     return ("<h2 id='what-if'>What-if tuning</h2><p>The same input replayed under each variant's watermark "

@@ -5,7 +5,7 @@ it in the Airflow webserver.
 from __future__ import annotations
 
 import html
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 # Styled like the Airflow 3 UI the plugin's pages sit in (its Chakra theme tokens: Inter, gray/brand oklch scales,
 # bg white/black, fg black/gray.50, border gray.200/gray.800), in its light and dark theme. The theme follows the
@@ -43,12 +43,19 @@ def cell(v: Any) -> str:
     return html.escape(str(v))
 
 
-def table(rows: Iterable[dict], cols: list[tuple[str, str]], table_id: str, total: dict | None = None) -> str:
-    """cols: (key, heading); numbers right-aligned; an optional total row."""
+def table(rows: Iterable[dict], cols: list[tuple[str, str]], table_id: str, total: dict | None = None,
+          text: Callable[[str, Any], str] | None = None, row_class: str | None = None) -> str:
+    """The project's one HTML table. cols: (key, heading). A cell shows `text(key, value)` when given, else
+    `cell(value)`; numbers are right-aligned; an optional total row; `row_class`: the class of every body row."""
+    def td(k: str, v: Any) -> str:
+        shown = html.escape(text(k, v)) if text else cell(v)
+        return f"<td class='n'>{shown}</td>" if isinstance(v, (int, float)) and not isinstance(v, bool) \
+            else f"<td>{shown}</td>"
+
     def cells(r: dict) -> str:
-        return "".join(f"<td class='n'>{cell(r.get(k))}</td>" if isinstance(r.get(k), (int, float))
-                       and not isinstance(r.get(k), bool) else f"<td>{cell(r.get(k))}</td>" for k, _ in cols)
+        return "".join(td(k, r.get(k)) for k, _ in cols)
+    tr = f"<tr class='{row_class}'>" if row_class else "<tr>"
     head = "".join(f"<th>{html.escape(h)}</th>" for _, h in cols)
-    body = "".join(f"<tr>{cells(r)}</tr>" for r in rows)
+    body = "".join(f"{tr}{cells(r)}</tr>" for r in rows)
     foot = f"<tr class='total'>{cells(total)}</tr>" if total else ""
     return f"<table id='{table_id}'><thead><tr>{head}</tr></thead><tbody>{body}{foot}</tbody></table>"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from ..html_page import table
 from ..layout import TUNING_FOLDER, TUNING_JSON_FILE, TUNING_PLOT_FILE
 from ..local_folder import replace_folder
 from ..semantics.config import JobConfig
@@ -127,11 +128,8 @@ def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def html_table(rows: Sequence[dict[str, Any]], table_id: str = "tuning") -> str:
-    shown = display_columns(rows)
-    head = "".join(f"<th>{html.escape(h)}</th>" for _, h in shown)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(display_value(c, r.get(c)))}</td>" for c, _ in shown)
-                   + "</tr>" for r in rows)
-    return f"<table id='{table_id}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    """The tuning table as `replay tune`'s index.html, the why-report and the Replay runs page show it."""
+    return table(rows, display_columns(rows), table_id, text=display_value, row_class="variant")
 
 
 def plot(path: Path, rows: Sequence[dict[str, Any]]) -> None:
