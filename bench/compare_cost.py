@@ -1,4 +1,5 @@
-"""The cost of `replay compare` next to the replay's, on a generated log (BENCHMARKS.md, "replay compare at 10M rows").
+"""The cost of `replay compare` next to the replay's, on a generated log (bench/results/SESSIONS.md, "replay compare
+at 10M rows").
 
     nice python bench/compare_cost.py --rows 10000000 [--work bench/out/compare-10m] [--master local[2]]
 

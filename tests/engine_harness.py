@@ -7,6 +7,7 @@ from typing import Any, Sequence
 from pyspark.sql import types as T
 
 from event_replay import engine
+from event_replay.engine.contract import Clock
 from event_replay.semantics.config import JobConfig
 from event_replay.semantics.model import ReplayResult
 from event_replay.semantics.reference import declared_splits_of, replay_range_of
@@ -50,7 +51,7 @@ def engine_outputs(spark, rows, cfg: JobConfig, declared: Sequence[str] | None =
     df = spark.createDataFrame(
         [(r.split, r.offset, r.arrival_time, r.event_time, r.key, r.payload.get("value")) for r in in_range],
         ROW_SCHEMA)
-    result = engine.replay(spark, df, cfg, splits, start, end)
+    result, _ = engine.replay(spark, df, cfg, splits, Clock(start, end))
     try:
         names = list(cfg.aggregations)
         firings = [tuple(r) for r in result.windows.select(

@@ -64,7 +64,7 @@ def engine_partitioned(spark, rows, cfg, splits, bounds) -> dict:
             [(r.split, r.offset, r.arrival_time, r.event_time, r.key, r.payload.get("value"))
              for r in rows if lo <= r.arrival_time < hi], ROW_SCHEMA)
         eoi = cfg.replay.end_of_input if i == n - 1 else "hold"
-        result, end = engine.replay_partition(spark, df, cfg, splits, part, carried, end_of_input=eoi)
+        result, end = engine.replay(spark, df, cfg.with_end_of_input(eoi), splits, part, carried)
         try:
             firings += [tuple(r) for r in result.windows.select(
                 "key", "window_start", "window_end", "fire_index", "fire_watermark", "fire_reason", *names).collect()]

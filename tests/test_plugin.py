@@ -535,7 +535,7 @@ def test_record_page(client, token, runs_root):
                             "partitions": {"2024-01-01": {"folder": "dt=2024-01-01",
                                                           "files": [{"path": "a.parquet", "size": 10}]}}},
                   "spark": {"version": "4.1.3", "master": "local[2]"},
-                  "jobs": [{"job": 1, "partitions": ["2024-01-01"], "seconds": 12.5, "rows_read": 150}]})
+                  "jobs": [{"job": 1, "partitions": ["2024-01-01"], "seconds": 12.5, "rows_read": 15000}]})
     try:
         auth = {"Authorization": f"Bearer {token}"}
         page = client.get("/replay-runs/record/nightly/_airflow/manual__1", headers=auth)
@@ -543,6 +543,7 @@ def test_record_page(client, token, runs_root):
         assert "<th>project version</th><td>0.1.0</td>" in page.text and "4.1.3 on local[2]" in page.text
         assert "<td>2024-01-01</td><td>1</td><td class='n'>10</td>" in page.text and "type: tumbling" in page.text
         assert "replay verify " in page.text
+        assert "<td class='n'>15,000</td><td class='n'>12.5</td>" in page.text  # counts read at a glance
         row = next(x for x in _rows(client.get("/replay-runs/", headers=auth).text) if "manual__1" in x)
         assert "href='/replay-runs/record/nightly/_airflow/manual__1'" in row and ">v0.1.0 abc<" in row
         assert client.get("/replay-runs/record/nightly/_airflow/manual__2", headers=auth).status_code == 404

@@ -1,5 +1,5 @@
-"""Experiment: the windows output's aggregate, as written today vs pre-partitioned by key (BENCHMARKS.md, "What would
-still be gained").
+"""Experiment: the windows output's aggregate, as written today vs pre-partitioned by key
+(bench/results/SESSIONS.md, "What would still be gained").
 
     python bench/experiments/windows_aggregate.py [--log bench/data/log-10m] [--files 8] [--reps 3]
 

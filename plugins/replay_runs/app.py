@@ -51,6 +51,9 @@ content="light dark"><title>{html.escape(title)}</title><style>{_STYLE}</style>{
 
 
 def _fmt(v: Any) -> str:
+    """A cell: counts with thousands separators (a row count reads at a glance), the rest as it is."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return f"{v:,}"
     return "&ndash;" if v is None else html.escape(str(v))
 
 

@@ -15,6 +15,7 @@ def run_replay(spark, cfg: JobConfig):
 
     Under the output's lock (io/lock.py); an interrupted commit of an earlier run is rolled forward first."""
     from . import engine
+    from .engine.contract import Clock
     from .io import read_source, write_outputs
     from .io.lock import output_lock
     from .io.scratch import scratch_space
@@ -26,7 +27,8 @@ def run_replay(spark, cfg: JobConfig):
         try:
             start = source.start_ms if source.start_ms is not None else 0
             end = source.end_ms if source.end_ms is not None else start
-            result = engine.replay(spark, source.rows, cfg, source.splits, start, end, source.tick_partials)
+            result, _ = engine.replay(spark, source.rows, cfg, source.splits, Clock(start, end),
+                                      tick_partials=source.tick_partials)
             return write_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks)
         finally:
             source.release()
@@ -78,10 +80,9 @@ def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False,
                                        allow_missing=allow_missing,
                                        carried_offsets=carried.manifest.last_offsets if carried else None)
         try:
-            result, end = engine.replay_partition(spark, source.rows, cfg, source.splits, part, carried,
-                                                  end_of_input=end_of_input,
-                                                  clean_max_offsets=source.clean_max_offsets,
-                                                  tick_partials=source.tick_partials)
+            result, end = engine.replay(spark, source.rows, cfg.with_end_of_input(end_of_input), source.splits,
+                                        part, carried, clean_max_offsets=source.clean_max_offsets,
+                                        tick_partials=source.tick_partials)
             # The state last: whoever finds a partition's state finds all its outputs in place.
             summary = write_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks,
                                     partition_subpath=part.subpath,

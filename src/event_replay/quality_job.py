@@ -1,7 +1,7 @@
 """`replay quality`: the data-quality step of a DAG run as one Spark job, where the outputs are.
 
-The GX suites (`replay validate`'s `validate`) and the why-report in one Spark session, both written into one folder
-(the Airflow run's: `_data_docs/`, `why_report/`), and the outcome as `data_quality.json` there:
+The GX suites (`replay validate`'s `validate`) and the why-report side by side in one Spark session, both written
+into one folder (the Airflow run's: `_data_docs/`, `why_report/`), and the outcome as `data_quality.json` there:
 
     {"success": true, "expectations": 12, "failed": 0, "failed_names": [], "data_docs": ".../_data_docs/index.html",
      "why_report": ".../why_report/index.html", "output_path": "...", "summary": "validate ...: OK (...)"}
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +35,13 @@ def run_quality(cfg: JobConfig, folder: str | Path, run_name: str | None = None,
     if own:
         spark = build_session(app_name="event-replay-dq")
     try:
-        report = validate(cfg.output.path, cfg, docs_dir=str(folder / DOCS_FOLDER), spark=spark, run_name=run_name)
-        # also when an expectation failed: it explains
-        why = why_report(cfg.output.path, cfg, spark=spark, report_dir=folder / WHY_FOLDER)
+        # Side by side in one session: on a small output both are bound by Spark's per-job overhead and GX's import,
+        # which overlap. The why-report is written also when an expectation fails: it explains.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gx") as pool:
+            suites = pool.submit(validate, cfg.output.path, cfg, docs_dir=str(folder / DOCS_FOLDER), spark=spark,
+                                 run_name=run_name)
+            why = why_report(cfg.output.path, cfg, spark=spark, report_dir=folder / WHY_FOLDER)
+            report = suites.result()
     finally:
         if own:
             spark.stop()

@@ -177,10 +177,9 @@ def replay_span(spark, cfg: JobConfig, request: RangeRequest, ids: list[str], st
                               carried.manifest.last_offsets if carried else None)
     staging = new_staging(output)
     try:
-        result, end = engine.replay_partition(spark, source.rows, cfg, source.splits, span.whole, carried,
-                                              end_of_input=request.end_of_input,
-                                              clean_max_offsets=source.clean_max_offsets, with_cause=True,
-                                              tick_partials=source.tick_partials)
+        result, end = engine.replay(spark, source.rows, cfg.with_end_of_input(request.end_of_input), source.splits,
+                                    span.whole, carried, clean_max_offsets=source.clean_max_offsets,
+                                    with_cause=True, tick_partials=source.tick_partials)
         # The last partition's state continues from the one before it, as its own run's does.
         end.manifest.previous = ids[-2] if len(ids) > 1 else end.manifest.previous
         ends = stream_at_ends(span, result.watermarks, carried.manifest.stream_watermark if carried else None,

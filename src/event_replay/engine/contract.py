@@ -1,5 +1,9 @@
 """The contract between the Spark engine's stages (all times are long milliseconds).
 
+The entry (`engine.replay`) takes the rows, the config, the declared splits, the replay clock's range (`Clock`, or a
+partition or span: anything with start_ms, end_ms and id) and the state carried from the previous range (None: the
+history starts), and returns the range's `EngineResult` and its `RangeEnd`: what the next range continues from.
+
 Input rows (a DataFrame, already read, cleaned and cut to the replay range by the IO layer):
     split string, offset long, arrival_time long, event_time long, key (any type), payload columns...
   For ingestion/processing time, event_time already equals arrival_time.
@@ -58,3 +62,12 @@ class EngineResult:
     windows: DataFrame
     late_events: DataFrame
     watermarks: DataFrame
+
+
+@dataclass(frozen=True)
+class Clock:
+    """The replay clock's range [start_ms, end_ms) of a replay that writes no state (a whole source); a partition or
+    a span of them (io/partitions.py, span.py) is a clock with the `id` its state is written under."""
+    start_ms: int
+    end_ms: int
+    id: str | None = None

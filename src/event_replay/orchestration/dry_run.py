@@ -20,8 +20,9 @@ from typing import Any, Sequence
 from ..layout import AIRFLOW_FOLDER, DATASETS, RANGE_PROGRESS_FILE, RECORD_FILE, STATE_FOLDER, state_dir
 from .record import list_files
 
-# BENCHMARKS.md, "One span per chunk": a 31-day chunk of 155,000 rows took 28.4 s of spark-submit (21.5 s of span),
-# and a 10M-row replay 70-75 s: about 25 s a job (JVM, session, the engine's fixed Spark jobs) + 200,000 rows/s.
+# bench/results/SESSIONS.md, "One span per chunk": a 31-day chunk of 155,000 rows took 28.4 s of spark-submit
+# (21.5 s of span), and a 10M-row replay 70-75 s: about 25 s a job (JVM, session, the engine's fixed Spark jobs)
+# + 200,000 rows/s.
 JOB_SECONDS, ROWS_PER_SECOND = 25.0, 200_000.0
 NO_PREDECESSOR = "-"  # `continues` when no partition comes before the first one
 FILES_SHOWN = 20  # files listed per partition on the console (every one is in the JSON)

@@ -51,6 +51,7 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
     `per_variant(engine result, variant config)`: more columns of a variant's row (calibrate.py: the
     agreement with the live output, `replay tune --against-live`)."""
     from .. import engine
+    from ..engine.contract import Clock
     from ..io import read_source
     from ..io.scratch import scratch_space
     from . import figures as fig  # Spark: imported only to run (the Airflow page reads results without it)
@@ -68,7 +69,7 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
             table = []
             for i, (variant, vcfg) in enumerate(variants, 1):
                 t1 = time.monotonic()
-                result = engine.replay(spark, rows, vcfg, source.splits, start, end)
+                result, _ = engine.replay(spark, rows, vcfg, source.splits, Clock(start, end))
                 try:
                     row = fig.variant_figures(result, newest, vcfg, source.clean_rows, end)
                     if per_variant is not None:
