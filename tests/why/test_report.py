@@ -168,7 +168,7 @@ def test_tuning_section_when_a_tuning_result_exists(spark, tmp_path):
     assert _png_size(png) == (900, 600)
     page = index.read_text()
     assert "What-if tuning" in page and f"src='{entry['plot']}'" in page
-    assert "<td>delay 1s, idle none, lateness 0ms</td><td>0</td><td>0.000%</td>" in page
+    assert "<td>delay 1s, idle none, lateness 0ms</td><td class='n'>0</td><td class='n'>0.000%</td>" in page
 
 
 def test_a_short_dense_log_is_one_span(spark):
