@@ -1,0 +1,61 @@
+"""The physical plans of a whole-source replay (windows, late events, watermarks) as text, with Spark's expression
+ids and scratch paths removed: two trees whose files are equal plan the same Spark work, a stronger check than a
+timing A/B for a change meant to leave the engine's work alone.
+
+    .venv/bin/python bench/plans.py --tree <old worktree> --log bench/data/log-1m --shape headline --out old.txt
+    .venv/bin/python bench/plans.py --tree . --log bench/data/log-1m --shape headline --out new.txt && cmp old.txt new.txt
+
+`--tree`'s `src/` is imported (its jar in src/event_replay/jvm/); the config is bench/configs/<shape>.yaml.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+BENCH = Path(__file__).resolve().parent
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tree", required=True, help="the project tree whose engine plans")
+    ap.add_argument("--log", required=True, help="a generated log (bench/generate.py, bench/bursty.py)")
+    ap.add_argument("--shape", default="headline", help="bench/configs/<shape>.yaml")
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    sys.path.insert(0, str(Path(a.tree).resolve() / "src"))
+    from event_replay import engine
+    from event_replay.io import read_source
+    from event_replay.semantics.config import load_config
+    from event_replay.spark import build_session
+
+    raw = yaml.safe_load((BENCH / "configs" / f"{a.shape}.yaml").read_text())
+    raw["source"]["path"], raw["output"]["path"] = a.log, tempfile.mkdtemp(prefix="plans-")
+    config = Path(raw["output"]["path"], "job.yaml")
+    config.write_text(yaml.safe_dump(raw))
+    cfg = load_config(str(config))
+    spark = build_session(app_name="bench-plans")
+    engine.fixed_plans(spark)
+    src = read_source(spark, cfg)
+    start = src.start_ms or 0
+    end = src.end_ms if src.end_ms is not None else start
+    try:  # the one entry (since 9af6f4e)
+        from event_replay.engine.contract import Clock
+        result, _ = engine.replay(spark, src.rows, cfg, src.splits, Clock(start, end), tick_partials=src.tick_partials)
+    except ImportError:  # a tree from before it
+        result = engine.replay(spark, src.rows, cfg, src.splits, start, end, src.tick_partials)
+    with open(a.out, "w") as f:
+        for name in ("windows", "late_events", "watermarks"):
+            plan = getattr(result, name)._jdf.queryExecution().executedPlan().toString()
+            plan = re.sub(r"#\d+L?", "#", plan)
+            plan = re.sub(r"event-replay-scratch-[^/\]]+/[^,\]]*", "event-replay-scratch-...", plan)
+            f.write(f"== {name}\n{plan}\n")
+    print(a.out)
+
+
+if __name__ == "__main__":
+    main()
