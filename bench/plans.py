@@ -41,12 +41,11 @@ def main() -> None:
     spark = build_session(app_name="bench-plans")
     engine.fixed_plans(spark)
     src = read_source(spark, cfg)
-    start = src.start_ms or 0
-    end = src.end_ms if src.end_ms is not None else start
-    try:  # the one entry (since 9af6f4e)
-        from event_replay.engine.contract import Clock
-        result, _ = engine.replay(spark, src.rows, cfg, src.splits, Clock(start, end), tick_partials=src.tick_partials)
-    except ImportError:  # a tree from before it
+    if hasattr(src, "clock"):  # the one engine entry
+        result, _ = engine.replay(spark, src.rows, cfg, src.splits, src.clock(), tick_partials=src.tick_partials)
+    else:  # a tree from before it (9c64a0f and earlier)
+        start = src.start_ms if src.start_ms is not None else 0
+        end = src.end_ms if src.end_ms is not None else start
         result = engine.replay(spark, src.rows, cfg, src.splits, start, end, src.tick_partials)
     with open(a.out, "w") as f:
         for name in ("windows", "late_events", "watermarks"):

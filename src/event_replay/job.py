@@ -15,7 +15,6 @@ def run_replay(spark, cfg: JobConfig):
 
     Under the output's lock (io/lock.py); an interrupted commit of an earlier run is rolled forward first."""
     from . import engine
-    from .engine.contract import Clock
     from .io import read_source, write_outputs
     from .io.lock import output_lock
     from .io.scratch import scratch_space
@@ -25,9 +24,7 @@ def run_replay(spark, cfg: JobConfig):
         recover_output(spark, cfg.output.path)
         source = read_source(spark, cfg)
         try:
-            start = source.start_ms if source.start_ms is not None else 0
-            end = source.end_ms if source.end_ms is not None else start
-            result, _ = engine.replay(spark, source.rows, cfg, source.splits, Clock(start, end),
+            result, _ = engine.replay(spark, source.rows, cfg, source.splits, source.clock(),
                                       tick_partials=source.tick_partials)
             return write_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks)
         finally:

@@ -1,13 +1,15 @@
 """The Spark engine: stage 1 (timeline) then stage 2 (windows); see contract.py for what flows between them."""
 from __future__ import annotations
 
+from functools import cached_property
 from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from ..semantics.config import JobConfig
-    from .contract import Clock, EngineResult
+    from .contract import EngineResult
+    from ..io.partitions import Clock
     from ..io.read_order import TickPartials
     from .state import CarriedState
 
@@ -58,20 +60,18 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
         partitions=windows_partitions(spark, cfg),
         with_cause=with_cause)
     result = EngineResult(windows=firings, late_events=late_rows, watermarks=timeline.watermarks)
-    return result, RangeEnd(lambda: _end_state(cfg, rows, clock, m, all_splits, stream_values, end, window_rows,
-                                               elems, clean_max_offsets))
+    return result, RangeEnd(lambda: _end_state(cfg, rows, clock, m, w0, all_splits, stream_values, end,
+                                               window_rows, elems, clean_max_offsets))
 
 
-def _end_state(cfg, rows, clock, m, all_splits, stream_values, end, window_rows, elems, clean_max_offsets):
-    """(manifest, split states, carried rows) at the end of an event-time range: two small aggregates (scalars) on
-    the driver, the rest stays in DataFrames."""
+def _end_state(cfg, rows, clock, m, w0, all_splits, stream_values, end, window_rows, elems, clean_max_offsets):
+    """(manifest, split states, carried rows) at the end of an event-time range that started at stream watermark
+    `w0`: two small aggregates (scalars) on the driver, the rest stays in DataFrames."""
     from pyspark.sql import functions as F
 
-    from .contract import NEG_INF
     from .state import FORMAT_VERSION, Manifest, fingerprint, last_offsets_after
     from .windows import carried_rows
 
-    w0 = m.stream_watermark if m is not None else NEG_INF
     top = stream_values.agg(F.max("watermark")).collect()[0][0]
     w_end = max(w0, top) if top is not None else w0
     last = end.stream_last.collect() if end.stream_last is not None else []  # at most one row
@@ -124,24 +124,15 @@ class RangeEnd:
     states and the carried rows, computed on first read (a replay that writes no state never pays for them)."""
 
     def __init__(self, compute):
-        self._compute, self._state = compute, None
+        self._compute = compute
 
-    def _get(self):
-        if self._state is None:
-            self._state = self._compute()
-        return self._state
+    @cached_property
+    def _state(self):
+        return self._compute()
 
-    @property
-    def manifest(self):
-        return self._get()[0]
-
-    @property
-    def splits(self):
-        return self._get()[1]
-
-    @property
-    def rows(self):
-        return self._get()[2]
+    manifest = property(lambda self: self._state[0])
+    splits = property(lambda self: self._state[1])
+    rows = property(lambda self: self._state[2])
 
 
 def release(spark: "SparkSession") -> None:

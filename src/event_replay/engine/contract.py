@@ -1,7 +1,7 @@
 """The contract between the Spark engine's stages (all times are long milliseconds).
 
-The entry (`engine.replay`) takes the rows, the config, the declared splits, the replay clock's range (`Clock`, or a
-partition or span: anything with start_ms, end_ms and id) and the state carried from the previous range (None: the
+The entry (`engine.replay`) takes the rows, the config, the declared splits, the replay clock's range (io/partitions.py:
+a `Clock`, a partition or a span: anything with start_ms, end_ms and id) and the state carried from the previous range (None: the
 history starts), and returns the range's `EngineResult` and its `RangeEnd`: what the next range continues from.
 
 Input rows (a DataFrame, already read, cleaned and cut to the replay range by the IO layer):
@@ -62,12 +62,3 @@ class EngineResult:
     windows: DataFrame
     late_events: DataFrame
     watermarks: DataFrame
-
-
-@dataclass(frozen=True)
-class Clock:
-    """The replay clock's range [start_ms, end_ms) of a replay that writes no state (a whole source); a partition or
-    a span of them (io/partitions.py, span.py) is a clock with the `id` its state is written under."""
-    start_ms: int
-    end_ms: int
-    id: str | None = None

@@ -1,6 +1,7 @@
 """Partitions of a history: a UTC day `YYYY-MM-DD` (folder `dt=YYYY-MM-DD`) or hour `YYYY-MM-DDTHH`
 (`dt=YYYY-MM-DD/hour=HH`) by arrival time, covering [start, end). The same folders hold a partition's rows in the
-source and its outputs in each output dataset; its carried state is `<output.path>/_state/<id>/`.
+source and its outputs in each output dataset; its carried state is `<output.path>/_state/<id>/`. A partition is
+a range of the replay clock with an id (`Clock`, which a whole-source replay uses without one).
 
 This module is the one listing of partition folders (on any file system io/fs.py reaches) and the one place
 that knows the folder names."""
@@ -16,6 +17,15 @@ from .fs import Fs
 _ID = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:T(\d{2}))?$")
 _DAY_FOLDER = re.compile(r"^dt=(\d{4}-\d{2}-\d{2})$")
 _HOUR_FOLDER = re.compile(r"^hour=(\d{2})$")
+
+
+@dataclass(frozen=True)
+class Clock:
+    """The replay clock's range [start_ms, end_ms) of a replay that writes no state (a whole source); a partition or
+    a span of them is a clock with the `id` its state is written under."""
+    start_ms: int
+    end_ms: int
+    id: str | None = None
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,6 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
     `per_variant(engine result, variant config)`: more columns of a variant's row (calibrate.py: the
     agreement with the live output, `replay tune --against-live`)."""
     from .. import engine
-    from ..engine.contract import Clock
     from ..io import read_source
     from ..io.scratch import scratch_space
     from . import figures as fig  # Spark: imported only to run (the Airflow page reads results without it)
@@ -60,8 +59,7 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
     with scratch_space(spark, str(tuning_folder(cfg, grid))):
         source = read_source(spark, cfg)
         try:
-            start = source.start_ms if source.start_ms is not None else 0
-            end = source.end_ms if source.end_ms is not None else start
+            clock = source.clock()
             # Materialised once for every variant (and independent of the session's Dataset cache, which
             # engine.release clears after each variant).
             rows = source.rows.localCheckpoint(eager=True)
@@ -69,9 +67,9 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
             table = []
             for i, (variant, vcfg) in enumerate(variants, 1):
                 t1 = time.monotonic()
-                result, _ = engine.replay(spark, rows, vcfg, source.splits, Clock(start, end))
+                result, _ = engine.replay(spark, rows, vcfg, source.splits, clock)
                 try:
-                    row = fig.variant_figures(result, newest, vcfg, source.clean_rows, end)
+                    row = fig.variant_figures(result, newest, vcfg, source.clean_rows, clock.end_ms)
                     if per_variant is not None:
                         row.update(per_variant(result, vcfg))
                 finally:
@@ -85,7 +83,7 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
             source.release()
     folder = tuning_folder(cfg, grid)
     write_result(folder, cfg, grid, table, source_info={"rows_read": source.rows_read, "rows": source.clean_rows,
-                                                        "start_ms": start, "end_ms": end,
+                                                        "start_ms": clock.start_ms, "end_ms": clock.end_ms,
                                                         "splits": list(source.splits)})
     return TuningResult(folder=folder, rows=table, seconds=time.monotonic() - t0)
 
