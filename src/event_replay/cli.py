@@ -21,7 +21,7 @@ import sys
 import time
 from typing import Sequence
 
-from .engine.state import StateError
+from .history.state import StateError
 from .job import run_partition, run_replay
 from .semantics.config import JobConfig, load_config
 
@@ -90,8 +90,8 @@ def _checked_run_config(args: argparse.Namespace) -> JobConfig | None:
     if args.end_of_input and not partitioned:
         cfg = cfg.with_end_of_input(args.end_of_input)
     if partitioned:
-        from .engine.state import require_declared_splits
-        from .io.partitions import Partition
+        from .history.state import require_declared_splits
+        from .history.partitions import Partition
         from .range_replay import parse_range
 
         if args.partition:
@@ -122,7 +122,8 @@ def _replay(spark, cfg: JobConfig, args: argparse.Namespace):
 
 def _run_range(spark, cfg: JobConfig, args: argparse.Namespace):
     """The range replay (range_replay.py); its totals as one WriteSummary (None: nothing was left to replay)."""
-    from .range_replay import RangeRequest, parse_range, run_range
+    from .history.progress import RangeRequest
+    from .range_replay import parse_range, run_range
 
     lo, hi = parse_range(args.partitions)
     request = RangeRequest(first_id=lo.id, last_id=hi.id, first=args.first, previous=args.previous,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sys
 
-from .layout import STATE_FOLDER
 from .semantics.config import JobConfig
 
 
@@ -15,6 +14,7 @@ def run_replay(spark, cfg: JobConfig):
 
     Under the output's lock (io/lock.py); an interrupted commit of an earlier run is rolled forward first."""
     from . import engine
+    from .history.partitions import Clock
     from .io import read_source, write_outputs
     from .io.lock import output_lock
     from .io.scratch import scratch_space
@@ -24,7 +24,7 @@ def run_replay(spark, cfg: JobConfig):
         recover_output(spark, cfg.output.path)
         source = read_source(spark, cfg)
         try:
-            result, _ = engine.replay(spark, source.rows, cfg, source.splits, source.clock(),
+            result, _ = engine.replay(spark, source.rows, cfg, source.splits, Clock.of_source(source),
                                       tick_partials=source.tick_partials)
             return write_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks)
         finally:
@@ -44,14 +44,6 @@ def recover_output(spark, output: str) -> None:
               flush=True)
 
 
-def source_partitions(spark, cfg: JobConfig, hourly: bool) -> list[str]:
-    """The partition ids with a folder under source.path (io/partitions.py), ascending."""
-    from .io.fs import fs_for
-    from .io.partitions import partitions_present
-
-    return partitions_present(fs_for(cfg.source.path, spark), cfg.source.path, hourly)
-
-
 def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False, end_of_input: str = "hold",
                   previous: str | None = None, allow_missing: bool = False):
     """Replay one partition of a `dt=`-partitioned source, continuing from its predecessor's carried state
@@ -60,10 +52,14 @@ def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False,
     before this one. A partition with no folder in the source fails unless `allow_missing` (then it replays as
     empty: time passes, the state carries on)."""
     from . import engine
-    from .engine.state import require_declared_splits, stage_state
-    from .io import read_partition_source, write_outputs
-    from .io.partitions import Partition
+    from .history.partitions import Partition
+    from .history.state import Manifest, require_declared_splits
+    from .history.state_files import continued_state, stage_state
+    from .io import read_partition_source
+    from .io.commit import stage_and_commit
+    from .io.fs import fs_for
     from .io.lock import output_lock
+    from .io.output import stage_outputs
     from .io.scratch import scratch_space
 
     require_declared_splits(cfg)
@@ -77,34 +73,20 @@ def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False,
                                        allow_missing=allow_missing,
                                        carried_offsets=carried.manifest.last_offsets if carried else None)
         try:
-            result, end = engine.replay(spark, source.rows, cfg.with_end_of_input(end_of_input), source.splits,
-                                        part, carried, clean_max_offsets=source.clean_max_offsets,
+            pcfg = cfg.with_end_of_input(end_of_input)
+            result, end = engine.replay(spark, source.rows, pcfg, source.splits, part,
+                                        carried.carry if carried else None,
+                                        clean_max_offsets=source.clean_max_offsets,
                                         tick_partials=source.tick_partials)
-            # The state last: whoever finds a partition's state finds all its outputs in place.
-            summary = write_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks,
-                                    partition_subpath=part.subpath,
-                                    stage_last=lambda staging: stage_state(spark, cfg, end.manifest, end.splits,
-                                                                           end.rows, staging))
-            return summary
+
+            def stage(staging: str):
+                summary, moves = stage_outputs(spark, cfg, source, result.windows, result.late_events,
+                                               result.watermarks, staging, part.subpath)
+                # The state last: whoever finds a partition's state finds all its outputs in place.
+                manifest = Manifest.after(pcfg, part.id, carried.manifest.partition if carried else None, end.carry)
+                return summary, moves + [stage_state(spark, cfg, manifest, end.carry, staging)]
+
+            return stage_and_commit(fs_for(output, spark), output, stage)
         finally:
             source.release()
             engine.release(spark)
-
-
-def continued_state(spark, cfg: JobConfig, part, previous: str | None = None):
-    """The carried state `part` continues: `previous`'s, by default the latest partition before it that has a
-    source folder or a state (a partition replayed without a folder, --allow-missing, is the predecessor too, so
-    that the history is not silently cut around it)."""
-    from .engine.state import StateError, read_state
-    from .io.fs import fs_for
-
-    if previous is None:
-        output = cfg.output.path.rstrip("/")
-        earlier = [p for p in source_partitions(spark, cfg, part.hourly) if p < part.id]
-        states = fs_for(output, spark).list_names(f"{output}/{STATE_FOLDER}")
-        earlier = sorted(set(earlier) | {s for s in states if s < part.id and len(s) == len(part.id)})
-        if not earlier:
-            raise StateError(f"partition {part.id} has no predecessor under {cfg.source.path}: "
-                             "start the history with --first")
-        previous = earlier[-1]
-    return read_state(spark, cfg, part, previous)

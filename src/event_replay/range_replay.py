@@ -3,7 +3,7 @@
 Each partition continues the state of the one before (SEMANTICS §6 `hold`), and partitions replayed one by one
 give exactly the outputs of one replay of the whole range. So the range is replayed once, as one span from its
 first partition's predecessor (io/span_source.py reads every folder in one scan, each row cut to its own folder),
-and its outputs are cut by partition afterwards (engine/span.py says which partition emits each output row,
+and its outputs are cut by partition afterwards (history/span.py says which partition emits each output row,
 io/span_output.py stages each dataset once, partitioned by folder): every partition gets the outputs its own
 `--partition` run writes, and the range's last partition its carried state. The partitions inside a range leave
 no state (each would cost a write per partition; nothing continues from them) and a stale one is removed.
@@ -18,32 +18,17 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import json
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
-from .engine.state import fingerprint
+from .history.partitions import Partition, source_partitions
+from .history.progress import RangeRequest, clear_progress, resume_point, save_progress
 from .io.files import DamagedFileError
-from .io.partitions import Partition
 from .io.output import WriteSummary
 from .io.source import MissingPartitionError
-from .layout import RANGE_PROGRESS_FILE, state_dir
+from .layout import state_dir
 from .semantics.config import ConfigError, JobConfig
-
-
-
-@dataclass(frozen=True)
-class RangeRequest:
-    """What `--partitions FROM..TO` asked for; equal requests continue each other's progress."""
-
-    first_id: str
-    last_id: str
-    first: bool
-    previous: str | None
-    end_of_input: str  # of the last partition; the others hold
-    allow_missing: bool
 
 
 @dataclass
@@ -79,7 +64,7 @@ def run_range(spark, cfg: JobConfig, request: RangeRequest,
               progress: Callable[[str], None] | None = None) -> RangeSummary:
     """Replay request.first_id..request.last_id as one span, then commit it partition by partition (see the
     module doc)."""
-    from .job import recover_output, source_partitions
+    from .job import recover_output
     from .io.fs import fs_for
     from .io.lock import output_lock
     from .io.scratch import scratch_space
@@ -99,11 +84,11 @@ def run_range(spark, cfg: JobConfig, request: RangeRequest,
                                         f"{' ...' if len(missing) > 10 else ''}; replay them as empty with "
                                         "--allow-missing if no data will come")
         summary = RangeSummary(planned=len(ids))
-        summary.resumed_after = _resume_point(fs, output, cfg, request, ids)
+        summary.resumed_after = resume_point(fs, output, cfg, request, ids)
         if summary.resumed_after:
             say(f"replay: resuming {ids[0]}..{ids[-1]} after {summary.resumed_after} (committed by an "
                 "interrupted run of the same range): the span is replayed again, only the rest is committed")
-        _save_progress(fs, output, cfg, request, summary.resumed_after)
+        save_progress(fs, output, cfg, request, summary.resumed_after)
         start = ids.index(summary.resumed_after) + 1 if summary.resumed_after else 0
         # A damaged source file stops the range before its partition: the ones before it are committed (held, as
         # inside the range), then the run fails naming the file; a rerun once it is fixed continues after them.
@@ -113,7 +98,7 @@ def run_range(spark, cfg: JobConfig, request: RangeRequest,
         # (start == len(ids): an interrupted run committed every partition and died before its last words.)
         for pid, s, seconds in (replay_span(spark, cfg, span_request, ids[:stop], start, say) if start < stop
                                 else ()):
-            _save_progress(fs, output, cfg, request, pid)
+            save_progress(fs, output, cfg, request, pid)
             summary.replayed.append(pid)
             summary.totals = _add(summary.totals, s)
             i = ids.index(pid)
@@ -130,7 +115,7 @@ def run_range(spark, cfg: JobConfig, request: RangeRequest,
             else:
                 done = f"no partition of {ids[0]}..{ids[-1]} was committed"
             raise DamagedFileError(path, cause, done)
-        fs.delete(f"{output}/{RANGE_PROGRESS_FILE}")
+        clear_progress(fs, output)
     return summary
 
 
@@ -158,10 +143,10 @@ def replay_span(spark, cfg: JobConfig, request: RangeRequest, ids: list[str], st
     commit partitions ids[start:] one after the other: yields (id, WriteSummary, seconds of its commit) after
     each commit. Only the last partition's state is written; a stale state of the others is removed first."""
     from . import engine
-    from .engine.span import Span, cut_by_partition, stream_at_ends
-    from .engine.state import require_declared_splits, stage_state
+    from .history.span import Span, cut_by_partition, stream_at_ends
+    from .history.state import Manifest, require_declared_splits
+    from .history.state_files import continued_state, stage_state
     from .io.commit import commit, discard_staging, new_staging
-    from .job import continued_state
     from .io.fs import fs_for
     from .io.span_output import stage_span_outputs
     from .io.span_source import read_span_source
@@ -177,17 +162,19 @@ def replay_span(spark, cfg: JobConfig, request: RangeRequest, ids: list[str], st
                               carried.manifest.last_offsets if carried else None)
     staging = new_staging(output)
     try:
-        result, end = engine.replay(spark, source.rows, cfg.with_end_of_input(request.end_of_input), source.splits,
-                                    span.whole, carried, clean_max_offsets=source.clean_max_offsets,
+        scfg = cfg.with_end_of_input(request.end_of_input)
+        result, end = engine.replay(spark, source.rows, scfg, source.splits, span.whole,
+                                    carried.carry if carried else None, clean_max_offsets=source.clean_max_offsets,
                                     with_cause=True, tick_partials=source.tick_partials)
-        # The last partition's state continues from the one before it, as its own run's does.
-        end.manifest.previous = ids[-2] if len(ids) > 1 else end.manifest.previous
-        ends = stream_at_ends(span, result.watermarks, carried.manifest.stream_watermark if carried else None,
+        ends = stream_at_ends(span, result.watermarks, carried.carry.stream_watermark if carried else None,
                               cfg.window.time == "processing")
         fs.mkdirs(output)
         cut = cut_by_partition(span, result, ends, source.quarantine)
         staged = stage_span_outputs(spark, cfg, source, cut, span.parts, span.folder_columns, staging)
-        staged[-1].moves.append(stage_state(spark, cfg, end.manifest, end.splits, end.rows, staging))
+        # The last partition's state continues from the one before it, as its own run's does.
+        previous = ids[-2] if len(ids) > 1 else (carried.manifest.partition if carried else None)
+        manifest = Manifest.after(scfg, span.whole.id, previous, end.carry)
+        staged[-1].moves.append(stage_state(spark, cfg, manifest, end.carry, staging))
     except BaseException as exc:
         raise discard_staging(fs, output, staging, exc) from exc
     finally:
@@ -206,37 +193,6 @@ def replay_span(spark, cfg: JobConfig, request: RangeRequest, ids: list[str], st
         fs.delete(staging)
     for k in range(min(start, len(ids) - 1)):  # a state an earlier, stopped run of the range left inside it
         fs.delete(state_dir(output, ids[k]))
-
-
-def _progress_key(cfg: JobConfig, request: RangeRequest) -> dict:
-    return {**asdict(request), "fingerprint": fingerprint(cfg), "source": cfg.source.path}
-
-
-def _resume_point(fs, output: str, cfg: JobConfig, request: RangeRequest, ids: list[str]) -> str | None:
-    """The last partition an interrupted run of this very request committed (None: start at the beginning)."""
-    text = fs.read_text(f"{output}/{RANGE_PROGRESS_FILE}")
-    if text is None:
-        return None
-    try:
-        saved = json.loads(text)
-        same = saved["request"] == _progress_key(cfg, request)
-        committed = saved["committed"]
-    except (ValueError, KeyError, TypeError):
-        same, committed = False, None  # torn or foreign: starting over is always correct
-    if same and committed is None:
-        return None  # the interrupted run committed nothing
-    if not same or committed not in ids:
-        print(f"replay: {output}/{RANGE_PROGRESS_FILE} belongs to another range request: replaying "
-              f"{ids[0]}..{ids[-1]} from its start", file=sys.stderr, flush=True)
-        return None
-    return committed
-
-
-def _save_progress(fs, output: str, cfg: JobConfig, request: RangeRequest, committed: str | None) -> None:
-    # Written after the partition's commit: a crash in between only replays that partition once more, which
-    # gives the same outputs (its predecessor's state has not changed).
-    fs.write_text(f"{output}/{RANGE_PROGRESS_FILE}", json.dumps({"request": _progress_key(cfg, request),
-                                                     "committed": committed}, indent=1) + "\n")
 
 
 def _add(total: WriteSummary | None, s: WriteSummary) -> WriteSummary:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from ..history.partitions import Clock
 from ..html_page import table
 from ..layout import TUNING_FOLDER, TUNING_JSON_FILE, TUNING_PLOT_FILE
 from ..local_folder import replace_folder
@@ -59,7 +60,7 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
     with scratch_space(spark, str(tuning_folder(cfg, grid))):
         source = read_source(spark, cfg)
         try:
-            clock = source.clock()
+            clock = Clock.of_source(source)
             # Materialised once for every variant (and independent of the session's Dataset cache, which
             # engine.release clears after each variant).
             rows = source.rows.localCheckpoint(eager=True)
