@@ -18,16 +18,19 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 from .history.partitions import Partition, source_partitions
 from .history.progress import RangeRequest, clear_progress, resume_point, save_progress
-from .io.files import DamagedFileError
+from .history.span import Span
+from .history.state import require_declared_splits
+from .io.files import DamagedFileError, damage, data_files
+from .io.fs import fs_for, hadoop_fs
 from .io.output import WriteSummary
 from .io.source import MissingPartitionError
 from .layout import state_dir
+from .pipeline import PartitionSpan, commits, held_output
 from .semantics.config import ConfigError, JobConfig
 
 
@@ -64,17 +67,11 @@ def run_range(spark, cfg: JobConfig, request: RangeRequest,
               progress: Callable[[str], None] | None = None) -> RangeSummary:
     """Replay request.first_id..request.last_id as one span, then commit it partition by partition (see the
     module doc)."""
-    from .job import recover_output
-    from .io.fs import fs_for
-    from .io.lock import output_lock
-    from .io.scratch import scratch_space
-
     say = progress or (lambda line: print(line, flush=True))
     ids = partition_ids(Partition.parse(request.first_id), Partition.parse(request.last_id))
     output = cfg.output.path.rstrip("/")
     fs = fs_for(output, spark)
-    with output_lock(output, spark), scratch_space(spark, output):
-        recover_output(spark, output)
+    with held_output(spark, cfg):
         present = set(source_partitions(spark, cfg, "T" in ids[0]))
         missing = [i for i in ids if i not in present]
         if missing and not request.allow_missing:
@@ -121,9 +118,6 @@ def run_range(spark, cfg: JobConfig, request: RangeRequest,
 
 def first_damaged(spark, cfg: JobConfig, ids: list[str]) -> tuple[int, str, str] | None:
     """(index in ids, file, cause) of the first partition with a source file that cannot be read, or None."""
-    from .io.files import damage, data_files
-    from .io.fs import hadoop_fs
-
     root = cfg.source.path.rstrip("/")
     for i, pid in enumerate(ids):
         path = f"{root}/{Partition.parse(pid).subpath}"
@@ -139,58 +133,16 @@ def first_damaged(spark, cfg: JobConfig, ids: list[str]) -> tuple[int, str, str]
 
 def replay_span(spark, cfg: JobConfig, request: RangeRequest, ids: list[str], start: int,
                 say: Callable[[str], None]):
-    """Replay the span `ids` from its first partition's predecessor, stage its outputs cut by partition, and
-    commit partitions ids[start:] one after the other: yields (id, WriteSummary, seconds of its commit) after
-    each commit. Only the last partition's state is written; a stale state of the others is removed first."""
-    from . import engine
-    from .history.span import Span, cut_by_partition, stream_at_ends
-    from .history.state import Manifest, require_declared_splits
-    from .history.state_files import continued_state, stage_state
-    from .io.commit import commit, discard_staging, new_staging
-    from .io.fs import fs_for
-    from .io.span_output import stage_span_outputs
-    from .io.span_source import read_span_source
-
+    """Under the output's lock: replay the span `ids` from its first partition's predecessor and commit partitions
+    ids[start:] one after the other (pipeline.PartitionSpan): yields (id, WriteSummary, seconds of its commit) after
+    each commit. Then removes the states an earlier, stopped run of the range left before `start`."""
     require_declared_splits(cfg)
-    span = Span(tuple(Partition.parse(i) for i in ids))
+    plan = PartitionSpan(Span(tuple(Partition.parse(i) for i in ids)), first=request.first,
+                         previous=request.previous, end_of_input=request.end_of_input,
+                         allow_missing=request.allow_missing, start=start, say=say)
+    yield from commits(spark, cfg, plan)
     output = cfg.output.path.rstrip("/")
     fs = fs_for(output, spark)
-    engine.fixed_plans(spark)
-    t0 = time.monotonic()
-    carried = None if request.first else continued_state(spark, cfg, span.parts[0], request.previous)
-    source = read_span_source(spark, cfg, list(span.parts), request.allow_missing,
-                              carried.manifest.last_offsets if carried else None)
-    staging = new_staging(output)
-    try:
-        scfg = cfg.with_end_of_input(request.end_of_input)
-        result, end = engine.replay(spark, source.rows, scfg, source.splits, span.whole,
-                                    carried.carry if carried else None, clean_max_offsets=source.clean_max_offsets,
-                                    with_cause=True, tick_partials=source.tick_partials)
-        ends = stream_at_ends(span, result.watermarks, carried.carry.stream_watermark if carried else None,
-                              cfg.window.time == "processing")
-        fs.mkdirs(output)
-        cut = cut_by_partition(span, result, ends, source.quarantine)
-        staged = stage_span_outputs(spark, cfg, source, cut, span.parts, span.folder_columns, staging)
-        # The last partition's state continues from the one before it, as its own run's does.
-        previous = ids[-2] if len(ids) > 1 else (carried.manifest.partition if carried else None)
-        manifest = Manifest.after(scfg, span.whole.id, previous, end.carry)
-        staged[-1].moves.append(stage_state(spark, cfg, manifest, end.carry, staging))
-    except BaseException as exc:
-        raise discard_staging(fs, output, staging, exc) from exc
-    finally:
-        source.release()
-        engine.release(spark)
-    say(f"replay: {ids[0]}..{ids[-1]} replayed as one span in {time.monotonic() - t0:.1f} s ({len(ids)} "
-        f"partitions, rows read {sum(s.summary.rows_read for s in staged)})")
-    for k in range(start, len(staged)):
-        t1 = time.monotonic()
-        last = k == len(staged) - 1
-        if not last:
-            fs.delete(state_dir(output, ids[k]))  # from an earlier run: it would not match these outputs
-        commit(fs, output, staging, staged[k].moves, keep_staging=not last)
-        yield ids[k], staged[k].summary, time.monotonic() - t1
-    if fs.exists(staging):
-        fs.delete(staging)
     for k in range(min(start, len(ids) - 1)):  # a state an earlier, stopped run of the range left inside it
         fs.delete(state_dir(output, ids[k]))
 

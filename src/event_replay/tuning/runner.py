@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ..history.partitions import Clock
 from ..html_page import table
 from ..layout import TUNING_FOLDER, TUNING_JSON_FILE, TUNING_PLOT_FILE
 from ..local_folder import replace_folder
@@ -51,16 +50,18 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
     """Replay every variant over the source read once; write the table and the plot; return the rows.
     `per_variant(engine result, variant config)`: more columns of a variant's row (calibrate.py: the
     agreement with the live output, `replay tune --against-live`)."""
+    # Spark: imported only to run (the Airflow page reads results without it).
     from .. import engine
-    from ..io import read_source
     from ..io.scratch import scratch_space
-    from . import figures as fig  # Spark: imported only to run (the Airflow page reads results without it)
+    from ..pipeline import WholeSource
+    from . import figures as fig
 
     t0 = time.monotonic()
     with scratch_space(spark, str(tuning_folder(cfg, grid))):
-        source = read_source(spark, cfg)
+        whole = WholeSource()  # the whole source's read and clock; each variant is replayed on its own below
+        source = whole.read(spark, cfg, None)
         try:
-            clock = Clock.of_source(source)
+            clock = whole.clock(source)
             # Materialised once for every variant (and independent of the session's Dataset cache, which
             # engine.release clears after each variant).
             rows = source.rows.localCheckpoint(eager=True)
