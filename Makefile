@@ -140,14 +140,14 @@ bench: install
 
 # make demo: a multi-day partitioned sample log, replayed partition by partition by the event_time_backfill DAG
 # (airflow dags test: real task execution, one spark-submit per chunk of partitions_per_job days; through
-# orchestration/dag_test.py so the task logs show in the UI) on a project-local Airflow (SQLite).
+# scripts/dag_test.py so the task logs show in the UI) on a project-local Airflow (SQLite).
 demo: install airflow-init data-docs-assets
 	@echo "demo: a $(DEMO_DAYS)-day sample log ($(DEMO_START)..$(DEMO_END)) replayed by event_time_backfill"
 	@$(VENV)/bin/python -m event_replay.orchestration.sample --out data/partitioned --first-day $(DEMO_START) \
 	  --days $(DEMO_DAYS) --rows-per-day $(DEMO_ROWS_PER_DAY) --splits 4 --seed 7
 	@start=$$(date +%s); logical="$(DEMO_LOGICAL_DATE)"; logical="$${logical:-$$(date -u +%FT%T+00:00)}"; \
 	echo "demo: event_time_backfill run at $$logical"; \
-	$(AIRFLOW_ENV) $(VENV)/bin/python -m event_replay.orchestration.dag_test event_time_backfill "$$logical" -c '$(DEMO_CONF)' \
+	$(AIRFLOW_ENV) $(VENV)/bin/python scripts/dag_test.py event_time_backfill "$$logical" -c '$(DEMO_CONF)' \
 	  > $(AIRFLOW_HOME_DIR)/demo-dags-test.log 2>&1 || { tail -n 80 $(AIRFLOW_HOME_DIR)/demo-dags-test.log; \
 	  echo "demo: the DAG run failed; full log: $(AIRFLOW_HOME_DIR)/demo-dags-test.log" >&2; exit 1; }; \
 	echo "demo: event_time_backfill ran in $$(( $$(date +%s) - start )) s (log: $(AIRFLOW_HOME_DIR)/demo-dags-test.log)"

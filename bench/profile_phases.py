@@ -143,6 +143,7 @@ def main() -> int:
     ap.add_argument("--naive", action="store_true", help="profile bench/run.py's naive job instead, as one phase")
     args = ap.parse_args()
     from event_replay import engine
+    from event_replay.history.partitions import Clock
     from event_replay.io import read_source, write_outputs
     from event_replay.semantics.config import load_config
     from event_replay.spark import build_session
@@ -165,7 +166,7 @@ def main() -> int:
     c_start = tree_cpu(os.getpid())
     w_start = time.monotonic()
     source = ph.run("read+quarantine", lambda: read_source(spark, cfg))
-    result, _ = ph.run("engine.replay", lambda: engine.replay(spark, source.rows, cfg, source.splits, source.clock(),
+    result, _ = ph.run("engine.replay", lambda: engine.replay(spark, source.rows, cfg, source.splits, Clock.of_source(source),
                                                               tick_partials=source.tick_partials))
     for name in ("windows", "late_events", "watermarks"):
         print(f"  {name}: {plan_stats(getattr(result, name), name, explain_dir)}", flush=True)

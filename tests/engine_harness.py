@@ -7,7 +7,7 @@ from typing import Any, Sequence
 from pyspark.sql import types as T
 
 from event_replay import engine
-from event_replay.io.partitions import Clock
+from event_replay.history.partitions import Clock
 from event_replay.semantics.config import JobConfig
 from event_replay.semantics.model import ReplayResult
 from event_replay.semantics.reference import declared_splits_of, replay_range_of

@@ -13,8 +13,9 @@ import pyarrow.parquet as pq
 from pyspark.sql import types as T
 
 from event_replay import engine
-from event_replay.engine.state import read_state, write_state
-from event_replay.io.partitions import Partition
+from event_replay.history.state import Manifest
+from event_replay.history.state_files import read_state, write_state
+from event_replay.history.partitions import Partition
 from event_replay.semantics.config import parse_config
 from event_replay.semantics.model import LogRow
 from event_replay.semantics.reference import Replayer
@@ -64,7 +65,8 @@ def engine_partitioned(spark, rows, cfg, splits, bounds) -> dict:
             [(r.split, r.offset, r.arrival_time, r.event_time, r.key, r.payload.get("value"))
              for r in rows if lo <= r.arrival_time < hi], ROW_SCHEMA)
         eoi = cfg.replay.end_of_input if i == n - 1 else "hold"
-        result, end = engine.replay(spark, df, cfg.with_end_of_input(eoi), splits, part, carried)
+        result, end = engine.replay(spark, df, cfg.with_end_of_input(eoi), splits, part,
+                                    carried.carry if carried else None)
         try:
             firings += [tuple(r) for r in result.windows.select(
                 "key", "window_start", "window_end", "fire_index", "fire_watermark", "fire_reason", *names).collect()]
@@ -72,7 +74,8 @@ def engine_partitioned(spark, rows, cfg, splits, bounds) -> dict:
             wms += [tuple(r) for r in result.watermarks.select(
                 "replay_time", "scope", "split", "watermark", "idle").collect()]
             if i < n - 1:
-                write_state(spark, cfg, end.manifest, end.splits, end.rows)
+                manifest = Manifest.after(cfg.with_end_of_input(eoi), part.id, f"p{i - 1}" if i else None, end.carry)
+                write_state(spark, cfg, manifest, end.carry)
         finally:
             engine.release(spark)
     return norm(firings, late, wms)

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from event_replay.engine.state import StateError, read_state
-from event_replay.io.partitions import Partition
+from event_replay.history.state_files import read_state
+from event_replay.history.state import StateError
+from event_replay.history.partitions import Partition
 from event_replay.semantics.config import parse_config
 from event_replay.semantics.model import LogRow
 from partition_cases import DAY0, H, diff, engine_partitioned, hourly_cfg, hourly_log, ms, norm, reference_outputs

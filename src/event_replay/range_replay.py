@@ -3,7 +3,7 @@
 Each partition continues the state of the one before (SEMANTICS §6 `hold`), and partitions replayed one by one
 give exactly the outputs of one replay of the whole range. So the range is replayed once, as one span from its
 first partition's predecessor (io/span_source.py reads every folder in one scan, each row cut to its own folder),
-and its outputs are cut by partition afterwards (engine/span.py says which partition emits each output row,
+and its outputs are cut by partition afterwards (history/span.py says which partition emits each output row,
 io/span_output.py stages each dataset once, partitioned by folder): every partition gets the outputs its own
 `--partition` run writes, and the range's last partition its carried state. The partitions inside a range leave
 no state (each would cost a write per partition; nothing continues from them) and a stale one is removed.
@@ -18,32 +18,20 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import json
-import sys
-import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
-from .engine.state import fingerprint
-from .io.files import DamagedFileError
-from .io.partitions import Partition
+from .history.partitions import Partition, source_partitions
+from .history.progress import RangeRequest, clear_progress, resume_point, save_progress
+from .history.span import Span
+from .history.state import require_declared_splits
+from .io.files import DamagedFileError, damage, data_files
+from .io.fs import fs_for, hadoop_fs
 from .io.output import WriteSummary
 from .io.source import MissingPartitionError
-from .layout import RANGE_PROGRESS_FILE, state_dir
+from .layout import state_dir
+from .pipeline import PartitionSpan, commits, held_output
 from .semantics.config import ConfigError, JobConfig
-
-
-
-@dataclass(frozen=True)
-class RangeRequest:
-    """What `--partitions FROM..TO` asked for; equal requests continue each other's progress."""
-
-    first_id: str
-    last_id: str
-    first: bool
-    previous: str | None
-    end_of_input: str  # of the last partition; the others hold
-    allow_missing: bool
 
 
 @dataclass
@@ -79,17 +67,11 @@ def run_range(spark, cfg: JobConfig, request: RangeRequest,
               progress: Callable[[str], None] | None = None) -> RangeSummary:
     """Replay request.first_id..request.last_id as one span, then commit it partition by partition (see the
     module doc)."""
-    from .job import recover_output, source_partitions
-    from .io.fs import fs_for
-    from .io.lock import output_lock
-    from .io.scratch import scratch_space
-
     say = progress or (lambda line: print(line, flush=True))
     ids = partition_ids(Partition.parse(request.first_id), Partition.parse(request.last_id))
     output = cfg.output.path.rstrip("/")
     fs = fs_for(output, spark)
-    with output_lock(output, spark), scratch_space(spark, output):
-        recover_output(spark, output)
+    with held_output(spark, cfg):
         present = set(source_partitions(spark, cfg, "T" in ids[0]))
         missing = [i for i in ids if i not in present]
         if missing and not request.allow_missing:
@@ -99,11 +81,11 @@ def run_range(spark, cfg: JobConfig, request: RangeRequest,
                                         f"{' ...' if len(missing) > 10 else ''}; replay them as empty with "
                                         "--allow-missing if no data will come")
         summary = RangeSummary(planned=len(ids))
-        summary.resumed_after = _resume_point(fs, output, cfg, request, ids)
+        summary.resumed_after = resume_point(fs, output, cfg, request, ids)
         if summary.resumed_after:
             say(f"replay: resuming {ids[0]}..{ids[-1]} after {summary.resumed_after} (committed by an "
                 "interrupted run of the same range): the span is replayed again, only the rest is committed")
-        _save_progress(fs, output, cfg, request, summary.resumed_after)
+        save_progress(fs, output, cfg, request, summary.resumed_after)
         start = ids.index(summary.resumed_after) + 1 if summary.resumed_after else 0
         # A damaged source file stops the range before its partition: the ones before it are committed (held, as
         # inside the range), then the run fails naming the file; a rerun once it is fixed continues after them.
@@ -113,7 +95,7 @@ def run_range(spark, cfg: JobConfig, request: RangeRequest,
         # (start == len(ids): an interrupted run committed every partition and died before its last words.)
         for pid, s, seconds in (replay_span(spark, cfg, span_request, ids[:stop], start, say) if start < stop
                                 else ()):
-            _save_progress(fs, output, cfg, request, pid)
+            save_progress(fs, output, cfg, request, pid)
             summary.replayed.append(pid)
             summary.totals = _add(summary.totals, s)
             i = ids.index(pid)
@@ -130,15 +112,12 @@ def run_range(spark, cfg: JobConfig, request: RangeRequest,
             else:
                 done = f"no partition of {ids[0]}..{ids[-1]} was committed"
             raise DamagedFileError(path, cause, done)
-        fs.delete(f"{output}/{RANGE_PROGRESS_FILE}")
+        clear_progress(fs, output)
     return summary
 
 
 def first_damaged(spark, cfg: JobConfig, ids: list[str]) -> tuple[int, str, str] | None:
     """(index in ids, file, cause) of the first partition with a source file that cannot be read, or None."""
-    from .io.files import damage, data_files
-    from .io.fs import hadoop_fs
-
     root = cfg.source.path.rstrip("/")
     for i, pid in enumerate(ids):
         path = f"{root}/{Partition.parse(pid).subpath}"
@@ -154,89 +133,18 @@ def first_damaged(spark, cfg: JobConfig, ids: list[str]) -> tuple[int, str, str]
 
 def replay_span(spark, cfg: JobConfig, request: RangeRequest, ids: list[str], start: int,
                 say: Callable[[str], None]):
-    """Replay the span `ids` from its first partition's predecessor, stage its outputs cut by partition, and
-    commit partitions ids[start:] one after the other: yields (id, WriteSummary, seconds of its commit) after
-    each commit. Only the last partition's state is written; a stale state of the others is removed first."""
-    from . import engine
-    from .engine.span import Span, cut_by_partition, stream_at_ends
-    from .engine.state import require_declared_splits, stage_state
-    from .io.commit import commit, discard_staging, new_staging
-    from .job import continued_state
-    from .io.fs import fs_for
-    from .io.span_output import stage_span_outputs
-    from .io.span_source import read_span_source
-
+    """Under the output's lock: replay the span `ids` from its first partition's predecessor and commit partitions
+    ids[start:] one after the other (pipeline.PartitionSpan): yields (id, WriteSummary, seconds of its commit) after
+    each commit. Then removes the states an earlier, stopped run of the range left before `start`."""
     require_declared_splits(cfg)
-    span = Span(tuple(Partition.parse(i) for i in ids))
+    plan = PartitionSpan(Span(tuple(Partition.parse(i) for i in ids)), first=request.first,
+                         previous=request.previous, end_of_input=request.end_of_input,
+                         allow_missing=request.allow_missing, start=start, say=say)
+    yield from commits(spark, cfg, plan)
     output = cfg.output.path.rstrip("/")
     fs = fs_for(output, spark)
-    engine.fixed_plans(spark)
-    t0 = time.monotonic()
-    carried = None if request.first else continued_state(spark, cfg, span.parts[0], request.previous)
-    source = read_span_source(spark, cfg, list(span.parts), request.allow_missing,
-                              carried.manifest.last_offsets if carried else None)
-    staging = new_staging(output)
-    try:
-        result, end = engine.replay(spark, source.rows, cfg.with_end_of_input(request.end_of_input), source.splits,
-                                    span.whole, carried, clean_max_offsets=source.clean_max_offsets,
-                                    with_cause=True, tick_partials=source.tick_partials)
-        # The last partition's state continues from the one before it, as its own run's does.
-        end.manifest.previous = ids[-2] if len(ids) > 1 else end.manifest.previous
-        ends = stream_at_ends(span, result.watermarks, carried.manifest.stream_watermark if carried else None,
-                              cfg.window.time == "processing")
-        fs.mkdirs(output)
-        cut = cut_by_partition(span, result, ends, source.quarantine)
-        staged = stage_span_outputs(spark, cfg, source, cut, span.parts, span.folder_columns, staging)
-        staged[-1].moves.append(stage_state(spark, cfg, end.manifest, end.splits, end.rows, staging))
-    except BaseException as exc:
-        raise discard_staging(fs, output, staging, exc) from exc
-    finally:
-        source.release()
-        engine.release(spark)
-    say(f"replay: {ids[0]}..{ids[-1]} replayed as one span in {time.monotonic() - t0:.1f} s ({len(ids)} "
-        f"partitions, rows read {sum(s.summary.rows_read for s in staged)})")
-    for k in range(start, len(staged)):
-        t1 = time.monotonic()
-        last = k == len(staged) - 1
-        if not last:
-            fs.delete(state_dir(output, ids[k]))  # from an earlier run: it would not match these outputs
-        commit(fs, output, staging, staged[k].moves, keep_staging=not last)
-        yield ids[k], staged[k].summary, time.monotonic() - t1
-    if fs.exists(staging):
-        fs.delete(staging)
     for k in range(min(start, len(ids) - 1)):  # a state an earlier, stopped run of the range left inside it
         fs.delete(state_dir(output, ids[k]))
-
-
-def _progress_key(cfg: JobConfig, request: RangeRequest) -> dict:
-    return {**asdict(request), "fingerprint": fingerprint(cfg), "source": cfg.source.path}
-
-
-def _resume_point(fs, output: str, cfg: JobConfig, request: RangeRequest, ids: list[str]) -> str | None:
-    """The last partition an interrupted run of this very request committed (None: start at the beginning)."""
-    text = fs.read_text(f"{output}/{RANGE_PROGRESS_FILE}")
-    if text is None:
-        return None
-    try:
-        saved = json.loads(text)
-        same = saved["request"] == _progress_key(cfg, request)
-        committed = saved["committed"]
-    except (ValueError, KeyError, TypeError):
-        same, committed = False, None  # torn or foreign: starting over is always correct
-    if same and committed is None:
-        return None  # the interrupted run committed nothing
-    if not same or committed not in ids:
-        print(f"replay: {output}/{RANGE_PROGRESS_FILE} belongs to another range request: replaying "
-              f"{ids[0]}..{ids[-1]} from its start", file=sys.stderr, flush=True)
-        return None
-    return committed
-
-
-def _save_progress(fs, output: str, cfg: JobConfig, request: RangeRequest, committed: str | None) -> None:
-    # Written after the partition's commit: a crash in between only replays that partition once more, which
-    # gives the same outputs (its predecessor's state has not changed).
-    fs.write_text(f"{output}/{RANGE_PROGRESS_FILE}", json.dumps({"request": _progress_key(cfg, request),
-                                                     "committed": committed}, indent=1) + "\n")
 
 
 def _add(total: WriteSummary | None, s: WriteSummary) -> WriteSummary:

@@ -1,4 +1,4 @@
-"""A partitioned history needs its splits declared (engine/state.py, docs/semantics.md "Partitions").
+"""A partitioned history needs its splits declared (history/state.py, docs/semantics.md "Partitions").
 
 Without `source.splits` the splits are those seen in the range: a split whose first row is in hour 1 holds a
 replay of hours 0-1 back from its start (it has not published), while hour 0 replayed alone never hears of it

@@ -1,4 +1,4 @@
-"""Offsets across a partition cut (io/source.py, engine/state.py; docs/semantics.md "Quarantine").
+"""Offsets across a partition cut (io/source.py, history/state.py; docs/semantics.md "Quarantine").
 
 A row redelivered just after a cut (the split's last offset again), an offset going back across the cut and an
 older offset delivered again must be quarantined by the partition replay exactly as by one replay of the range,

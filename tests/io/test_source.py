@@ -255,15 +255,3 @@ def test_payload_column_with_a_reserved_name_is_refused(spark, tmp_path):
     with pytest.raises(ConfigError) as exc:
         prepare_source(spark.read.parquet(str(p)), make_cfg(p, source={"columns": {"split": "partition"}}))
     assert exc.value.key == "source.columns"
-
-
-@pytest.mark.parametrize("start,end,clock", [(None, None, (0, 0)), (5_000, None, (5_000, 5_000)),
-                                             (5_000, 9_000, (5_000, 9_000))])
-def test_a_whole_source_replays_on_the_clock_its_range_gives(start, end, clock):
-    """SourceData.clock(): [start, end) of the rows read; 0 when nothing says where the replay starts."""
-    from event_replay.io.partitions import Clock
-    from event_replay.io.source import SourceData
-
-    data = SourceData(rows=None, quarantine=None, rows_read=0, clean_rows=0, quarantined_rows=0, skipped_rows=0,
-                      splits=[], start_ms=start, end_ms=end, source_columns={}, payload_columns=[])
-    assert data.clock() == Clock(*clock)

@@ -176,7 +176,7 @@ with DAG("log_probe", schedule=None, start_date=pendulum.datetime(2024, 1, 1, tz
 
 @pytest.mark.integration
 def test_dag_test_writes_task_logs_where_the_ui_reads_them(tmp_path):
-    """make demo's `dags test` (orchestration/dag_test.py): each task's log lands in the file the UI reads."""
+    """make demo's `dags test` (scripts/dag_test.py): each task's log lands in the file the UI reads."""
     import subprocess
     import sys
 
@@ -186,7 +186,8 @@ def test_dag_test_writes_task_logs_where_the_ui_reads_them(tmp_path):
     (tmp_path / "dags" / "log_probe.py").write_text(PROBE_DAG)
     env = airflow_env(tmp_path / "home", AIRFLOW__CORE__DAGS_FOLDER=str(tmp_path / "dags"))
     airflow(env, "db", "migrate", timeout=600)
-    proc = subprocess.run([sys.executable, "-m", "event_replay.orchestration.dag_test", "log_probe"], env=env,
+    script = Path(__file__).resolve().parents[2] / "scripts" / "dag_test.py"
+    proc = subprocess.run([sys.executable, str(script), "log_probe"], env=env,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     logs = list((tmp_path / "home" / "logs").glob("dag_id=log_probe/run_id=*/task_id=speak/attempt=1.log"))

@@ -33,7 +33,8 @@ from decoded import digests, partition_digests
 from event_replay.io.files import DamagedFileError, damage
 from event_replay.io.lock import LOCK
 from event_replay.layout import RANGE_PROGRESS_FILE
-from event_replay.range_replay import RangeRequest, run_range
+from event_replay.history.progress import RangeRequest
+from event_replay.range_replay import run_range
 from event_replay.semantics.config import parse_config
 
 DAYS = ["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"]

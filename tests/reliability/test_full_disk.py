@@ -26,7 +26,8 @@ import pytest
 from decoded import digests
 from event_replay.io.commit import NoSpaceError
 from event_replay.io.lock import LOCK
-from event_replay.range_replay import RangeRequest, run_range
+from event_replay.history.progress import RangeRequest
+from event_replay.range_replay import run_range
 from event_replay.semantics.config import parse_config
 
 pytestmark = pytest.mark.spark

@@ -86,7 +86,7 @@ def _scoped(cfg, scope):
     replayed: from the first one's start to the last one's end), for the calibration grid."""
     if scope.first is None:
         return cfg
-    from ..io.partitions import Partition
+    from ..history.partitions import Partition
 
     return cfg.with_overrides(replay={"start": Partition.parse(scope.first).start_ms,
                                       "end": Partition.parse(scope.last).end_ms})

@@ -41,7 +41,7 @@ class Scope:
 
     @staticmethod
     def parse(partition: str | None, partitions: str | None) -> "Scope":
-        from ..io.partitions import Partition
+        from ..history.partitions import Partition
         from ..range_replay import parse_range
 
         if partition and partitions:

@@ -2,26 +2,26 @@
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from ..semantics.config import JobConfig
-    from .contract import EngineResult
-    from ..io.partitions import Clock
     from ..io.read_order import TickPartials
-    from .state import CarriedState
+    from .carry import Carry
+    from .contract import EngineResult
 
 
-def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: Sequence[str], clock: "Clock",
-           carried: "CarriedState | None" = None, *, clean_max_offsets: dict[str, int] | None = None,
+def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: Sequence[str], clock,
+           carried: "Carry | None" = None, *, clean_max_offsets: dict[str, int] | None = None,
            with_cause: bool = False, tick_partials: "TickPartials | None" = None) -> tuple["EngineResult", "RangeEnd"]:
     """Replay clean rows (cut to [clock.start_ms, clock.end_ms)) over the declared splits, continuing from the state
     `carried` from the previous range (None: the history starts here). Returns the range's outputs and its end
-    (RangeEnd: what state.write_state writes for the next range, computed only when read).
+    (RangeEnd: the Carry the next range continues from, computed only when read).
 
-    `clock`: a Clock (a whole source), a partition or a span of them (engine/span.py; `with_cause`: the firings say
+    `clock`: the replay clock's range, `start_ms`, `end_ms` and `id` (history/partitions.py: a Clock of a whole
+    source, a partition or a span of them, history/span.py; the id is None when no state is kept). `with_cause`: the firings say
     which row caused each late firing). `clean_max_offsets`: the read's highest clean offset per split, for the
     state. `tick_partials`: the rows' per-(split, tick) event times if the read took them (io/read_order.py)."""
     # Imported here so that importing the package (e.g. the CLI validating a config) does not need the stages.
@@ -37,12 +37,11 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
         return result, RangeEnd(end)
     if clock.id is not None and cfg.watermark.periodic and clock.end_ms - clock.start_ms < cfg.watermark.interval_ms:
         raise ValueError(f"partition {clock.id} is shorter than the watermark interval")
-    m = carried.manifest if carried is not None else None
-    all_splits = sorted(set(splits) | set(m.splits if m else ()))
+    all_splits = sorted(set(splits) | set(carried.splits if carried else ()))
     carry = None
-    if m is not None:
-        carry = TimelineCarry(origin_tick=m.origin_tick, stream_wm=m.stream_watermark, stream_idle=m.stream_idle,
-                              splits=carried.splits)
+    if carried is not None:
+        carry = TimelineCarry(origin_tick=carried.origin_tick, stream_wm=carried.stream_watermark,
+                              stream_idle=carried.stream_idle, splits=carried.split_states)
     timeline, end = compute_timeline_carried(rows, cfg, all_splits, clock.start_ms, clock.end_ms, carry,
                                              tick_partials)
     # The timeline's rows feed the windows and the late rows (_kept says when they are materialised). The outputs
@@ -52,7 +51,7 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     if carried is not None:
         carried_rows_in = carried.rows
         window_rows = _materialise(carried.rows.select(*tl_rows.columns).unionByName(tl_rows))
-    w0 = m.stream_watermark if m is not None else NEG_INF
+    w0 = carried.stream_watermark if carried is not None else NEG_INF
     firings, late_rows, elems = compute_windows_with_elements(
         window_rows, stream_values, cfg, new_from_ms=clock.start_ms if carried is not None else None,
         carried_wm=w0 if carried is not None else None,
@@ -60,28 +59,25 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
         partitions=windows_partitions(spark, cfg),
         with_cause=with_cause)
     result = EngineResult(windows=firings, late_events=late_rows, watermarks=timeline.watermarks)
-    return result, RangeEnd(lambda: _end_state(cfg, rows, clock, m, w0, all_splits, stream_values, end,
+    return result, RangeEnd(lambda: _end_state(cfg, rows, clock, carried, w0, all_splits, stream_values, end,
                                                window_rows, elems, clean_max_offsets))
 
 
-def _end_state(cfg, rows, clock, m, w0, all_splits, stream_values, end, window_rows, elems, clean_max_offsets):
-    """(manifest, split states, carried rows) at the end of an event-time range that started at stream watermark
-    `w0`: two small aggregates (scalars) on the driver, the rest stays in DataFrames."""
+def _end_state(cfg, rows, clock, carried, w0, all_splits, stream_values, end, window_rows, elems, clean_max_offsets):
+    """The Carry at the end of an event-time range that started at stream watermark `w0`: two small aggregates
+    (scalars) on the driver, the rest stays in DataFrames."""
     from pyspark.sql import functions as F
 
-    from .state import FORMAT_VERSION, Manifest, fingerprint, last_offsets_after
+    from .carry import Carry, last_offsets_after
     from .windows import carried_rows
 
     top = stream_values.agg(F.max("watermark")).collect()[0][0]
     w_end = max(w0, top) if top is not None else w0
     last = end.stream_last.collect() if end.stream_last is not None else []  # at most one row
-    idle_end = bool(last[0][0]) if last else (m.stream_idle if m else False)
-    manifest = Manifest(format_version=FORMAT_VERSION, fingerprint=fingerprint(cfg), partition=clock.id,
-                        previous=None if m is None else m.partition, emit=cfg.watermark.emit,
-                        origin_tick=end.origin_tick, stream_watermark=w_end, stream_idle=idle_end,
-                        splits=all_splits, flushed=cfg.replay.end_of_input == "flush",
-                        last_offsets=last_offsets_after(rows, m, clean_max_offsets))
-    return manifest, end.splits, carried_rows(window_rows, elems, cfg, w_end)
+    idle_end = bool(last[0][0]) if last else (carried.stream_idle if carried else False)
+    return Carry(origin_tick=end.origin_tick, stream_watermark=w_end, stream_idle=idle_end, splits=all_splits,
+                 last_offsets=last_offsets_after(rows, carried, clean_max_offsets), split_states=end.splits,
+                 rows=carried_rows(window_rows, elems, cfg, w_end))
 
 
 _PLAN_SETTINGS = {
@@ -120,19 +116,15 @@ def _materialise(df: "DataFrame") -> "DataFrame":
 
 
 class RangeEnd:
-    """What a replayed range leaves for the next one (written by state.write_state): its manifest, the splits'
-    states and the carried rows, computed on first read (a replay that writes no state never pays for them)."""
+    """What a replayed range leaves for the next one: its `carry`, computed on first read (a replay that keeps no
+    state never pays for it)."""
 
-    def __init__(self, compute):
+    def __init__(self, compute: "Callable[[], Carry]"):
         self._compute = compute
 
     @cached_property
-    def _state(self):
+    def carry(self) -> "Carry":
         return self._compute()
-
-    manifest = property(lambda self: self._state[0])
-    splits = property(lambda self: self._state[1])
-    rows = property(lambda self: self._state[2])
 
 
 def release(spark: "SparkSession") -> None:

@@ -1,8 +1,9 @@
 """The contract between the Spark engine's stages (all times are long milliseconds).
 
-The entry (`engine.replay`) takes the rows, the config, the declared splits, the replay clock's range (io/partitions.py:
-a `Clock`, a partition or a span: anything with start_ms, end_ms and id) and the state carried from the previous range (None: the
-history starts), and returns the range's `EngineResult` and its `RangeEnd`: what the next range continues from.
+The entry (`engine.replay`) takes the rows, the config, the declared splits, the replay clock's range (history/partitions.py:
+a `Clock`, a partition or a span: anything with start_ms, end_ms and id) and the state carried from the previous range
+(carry.py's `Carry`, plain data; None: the history starts), and returns the range's `EngineResult` and its `RangeEnd`:
+the Carry the next range continues from.
 
 Input rows (a DataFrame, already read, cleaned and cut to the replay range by the IO layer):
     split string, offset long, arrival_time long, event_time long, key (any type), payload columns...
@@ -33,7 +34,7 @@ from pyspark.sql import types as T
 
 from ..semantics.durations import NEG_INF, POS_INF  # noqa: F401  (re-exported for the stages)
 
-# The watermarks output and the stream values (see above); a split's carried state (state.py).
+# The watermarks output and the stream values (see above); a split's carried state (carry.py).
 WATERMARKS_SCHEMA = T.StructType([
     T.StructField("replay_time", T.LongType(), False),
     T.StructField("scope", T.StringType(), False),

@@ -19,6 +19,7 @@ from pyspark.sql import functions as F
 
 from ..semantics.config import JobConfig
 from ..spark import local_frame
+from .carry import Carry, last_offsets_after
 from .contract import EngineResult
 from .contract import SPLIT_STATE_SCHEMA, WATERMARKS_SCHEMA
 
@@ -55,41 +56,36 @@ def timer_times(rows: DataFrame, cfg: JobConfig, end_ms: int) -> DataFrame:
             .select(F.col("watermark").cast("long")))
 
 
-def replay(rows: DataFrame, cfg: JobConfig, splits: list[str], clock, carried, clean_max_offsets: dict[str, int] | None,
-           with_cause: bool):
+def replay(rows: DataFrame, cfg: JobConfig, splits: list[str], clock, carried: Carry | None,
+           clean_max_offsets: dict[str, int] | None, with_cause: bool):
     """A range of the replay clock, from the previous range's state (None: the history starts): its outputs (no late
     rows, no watermarks) and a function computing its end state. The carried rows are those of windows whose timer
     is at or after the previous range's end; the clock there (its end - 1) is the carried `stream_watermark`."""
     from .windows import compute_windows_with_elements, windows_partitions
 
-    m = carried.manifest if carried is not None else None
     clocked = on_replay_clock(rows)
     window_rows = clocked if carried is None else carried.rows.select(*clocked.columns).unionByName(clocked)
     if clock.id is not None:  # its state is written: the rows are read once more for it
         window_rows = window_rows.localCheckpoint(eager=True)
     firings, late, elems = compute_windows_with_elements(
         window_rows, timer_times(window_rows, cfg, clock.end_ms), cfg,
-        new_from_ms=clock.start_ms if m is not None else None,
-        carried_wm=m.stream_watermark if m is not None else None,
+        new_from_ms=clock.start_ms if carried is not None else None,
+        carried_wm=carried.stream_watermark if carried is not None else None,
         partitions=windows_partitions(rows.sparkSession, cfg),
         with_cause=with_cause)
     result = EngineResult(windows=firings, late_events=late, watermarks=_no_watermarks(rows))
-    return result, lambda: _end_state(rows, cfg, splits, clock, m, window_rows, elems, clean_max_offsets)
+    return result, lambda: _end_state(rows, cfg, splits, clock, carried, window_rows, elems, clean_max_offsets)
 
 
-def _end_state(rows, cfg, splits, clock, m, window_rows, elems, clean_max_offsets):
-    from .state import FORMAT_VERSION, Manifest, fingerprint, last_offsets_after
+def _end_state(rows, cfg, splits, clock, carried, window_rows, elems, clean_max_offsets):
     from .windows import carried_rows
 
     clock_end = clock.end_ms - 1
-    manifest = Manifest(format_version=FORMAT_VERSION, fingerprint=fingerprint(cfg), partition=clock.id,
-                        previous=None if m is None else m.partition, emit=cfg.watermark.emit, origin_tick=None,
-                        stream_watermark=clock_end, stream_idle=False,
-                        splits=sorted(set(splits) | set(m.splits if m else ())),
-                        flushed=cfg.replay.end_of_input == "flush",
-                        last_offsets=last_offsets_after(rows, m, clean_max_offsets))
     no_splits = local_frame(rows.sparkSession, [], SPLIT_STATE_SCHEMA)
-    return manifest, no_splits, carried_rows(window_rows, elems, cfg, clock_end)
+    return Carry(origin_tick=None, stream_watermark=clock_end, stream_idle=False,
+                 splits=sorted(set(splits) | set(carried.splits if carried else ())),
+                 last_offsets=last_offsets_after(rows, carried, clean_max_offsets), split_states=no_splits,
+                 rows=carried_rows(window_rows, elems, cfg, clock_end))
 
 
 def _no_watermarks(rows: DataFrame) -> DataFrame:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pyspark.sql import SparkSession
 
 from ..semantics.config import ConfigError, JobConfig
-from .fs import hadoop_fs
+from .fs import fs_for, hadoop_fs, is_local, local_path
+from .partition_folders import folder_of, partitions_present
+
 
 class SchemaDriftError(ConfigError):
     """A source file whose column types differ from the others: refused before the replay, naming the file."""
@@ -87,7 +89,6 @@ def _arrow_type_name(t) -> str:
 def damage(spark: SparkSession, path: str, fmt: str) -> str | None:
     """Why a source file cannot be read (None: it can): its Parquet footer, or for CSV its first byte, is read.
     A local file is opened by Python (no JVM); elsewhere a Parquet footer is read through Hadoop's FileSystem."""
-    from .fs import is_local, local_path
 
     if not is_local(path):
         if fmt != "parquet":
@@ -142,7 +143,6 @@ def check_readable(spark: SparkSession, files: list[str], fmt: str, done: str = 
 def file_column_types(spark: SparkSession, path: str) -> dict[str, str]:
     """A Parquet file's column types, from its footer only: with pyarrow for a local file (no Spark job), else
     through Spark's own schema inference on that one file. A file that cannot be read: DamagedFileError."""
-    from .fs import is_local, local_path
 
     try:
         if is_local(path):
@@ -183,11 +183,8 @@ def check_schema_drift(spark: SparkSession, files: list[str], fmt: str, referenc
 def _sibling_partitions(spark: SparkSession, root: str, subpath: str) -> list[str]:
     """The other partition folders of the source (same granularity as subpath), nearest first: earlier ones
     from the nearest back, then later ones."""
-    from .fs import fs_for
-    from .partitions import Partition, partitions_present
-
     ids = partitions_present(fs_for(root, spark), root, hourly="/" in subpath)
-    names = [Partition.parse(i).subpath for i in ids]
+    names = [folder_of(i) for i in ids]
     before = [n for n in names if n < subpath][::-1]
     after = [n for n in names if n > subpath]
     return before + after

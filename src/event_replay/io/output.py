@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Sequence
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -119,17 +119,11 @@ def arranged(df: DataFrame, order: list, files: int = OUTPUT_FILES, spread_by: s
 
 
 def write_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firings: DataFrame,
-                  late: DataFrame, watermarks: DataFrame, partition_subpath: str | None = None,
-                  stage_last: Callable[[str], tuple[str, str]] | None = None) -> WriteSummary:
-    """Write every output, all or nothing. With `partition_subpath` (e.g. `dt=2024-01-01`), the outputs of one
-    partition go to `<output.path>/<dataset>/<partition_subpath>/`, so a rerun of the partition replaces exactly
-    its own outputs; without, each dataset is replaced whole. `stage_last(staging)` stages one more thing after
-    the outputs (a partition's carried state) and returns its move: it is committed with them, last."""
+                  late: DataFrame, watermarks: DataFrame) -> WriteSummary:
+    """Write every output of a whole source, all or nothing: each dataset is replaced whole. (A partition's
+    outputs are staged with stage_outputs and committed with its carried state.)"""
     def stage(staging: str) -> tuple[WriteSummary, list[tuple[str, str]]]:
-        summary, moves = stage_outputs(spark, cfg, source, firings, late, watermarks, staging, partition_subpath)
-        if stage_last is not None:
-            moves.append(stage_last(staging))
-        return summary, moves
+        return stage_outputs(spark, cfg, source, firings, late, watermarks, staging)
 
     target = cfg.output.path.rstrip("/")
     return stage_and_commit(fs_for(target, spark), target, stage)
@@ -138,7 +132,9 @@ def write_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firin
 def stage_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firings: DataFrame,
                   late: DataFrame, watermarks: DataFrame, staging: str,
                   partition_subpath: str | None = None) -> tuple[WriteSummary, list[tuple[str, str]]]:
-    """Write every dataset under `staging`; return the counts and the moves that commit them (io/commit.py)."""
+    """Write every dataset under `staging`; return the counts and the moves that commit them (io/commit.py). With
+    `partition_subpath` (e.g. `dt=2024-01-01`), the outputs of one partition go to
+    `<output.path>/<dataset>/<partition_subpath>/`, so a rerun of the partition replaces exactly its own outputs."""
     target = cfg.output.path.rstrip("/")
     stage_datasets(spark, cfg, source, firings, late, watermarks, staging)
     # Counts from what was written (the files' footers), not from a second run of the engine.

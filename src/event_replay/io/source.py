@@ -20,7 +20,6 @@ from ..spark import local_frame
 from .files import check_schema_drift, csv_reader, data_files, neighbour_file
 from .fs import hadoop_fs
 from .offsets import check_offsets
-from .partitions import Clock
 from .read_order import TickPartials
 from .quarantine import (ARRIVAL_TIME_AFTER_9999, ARRIVAL_TIME_BEFORE_1970, BAD_ARRIVAL_TIME, BAD_EVENT_TIME,
                          BAD_OFFSET, ENGINE_COLUMNS, EVENT_TIME_AFTER_9999, EVENT_TIME_BEFORE_1970, FOLDER_START,
@@ -53,12 +52,6 @@ class SourceData:
     # The timeline's per-(split, tick) event times of `rows`, from the offset check's pass (io/read_order.py).
     tick_partials: TickPartials | None = None
     _cached: list[DataFrame] = field(default_factory=list)
-
-    def clock(self) -> Clock:
-        """The replay clock's range of a whole-source replay: from the first row to the end of input (0 when no
-        row and no explicit range say where it starts)."""
-        start = self.start_ms if self.start_ms is not None else 0
-        return Clock(start, self.end_ms if self.end_ms is not None else start)
 
     def release(self) -> None:
         for df in self._cached:
@@ -279,7 +272,7 @@ def _range(cfg: JobConfig, clean_stats: dict | None) -> tuple[int | None, int | 
 def prepare_source(raw: DataFrame, cfg: JobConfig, carried_offsets: Mapping[str, int] | None = None,
                    folders: Folders | None = None) -> SourceData:
     """Parse, quarantine and cut a raw source DataFrame (as read) per cfg. `carried_offsets`: each split's last
-    offset in the partitions replayed before this one (engine/state.py), so that a redelivery or an offset going
+    offset in the partitions replayed before this one (history/state.py), so that a redelivery or an offset going
     back across a cut is quarantined as in one replay of the whole range. `folders`: the rows come from a span of
     partition folders (`raw` has the folder column): each is cut to its folder and counted per folder, and the
     quarantine keeps the folder column (FOLDER_START)."""

@@ -1,4 +1,4 @@
-"""Staging the outputs of a span of partitions, cut by partition (engine/span.py: each row carries its partition's
+"""Staging the outputs of a span of partitions, cut by partition (history/span.py: each row carries its partition's
 folder columns), and each partition's commit.
 
 Every dataset is written once for the whole span, partitioned by the folder columns (`dt`, `hour`): a
@@ -21,18 +21,18 @@ from ..spark import local_frame
 from .files import parquet_rows
 from .fs import fs_for
 from .output import WriteSummary, counts_frame, stage_datasets, summary_of, write_dataset
-from .partitions import Partition
+from .partition_folders import Folder
 from .source import SourceData
 
 
 @dataclass
 class StagedPartition:
-    partition: Partition
+    partition: Folder
     summary: WriteSummary
     moves: list[tuple[str, str]]
 
 
-def stage_span_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, cut, parts: Sequence[Partition],
+def stage_span_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, cut, parts: Sequence[Folder],
                        folders: list[str], staging: str) -> list[StagedPartition]:
     """Write every dataset of the span under `staging`, cut by partition; what each partition commits. `cut` has
     the frames `firings`, `late`, `watermarks`, `quarantine`, each row with its partition's `folders` columns."""
@@ -55,12 +55,12 @@ def stage_span_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, 
     return staged
 
 
-def _folder_values(p: Partition, folders: list[str]) -> tuple:
+def _folder_values(p: Folder, folders: list[str]) -> tuple:
     """The values of the folder columns (`dt`, and `hour` for hours) of partition `p`."""
     return (p.id[:10], p.id[11:13])[:len(folders)]
 
 
-def _fill_empty(spark: SparkSession, written: dict[str, DataFrame], staging: str, parts: Sequence[Partition]) -> None:
+def _fill_empty(spark: SparkSession, written: dict[str, DataFrame], staging: str, parts: Sequence[Folder]) -> None:
     """An empty file of the dataset's schema (`written`: the frames written, without the folder columns) in each
     partition folder the partitioned write left out."""
     fs = fs_for(staging, spark)

@@ -19,7 +19,7 @@ from ..semantics.config import JobConfig
 from ..spark import local_frame
 from .files import check_schema_drift, data_files, neighbour_file
 from .fs import hadoop_fs
-from .partitions import Partition
+from .partition_folders import Folder
 from .quarantine import FOLDER_START
 from .source import Folders, SourceData, borrowed_schema, missing_partition, prepare_source, read_folders
 
@@ -38,7 +38,7 @@ def folder_start(path: Column, hourly: bool) -> Column:
     return start
 
 
-def read_span_source(spark: SparkSession, cfg: JobConfig, parts: list[Partition], allow_missing: bool = False,
+def read_span_source(spark: SparkSession, cfg: JobConfig, parts: list[Folder], allow_missing: bool = False,
                      carried_offsets: Mapping[str, int] | None = None) -> SourceData:
     """The rows of consecutive partitions `parts` (ascending), cut to [first start, last end) and each to its
     folder; see the module doc. A missing folder fails unless `allow_missing` (it then holds no rows), as for one

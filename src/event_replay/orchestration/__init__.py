@@ -9,6 +9,6 @@ The DAG files in dags/ stay thin; the logic lives here and is unit-tested withou
 - record:   the run record (version, config, input fingerprint, Spark) and `replay verify`;
 - dry_run:  what a range would read and how long it would take, nothing written (`replay run --dry-run`, the form);
 - cancel:   a SIGTERM stops a replay and leaves its output consistent; the task's on_kill side;
-- standalone, dag_test: `make airflow` (every process stops with it) and `make demo`'s `airflow dags test`;
+- standalone: `make airflow` (every process stops with it; `make demo`'s `airflow dags test` is scripts/dag_test.py);
 - operators / tasks: the Airflow side (imported only by the DAGs).
 """

@@ -86,7 +86,7 @@ def _state(output: Path, pid: str) -> bool:
 def partition_inputs(source: str, fmt: str, output: str, ids: Sequence[str]) -> tuple[list[PartitionInput], bool]:
     """Each partition's input and whether the output has it; False when the source is not local (not listed)."""
     from ..io.fs import is_local, local_path
-    from ..io.partitions import Partition
+    from ..history.partitions import Partition
 
     listed = is_local(source)
     out = Path(local_path(output)) if is_local(output) else None
@@ -251,10 +251,10 @@ def lines(d: DryRun, prog: str = "replay") -> list[str]:
 
 
 def predecessor(cfg, first: str) -> str | None:
-    """The partition whose state `first` continues by default (job.continued_state's rule): the latest one before it
+    """The partition whose state `first` continues by default (history/state_files.continued_state's rule): the latest one before it
     with a source folder or a carried state; None when there is none."""
     from ..io.fs import fs_for, is_local
-    from ..io.partitions import partitions_present
+    from ..io.partition_folders import partitions_present
 
     if not (is_local(cfg.source.path) and is_local(cfg.output.path)):
         return None

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from ..engine.state import require_declared_splits
+from ..history.state import require_declared_splits
 from ..layout import AIRFLOW_FOLDER, run_folder_name
 from ..semantics.config import END_OF_INPUT, ConfigError, JobConfig, load_config, to_raw
 from ..semantics.durations import parse_duration_ms
@@ -53,7 +53,7 @@ def is_partitioned(cfg: JobConfig) -> bool | None:
     """Whether the config's source is laid out in `dt=YYYY-MM-DD` folders, as the backfill DAGs replay it;
     None when that cannot be seen (a remote source, or one not written yet)."""
     from ..io.fs import LocalFs
-    from ..io.partitions import partitions_present
+    from ..io.partition_folders import partitions_present
 
     if _URI.match(cfg.source.path) or not Path(cfg.source.path).is_dir():
         return None

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..io.fs import LocalFs
-from ..io.partitions import partitions_present
+from ..io.partition_folders import partitions_present
 from ..layout import state_dir
 
 

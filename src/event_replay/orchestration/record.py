@@ -85,7 +85,7 @@ def input_fingerprint(source_path: str, partitions: Sequence[str]) -> dict[str, 
     """The data files of each partition's folder under the source (none: the folder is missing), and a digest of
     the whole listing."""
     from ..io.fs import is_local, local_path
-    from ..io.partitions import Partition
+    from ..history.partitions import Partition
 
     if not is_local(source_path):
         return {"source": source_path, "listed": False, "why": "a remote source is not listed by the run record"}

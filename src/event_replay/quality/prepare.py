@@ -165,7 +165,7 @@ def effective_end_of_input(spark: SparkSession, output_path: str, counts: DataFr
     if not last:
         return "hold"
     pid = _partition_id(last[0], parts)
-    from ..io.state_files import MANIFEST
+    from ..history.state_files import MANIFEST
 
     path = f"{state_dir(output_path, pid)}/{MANIFEST}"
     try:

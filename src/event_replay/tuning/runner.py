@@ -50,16 +50,18 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
     """Replay every variant over the source read once; write the table and the plot; return the rows.
     `per_variant(engine result, variant config)`: more columns of a variant's row (calibrate.py: the
     agreement with the live output, `replay tune --against-live`)."""
+    # Spark: imported only to run (the Airflow page reads results without it).
     from .. import engine
-    from ..io import read_source
     from ..io.scratch import scratch_space
-    from . import figures as fig  # Spark: imported only to run (the Airflow page reads results without it)
+    from ..pipeline import WholeSource
+    from . import figures as fig
 
     t0 = time.monotonic()
     with scratch_space(spark, str(tuning_folder(cfg, grid))):
-        source = read_source(spark, cfg)
+        whole = WholeSource()  # the whole source's read and clock; each variant is replayed on its own below
+        source = whole.read(spark, cfg, None)
         try:
-            clock = source.clock()
+            clock = whole.clock(source)
             # Materialised once for every variant (and independent of the session's Dataset cache, which
             # engine.release clears after each variant).
             rows = source.rows.localCheckpoint(eager=True)

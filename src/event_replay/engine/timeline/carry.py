@@ -9,7 +9,7 @@ from pyspark.sql import DataFrame
 
 @dataclass
 class TimelineCarry:
-    """What the timeline continues from (state.py stores it): see the module doc."""
+    """What the timeline continues from (engine/carry.py carries it): see the module doc."""
     origin_tick: int | None  # the history's first tick: a split with no rows yet goes idle counting from it
     stream_wm: int
     stream_idle: bool

@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from ..io.partitions import Partition
+from ..engine.contract import EngineResult
+from ..engine.windows import CAUSE_ARRIVAL
 from ..io.quarantine import FOLDER_START
 from ..semantics.durations import NEG_INF
 from ..semantics.model import FIRE_END_OF_INPUT, FIRE_LATE_ROW
-from .contract import EngineResult
-from .windows import CAUSE_ARRIVAL
+from .partitions import Partition
 
 DAY, HOUR = "dt", "hour"  # the folder columns (Partition.subpath)
 

@@ -13,7 +13,7 @@ Each line goes to the file as one JSON record, as the task runner writes the log
 The UI's log reader takes a plain line that starts with something date-like ("2024-01-01 ...", "5000 ...") for that
 line's time and re-sorts the log by it; a JSON record's time is its own.
 
-    python -m event_replay.orchestration.dag_test DAG_ID [LOGICAL_DATE] [-c CONF] ...
+    python scripts/dag_test.py DAG_ID [LOGICAL_DATE] [-c CONF] ...
 """
 from __future__ import annotations
 

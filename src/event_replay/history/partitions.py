@@ -1,22 +1,19 @@
-"""Partitions of a history: a UTC day `YYYY-MM-DD` (folder `dt=YYYY-MM-DD`) or hour `YYYY-MM-DDTHH`
-(`dt=YYYY-MM-DD/hour=HH`) by arrival time, covering [start, end). The same folders hold a partition's rows in the
-source and its outputs in each output dataset; its carried state is `<output.path>/_state/<id>/`. A partition is
-a range of the replay clock with an id (`Clock`, which a whole-source replay uses without one).
-
-This module is the one listing of partition folders (on any file system io/fs.py reaches) and the one place
-that knows the folder names."""
+"""Partitions of a history: a UTC day `YYYY-MM-DD` or hour `YYYY-MM-DDTHH` by arrival time, covering [start, end),
+and the replay clock's range (`Clock`) a replay runs over: a whole source's, a partition's or a span's. A partition
+is a clock range with the id its state is written under (`<output.path>/_state/<id>/`); its folders are
+io/partition_folders.py's."""
 from __future__ import annotations
 
 import datetime as dt
 import re
 from dataclasses import dataclass
 
-from ..semantics.config import ConfigError
-from .fs import Fs
+from ..io.fs import fs_for
+from ..io.partition_folders import folder_of, partitions_present
+from ..io.source import SourceData
+from ..semantics.config import ConfigError, JobConfig
 
 _ID = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:T(\d{2}))?$")
-_DAY_FOLDER = re.compile(r"^dt=(\d{4}-\d{2}-\d{2})$")
-_HOUR_FOLDER = re.compile(r"^hour=(\d{2})$")
 
 
 @dataclass(frozen=True)
@@ -26,6 +23,13 @@ class Clock:
     start_ms: int
     end_ms: int
     id: str | None = None
+
+    @staticmethod
+    def of_source(source: SourceData) -> "Clock":
+        """A whole-source replay's range: from the first row to the end of input (0 when no row and no explicit
+        range say where it starts)."""
+        start = source.start_ms if source.start_ms is not None else 0
+        return Clock(start, source.end_ms if source.end_ms is not None else start)
 
 
 @dataclass(frozen=True)
@@ -59,8 +63,7 @@ class Partition:
     @property
     def subpath(self) -> str:
         """The folder under the source (and under each output dataset) holding this partition."""
-        day = self.id[:10]
-        return f"dt={day}/hour={self.id[11:13]}" if self.hourly else f"dt={day}"
+        return folder_of(self.id)
 
     def previous(self) -> "Partition":
         length = self.end_ms - self.start_ms
@@ -68,29 +71,6 @@ class Partition:
         return Partition.parse(start.strftime("%Y-%m-%dT%H" if self.hourly else "%Y-%m-%d"))
 
 
-def partitions_present(fs: Fs, root: str, hourly: bool) -> list[str]:
-    """The partition ids with a folder under `root`, ascending: days (`dt=D`), or hours (`dt=D/hour=HH`).
-    A folder that names no real day or hour (dt=2024-02-30, hour=24) is not a partition."""
-    root = root.rstrip("/")
-    out = []
-    for name in fs.list_dirs(root):
-        m = _DAY_FOLDER.match(name)
-        if not (m and _is_day(m.group(1))):
-            continue
-        if not hourly:
-            out.append(m.group(1))
-            continue
-        for hour in fs.list_dirs(f"{root}/{name}"):
-            h = _HOUR_FOLDER.match(hour)
-            if h and int(h.group(1)) < 24:
-                out.append(f"{m.group(1)}T{h.group(1)}")
-    return sorted(out)
-
-
-def _is_day(text: str) -> bool:
-    try:
-        dt.date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
-
+def source_partitions(spark, cfg: JobConfig, hourly: bool) -> list[str]:
+    """The partition ids with a folder under source.path, ascending."""
+    return partitions_present(fs_for(cfg.source.path, spark), cfg.source.path, hourly)

@@ -1,0 +1,61 @@
+"""A range run's progress, `<output.path>/_range.json` (range_replay.py): the request and the last partition it
+committed, so that a rerun of the same request commits only the partitions after it. A torn or foreign file only
+means starting the range over, which is always correct."""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict, dataclass
+
+from ..io.fs import Fs
+from ..layout import RANGE_PROGRESS_FILE
+from ..semantics.config import JobConfig
+from .state import fingerprint
+
+
+@dataclass(frozen=True)
+class RangeRequest:
+    """What `--partitions FROM..TO` asked for; equal requests continue each other's progress."""
+
+    first_id: str
+    last_id: str
+    first: bool
+    previous: str | None
+    end_of_input: str  # of the last partition; the others hold
+    allow_missing: bool
+
+
+def _progress_key(cfg: JobConfig, request: RangeRequest) -> dict:
+    return {**asdict(request), "fingerprint": fingerprint(cfg), "source": cfg.source.path}
+
+
+def resume_point(fs: Fs, output: str, cfg: JobConfig, request: RangeRequest, ids: list[str]) -> str | None:
+    """The last partition an interrupted run of this very request committed (None: start at the beginning)."""
+    text = fs.read_text(f"{output}/{RANGE_PROGRESS_FILE}")
+    if text is None:
+        return None
+    try:
+        saved = json.loads(text)
+        same = saved["request"] == _progress_key(cfg, request)
+        committed = saved["committed"]
+    except (ValueError, KeyError, TypeError):
+        same, committed = False, None  # torn or foreign: starting over is always correct
+    if same and committed is None:
+        return None  # the interrupted run committed nothing
+    if not same or committed not in ids:
+        print(f"replay: {output}/{RANGE_PROGRESS_FILE} belongs to another range request: replaying "
+              f"{ids[0]}..{ids[-1]} from its start", file=sys.stderr, flush=True)
+        return None
+    return committed
+
+
+def save_progress(fs: Fs, output: str, cfg: JobConfig, request: RangeRequest, committed: str | None) -> None:
+    """Written after the partition's commit: a crash in between only replays that partition once more, which
+    gives the same outputs (its predecessor's state has not changed)."""
+    fs.write_text(f"{output}/{RANGE_PROGRESS_FILE}", json.dumps({"request": _progress_key(cfg, request),
+                                                                 "committed": committed}, indent=1) + "\n")
+
+
+def clear_progress(fs: Fs, output: str) -> None:
+    """A finished range: running it again replays it again."""
+    fs.delete(f"{output}/{RANGE_PROGRESS_FILE}")

@@ -1,0 +1,225 @@
+"""One replay pipeline for every plan: read, replay (`engine.replay`), stage, commit, under the output's lock.
+
+A plan says what is replayed: the whole source (`WholeSource`, every dataset replaced, no state kept), one
+partition continuing its predecessor's carried state (`OnePartition`), or a span of consecutive partitions
+(`PartitionSpan`, committed partition by partition). Each plan has one read and one staging of the outputs (the
+span's variants: io/span_source.py, io/span_output.py); the pipeline does the rest the same way for all.
+job.py and range_replay.py build plans; tuning/runner.py reads through WholeSource and replays each variant itself."""
+from __future__ import annotations
+
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+from . import engine
+from .engine import RangeEnd
+from .engine.contract import EngineResult
+from .history.partitions import Clock, Partition
+from .history.span import Span, cut_by_partition, stream_at_ends
+from .history.state import CarriedState, Manifest
+from .history.state_files import continued_state, stage_state
+from .io.commit import commit, discard_staging, new_staging, recover, remove_orphan_staging
+from .io.fs import Fs, fs_for
+from .io.lock import output_lock
+from .io.output import WriteSummary, stage_outputs
+from .io.scratch import scratch_space
+from .io.source import SourceData, read_partition_source, read_source
+from .io.span_output import stage_span_outputs
+from .io.span_source import read_span_source
+from .layout import state_dir
+from .semantics.config import JobConfig
+
+
+@dataclass
+class Commit:
+    """One all-or-nothing commit of a plan: its partition (None: the whole source), counts and moves."""
+
+    id: str | None
+    summary: WriteSummary
+    moves: list[tuple[str, str]]
+    stale: list[str] = field(default_factory=list)  # folders removed just before the commit
+
+
+class Plan:
+    """What every plan has unless it says otherwise: no carried state, the config as given, every commit made."""
+
+    with_cause = False  # the firings say which row caused a late firing
+    start = 0  # the first of the plan's commits to make (an interrupted run made the ones before)
+
+    def carried(self, spark, cfg: JobConfig) -> CarriedState | None:
+        return None
+
+    def config(self, cfg: JobConfig) -> JobConfig:
+        return cfg
+
+    def staged(self, commits: list[Commit], seconds: float) -> None:
+        """Heard once the replay is staged, before the first commit."""
+
+
+@dataclass(frozen=True)
+class WholeSource(Plan):
+    """The whole source: every dataset replaced whole, no state kept."""
+
+    def read(self, spark, cfg: JobConfig, carried: CarriedState | None) -> SourceData:
+        return read_source(spark, cfg)
+
+    def clock(self, source: SourceData) -> Clock:
+        return Clock.of_source(source)
+
+    def stage(self, spark, cfg: JobConfig, source: SourceData, result: EngineResult, end: RangeEnd,
+              carried: CarriedState | None, staging: str) -> list[Commit]:
+        summary, moves = stage_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks,
+                                       staging)
+        return [Commit(None, summary, moves)]
+
+
+@dataclass(frozen=True)
+class OnePartition(Plan):
+    """One partition, continuing `previous`'s carried state (by default the latest partition before it) unless
+    `first`; its outputs under `<dataset>/dt=.../` and its own state, committed together. A partition with no folder
+    in the source fails unless `allow_missing` (it then replays as empty: time passes, the state carries on)."""
+
+    partition: Partition
+    first: bool = False
+    previous: str | None = None
+    end_of_input: str = "hold"
+    allow_missing: bool = False
+
+    def carried(self, spark, cfg: JobConfig) -> CarriedState | None:
+        return None if self.first else continued_state(spark, cfg, self.partition, self.previous)
+
+    def read(self, spark, cfg: JobConfig, carried: CarriedState | None) -> SourceData:
+        p = self.partition
+        return read_partition_source(spark, cfg, p.subpath, p.start_ms, p.end_ms, allow_missing=self.allow_missing,
+                                     carried_offsets=carried.manifest.last_offsets if carried else None)
+
+    def clock(self, source: SourceData) -> Partition:
+        return self.partition
+
+    def config(self, cfg: JobConfig) -> JobConfig:
+        return cfg.with_end_of_input(self.end_of_input)
+
+    def stage(self, spark, cfg: JobConfig, source: SourceData, result: EngineResult, end: RangeEnd,
+              carried: CarriedState | None, staging: str) -> list[Commit]:
+        p = self.partition
+        summary, moves = stage_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks,
+                                       staging, p.subpath)
+        # The state last: whoever finds a partition's state finds all its outputs in place.
+        manifest = Manifest.after(self.config(cfg), p.id, carried.manifest.partition if carried else None,
+                                  end.carry)
+        return [Commit(p.id, summary, moves + [stage_state(spark, cfg, manifest, end.carry, staging)])]
+
+
+@dataclass(frozen=True)
+class PartitionSpan(Plan):
+    """Consecutive partitions replayed as one span from the first one's predecessor (or `first`), its outputs cut by
+    partition (history/span.py) and committed partition by partition from index `start` on. Only the last
+    partition's state is written; a stale state of the others is removed before their commit. `say` hears the
+    span's replay once it is staged."""
+
+    span: Span
+    first: bool = False
+    previous: str | None = None
+    end_of_input: str = "hold"
+    allow_missing: bool = False
+    start: int = 0
+    say: Callable[[str], None] | None = None
+    with_cause = True  # a late firing is emitted by the partition of the row that caused it
+
+    def carried(self, spark, cfg: JobConfig) -> CarriedState | None:
+        return None if self.first else continued_state(spark, cfg, self.span.parts[0], self.previous)
+
+    def read(self, spark, cfg: JobConfig, carried: CarriedState | None) -> SourceData:
+        return read_span_source(spark, cfg, list(self.span.parts), self.allow_missing,
+                                carried.manifest.last_offsets if carried else None)
+
+    def clock(self, source: SourceData) -> Partition:
+        return self.span.whole
+
+    def config(self, cfg: JobConfig) -> JobConfig:
+        return cfg.with_end_of_input(self.end_of_input)
+
+    def stage(self, spark, cfg: JobConfig, source: SourceData, result: EngineResult, end: RangeEnd,
+              carried: CarriedState | None, staging: str) -> list[Commit]:
+        span, ids = self.span, [p.id for p in self.span.parts]
+        ends = stream_at_ends(span, result.watermarks, carried.carry.stream_watermark if carried else None,
+                              cfg.window.time == "processing")
+        cut = cut_by_partition(span, result, ends, source.quarantine)
+        staged = stage_span_outputs(spark, cfg, source, cut, span.parts, span.folder_columns, staging)
+        # The last partition's state continues from the one before it, as its own run's does.
+        previous = ids[-2] if len(ids) > 1 else (carried.manifest.partition if carried else None)
+        manifest = Manifest.after(self.config(cfg), span.whole.id, previous, end.carry)
+        staged[-1].moves.append(stage_state(spark, cfg, manifest, end.carry, staging))
+        output = cfg.output.path.rstrip("/")
+        # A state an earlier run left inside the range would not match these outputs.
+        return [Commit(s.partition.id, s.summary, s.moves,
+                       [] if s is staged[-1] else [state_dir(output, s.partition.id)]) for s in staged]
+
+    def staged(self, commits: list[Commit], seconds: float) -> None:
+        if self.say is not None:
+            ids = [p.id for p in self.span.parts]
+            self.say(f"replay: {ids[0]}..{ids[-1]} replayed as one span in {seconds:.1f} s ({len(ids)} partitions, "
+                     f"rows read {sum(c.summary.rows_read for c in commits)})")
+
+
+@contextmanager
+def held_output(spark, cfg: JobConfig) -> Iterator[str]:
+    """The output under its lock (io/lock.py) with a scratch folder, an interrupted commit of an earlier run
+    rolled forward and staging left by dead runs removed: what every run does first. Yields the output path."""
+    output = cfg.output.path.rstrip("/")
+    with output_lock(output, spark), scratch_space(spark, output):
+        done = recover(output, spark)
+        if done:
+            print(f"replay: {output}: {done}", file=sys.stderr, flush=True)
+        for name in remove_orphan_staging(output, spark):
+            print(f"replay: {output}: removed {name} (left by a run that died before committing)", file=sys.stderr,
+                  flush=True)
+        yield output
+
+
+def run(spark, cfg: JobConfig, plan: Plan) -> WriteSummary:
+    """Read, replay, write `plan` under the output's lock; the last commit's counts."""
+    with held_output(spark, cfg):
+        summary = None
+        for _, summary, _ in commits(spark, cfg, plan):
+            pass
+        return summary
+
+
+def commits(spark, cfg: JobConfig, plan: Plan) -> Iterator[tuple[str | None, WriteSummary, float]]:
+    """Under held_output: read, replay and stage `plan`, then make its commits one after the other, yielding
+    (partition id, counts, seconds of the commit) after each."""
+    engine.fixed_plans(spark)
+    t0 = time.monotonic()
+    output = cfg.output.path.rstrip("/")
+    fs = fs_for(output, spark)
+    carried = plan.carried(spark, cfg)
+    source = plan.read(spark, cfg, carried)
+    staging = new_staging(output)
+    try:
+        result, end = engine.replay(spark, source.rows, plan.config(cfg), source.splits, plan.clock(source),
+                                    carried.carry if carried else None, clean_max_offsets=source.clean_max_offsets,
+                                    with_cause=plan.with_cause, tick_partials=source.tick_partials)
+        fs.mkdirs(output)
+        staged = plan.stage(spark, cfg, source, result, end, carried, staging)
+    except BaseException as exc:
+        raise discard_staging(fs, output, staging, exc) from exc
+    finally:
+        source.release()
+        engine.release(spark)
+    plan.staged(staged, time.monotonic() - t0)
+    yield from _commit_each(fs, output, staging, staged, plan.start)
+
+
+def _commit_each(fs: Fs, output: str, staging: str, staged: list[Commit], start: int):
+    for k in range(start, len(staged)):
+        t1 = time.monotonic()
+        last = k == len(staged) - 1
+        for folder in staged[k].stale:
+            fs.delete(folder)
+        commit(fs, output, staging, staged[k].moves, keep_staging=not last)
+        yield staged[k].id, staged[k].summary, time.monotonic() - t1
+    if fs.exists(staging):
+        fs.delete(staging)
