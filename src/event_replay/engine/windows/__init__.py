@@ -47,7 +47,7 @@ def compute_windows(rows: DataFrame, stream_values: DataFrame, cfg: JobConfig, *
                     partitions: int | None = None) -> tuple[DataFrame, DataFrame]:
     """(firings, late_rows) of SEMANTICS §5–6 for rows carrying `wm_before`; see the module doc.
 
-    Partition replay (state carried, see state.py): `rows` are the carried rows (arrival < new_from_ms, with
+    Partition replay (state carried, see history/state.py): `rows` are the carried rows (arrival < new_from_ms, with
     their original wm_before) plus the partition's rows, `stream_values` only the values the stream reached in
     the partition and `carried_wm` the stream watermark the partition started from. Only the firings caused in
     the partition are emitted: a late firing at one of its rows, or a timer firing whose max timestamp the
@@ -75,7 +75,7 @@ def compute_windows_with_elements(rows: DataFrame, stream_values: DataFrame, cfg
     `partitions`: the firings come out hash-partitioned by key into that many partitions (the
     windows output's files), so that writing them needs no second shuffle. `with_cause`: the firings also have
     CAUSE_ARRIVAL, the arrival time of the row that caused a `late_row` firing (what a range replay needs to
-    tell which partition emitted it, engine/span.py)."""
+    tell which partition emitted it, history/span.py)."""
     input_cols = [c for c in rows.columns if c != "wm_before"]
     queries = None
     if cfg.window.type == "session":
