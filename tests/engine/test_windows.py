@@ -6,6 +6,7 @@ import json
 import math
 from typing import Any, Iterable, Mapping
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyspark.sql import functions as F
@@ -233,23 +234,30 @@ def test_combined_and_numbered_paths_agree(spark, monkeypatch):
             assert_same_as_reference(spark, rows, cfg)
 
 
-def test_numbered_firings_and_their_write_share_one_shuffle(spark):
-    """Numbered elements (a floating-point sum: no combiner) are shuffled by key into the windows output's files
-    before they are numbered, so the write's repartition into those files is no second shuffle: the plan the windows
-    write runs has one exchange, by key into `partitions`."""
-    import re
-
+@pytest.mark.parametrize("walk", [True, False])
+def test_fixed_firings_and_their_write_share_one_shuffle(spark, monkeypatch, walk):
+    """Elements whose aggregate does not combine (a floating-point sum) are shuffled by key into the windows
+    output's files before they fire, by the extension's walk or by numbered elements, so the write's repartition
+    into those files is no second shuffle: what the windows write runs has one shuffle, into `partitions`. (The
+    walk's shuffle is in the lineage of its RDD, below the plan's scan of it, so the RDDs are counted.)"""
+    from event_replay.engine import fixed_plans
+    from event_replay.engine.windows import fixed as fixed_windows
     from event_replay.io.output import arranged, windows_output
 
+    fixed_plans(spark)  # what a replay runs with (engine.replay sets it)
+    if not walk:
+        monkeypatch.setattr(fixed_windows, "walked_firings", lambda *a: None)
     schema = T.StructType([f if f.name != "value" else T.StructField("value", T.DoubleType()) for f in ROW_SCHEMA])
     rows_df = spark.createDataFrame([("p0", i, i, 1000 * i, f"k{i % 3}", i / 10, -1) for i in range(30)], schema)
     cfg = config(watermark={"max_out_of_orderness": "5s", "emit": "per_event"}, window={"size": "10s", "allowed_lateness": "3s"},
                  aggregations={"total": "sum(value)"})
     firings, _ = compute_windows(rows_df, spark.createDataFrame([], "watermark long"), cfg, partitions=4)
     out, order = windows_output(firings, cfg)
-    plan = arranged(out, order, 4, "key")._jdf.queryExecution().executedPlan().toString()
-    exchanges = re.findall(r"(?<!Broadcast)Exchange (\w+\([^)]*\))", plan)
-    assert len(exchanges) == 1 and re.fullmatch(r"hashpartitioning\(key#\d+, 4\)", exchanges[0]), plan
+    written = arranged(out, order, 4, "key")._jdf.queryExecution()
+    plan = written.executedPlan().toString()
+    assert ("Window [" not in plan) == walk, plan
+    lineage = written.toRdd().toDebugString()
+    assert lineage.count("ShuffledRowRDD") == 1 and written.toRdd().getNumPartitions() == 4, lineage
 
 
 def test_windows_are_computed_in_the_files_partitions_only_when_every_core_gets_one(spark):

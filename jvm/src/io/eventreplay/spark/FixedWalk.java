@@ -92,20 +92,21 @@ public final class FixedWalk {
                         UTF8String.fromString(lateRowReason))).rdd();
         List<AttributeReference> attrs = CollectionConverters.asJava(DataTypeUtils.toAttributes(out));
         LogicalRDD plan = new LogicalRDD(toSeq(new ArrayList<Attribute>(attrs)), fired,
-                keyPartitioning(ds, attrs.get(0)), toSeq(List.of(ascending(attrs.get(0)), ascending(attrs.get(1)),
+                keyPartitioning(ds, attrs.get(0), fired.getNumPartitions()), toSeq(List.of(ascending(attrs.get(0)), ascending(attrs.get(1)),
                 ascending(attrs.get(2)))), false, Option.empty(), spark, Option.empty(), Option.empty());
         return org.apache.spark.sql.classic.Dataset$.MODULE$.ofRows(spark, plan);
     }
 
-    /** The input's partitioning by key, restated on the output's key (rows stay where they are), if it has one. */
+    /** The input's partitioning by key, restated on the output's key (rows stay where they are), if it has one
+     * and its RDD has those partitions (adaptive execution, if a deployment turns it on, may have merged some). */
     private static Partitioning keyPartitioning(org.apache.spark.sql.classic.Dataset<Row> sorted,
-                                                AttributeReference key) {
+                                                AttributeReference key, int partitions) {
         Partitioning p = sorted.queryExecution().executedPlan().outputPartitioning();
-        if (p instanceof HashPartitioning h && h.expressions().size() == 1
+        if (p instanceof HashPartitioning h && h.numPartitions() == partitions && h.expressions().size() == 1
                 && h.expressions().head() instanceof AttributeReference a && a.name().equals("key")) {
             return new HashPartitioning(toSeq(List.<Expression>of(key)), h.numPartitions());
         }
-        return new UnknownPartitioning(p.numPartitions());
+        return new UnknownPartitioning(partitions);
     }
 
     private static SortOrder ascending(Expression e) {
