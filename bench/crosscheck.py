@@ -5,8 +5,9 @@
 Replay vs Flink: firings are matched by (key, window start, window end, fire order) - the replay's fire_index order,
 Flink's line order within its key's file (one key goes to one subtask, which writes its firings in firing order) -
 and every aggregate column of the job (firings.columns, which the Flink job writes) must be equal: counts and
-integers exactly, doubles exactly too, because the replay sums in replay order (engine/windows/fixed.py, `_numbered`:
-running aggregates over each window's elements in (arrival_time, split, offset) order) as Flink's incremental
+integers exactly, doubles exactly too, because the replay sums in replay order (engine/windows/fixed_walk.py, or
+fixed.py's `_numbered` without the extension: running aggregates over each window's elements in (arrival_time,
+split, offset) order) as Flink's incremental
 aggregate adds the rows in the order they reach the window; the largest double difference is printed anyway. The
 late-row counts must be equal too (the replay's late_events vs Flink's late side output). Naive (no watermarks):
 its per-window count/sum are compared with the replay's last firing per window (a double sum within 1e-9 relative:

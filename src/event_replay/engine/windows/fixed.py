@@ -18,8 +18,10 @@ firings are running aggregates over each window's late-accepted elements (slot j
 combined with the window's early aggregate by a join per window. Both sides are shuffled by key into the
 windows output's partitions, so the join and the write need no second shuffle of the timer firings.
 
-Otherwise the firings come from numbered elements and running aggregates in replay order (`_numbered`), the
-elements shuffled by key into the windows output's partitions first: numbering and write share one shuffle.
+Otherwise the firings come from running aggregates over each window's elements in replay order: by a walk in the
+engine's extension (fixed_walk.py) when it evaluates every aggregate, else from numbered elements and Spark's
+window functions (`_numbered`). Either way the elements are shuffled by key into the windows output's partitions
+first: the firings and their write share one shuffle.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from pyspark.sql import functions as F
 from ...semantics.config import JobConfig, WindowConfig
 from ...semantics.model import FIRE_LATE_ROW
 from ..elements import ORDER, PENDING, POS, WE, WS, cleanup, firings_with_aggregates
+from .fixed_walk import walked_firings
 from .merge import Combine, combiners
 
 # Late-accepted elements (an upper bound: behind rows x windows per row) joined as a hash table per partition up to
@@ -96,6 +99,9 @@ def fixed_firings(fixed: FixedRows, input_cols: list[str], aggs: dict[str, str],
     """Every firing of tumbling/sliding windows (timer firings still PENDING their watermark), see the module doc."""
     combine = combiners(fixed.early, aggs)
     if combine is None:
+        walked = walked_firings(fixed.accepted, aggs, partitions)
+        if walked is not None:
+            return walked
         # Spark drops the write's repartition into the partitions the elements already have.
         return _numbered(_by_key(fixed.accepted, partitions), input_cols, aggs)
     timer = _timer_firings(_by_key(_every_window(fixed), partitions), aggs)

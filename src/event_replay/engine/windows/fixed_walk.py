@@ -1,0 +1,62 @@
+"""Tumbling and sliding windows' firings by a walk in the engine's Spark extension, when the aggregates do not
+combine (fixed.py): one pass over each window's elements in replay order, the running aggregates kept as it goes.
+
+The walk (jvm/src/io/eventreplay/spark/FixedWalk.java) evaluates count(*), count(c), and sum, min and max over int,
+long and double columns exactly as Spark's running window aggregates do; any other aggregate, or no extension,
+takes fixed.py's numbered path (Spark's Window operators), which gives the same firings. The elements are hashed
+by key into `partitions` and sorted by (key, window, replay order); the firings stay in those partitions, so the
+windows write reuses them.
+"""
+from __future__ import annotations
+
+import re
+
+from pyspark.sql import DataFrame
+from pyspark.sql import types as T
+
+from ...extension import extension_class
+from ...semantics.model import FIRE_LATE_ROW
+from ..elements import ORDER, PENDING, WE, WS
+
+_CALL = re.compile(r"^\s*(count|sum|min|max)\s*\(\s*(\*|[A-Za-z_][A-Za-z0-9_]*)\s*\)\s*$", re.I)
+_ORDERED = (T.IntegerType, T.LongType, T.DoubleType)  # the types the walk sums and orders
+
+
+def walk_aggregates(frame: DataFrame, aggs: dict[str, str]) -> list[tuple[str, str, str]] | None:
+    """(name, function, column) per aggregate, the column as `frame` names it; None if any is beyond the walk."""
+    fields = {f.name.lower(): f for f in frame.schema.fields}
+    if len(fields) != len(frame.schema.fields):
+        return None  # column names that differ only in case: leave their resolution to Spark
+    out = []
+    for name, expr in aggs.items():
+        call = _CALL.match(expr)
+        if call is None:
+            return None
+        fn, arg = call.group(1).lower(), call.group(2)
+        if arg == "*":
+            if fn != "count":
+                return None
+            out.append((name, fn, "*"))
+            continue
+        field = fields.get(arg.lower())
+        if field is None or (fn != "count" and not isinstance(field.dataType, _ORDERED)):
+            return None
+        out.append((name, fn, field.name))
+    return out
+
+
+def walked_firings(accepted: DataFrame, aggs: dict[str, str], partitions: int | None) -> DataFrame | None:
+    """The firings of the accepted elements (fixed.py's numbered columns, timer firings PENDING), or None when
+    the walk cannot take them (no extension, or an aggregate beyond it)."""
+    spark = accepted.sparkSession
+    walk = extension_class(spark, "FixedWalk")
+    specs = walk_aggregates(accepted, aggs)
+    if walk is None or specs is None:
+        return None
+    needed = dict.fromkeys(["key", WS, WE, *ORDER, "wm_before", *[c for _, _, c in specs if c != "*"]])
+    elements = accepted.select(*needed)
+    by_key = elements.repartition("key") if partitions is None else elements.repartition(partitions, "key")
+    ordered = by_key.sortWithinPartitions("key", WS, WE, *ORDER)
+    ansi = spark.conf.get("spark.sql.ansi.enabled", "true").lower() == "true"
+    names, functions, columns = (list(x) for x in zip(*specs))
+    return DataFrame(walk.walk(ordered._jdf, names, functions, columns, ansi, PENDING, FIRE_LATE_ROW), spark)
