@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from . import engine
 from .layout import DATA_QUALITY_FILE, DOCS_FOLDER, WHY_FOLDER
 from .quality.prepare import OutputsMissing
 from .quality.validation import validate
@@ -34,6 +35,7 @@ def run_quality(cfg: JobConfig, folder: str | Path, run_name: str | None = None,
     own = spark is None
     if own:
         spark = build_session(app_name="event-replay-dq")
+    engine.fixed_plans(spark)  # the replay's plans: no re-planning at run time, a Spark job per stage (BENCHMARKS.md)
     try:
         # Side by side in one session: on a small output both are bound by Spark's per-job overhead and GX's import,
         # which overlap. The why-report is written also when an expectation fails: it explains.

@@ -107,6 +107,12 @@ def test_form_refuses_what_a_schema_can_say(dagbag, dag_id):
     for values in bad:
         with pytest.raises(ParamValidationError):
             form(values)
+    # The refusal says what the field expects (what the form shows at its top), not the schema's regex.
+    with pytest.raises(ParamValidationError, match="Override watermark.idle_timeout: a duration such as 500ms") as e:
+        form({"idle_timeout": "5 parsecs"})
+    assert "pattern" not in str(e.value) and "5 parsecs" in str(e.value)
+    with pytest.raises(ParamValidationError, match="Job config: one of the listed configs, or an absolute path"):
+        form({"config": "jobs/configs/demo.yaml"})
 
 
 @pytest.mark.parametrize("dag_id", sorted(BACKFILL_DAG_IDS))

@@ -83,7 +83,8 @@ def test_files_image_and_numbers_match_the_outputs(spark, tmp_path):
 
 
 def test_totals_are_the_sum_of_the_partitions(spark, tmp_path):
-    """A `dt=` partitioned output: one row per partition, and the range totals add them all up (not the last)."""
+    """A `dt=` partitioned output: one row per partition, and the range totals add them all up (not the last); the
+    firings by reason, from the same pass."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -92,15 +93,17 @@ def test_totals_are_the_sum_of_the_partitions(spark, tmp_path):
     for dt, (read, late, fired) in {"2024-01-01": (5000, 19, 3), "2024-01-02": (4000, 22, 2)}.items():
         for name, table in {"counts": pa.table({"rows_read": [read], "rows_in_windows": [read - late],
                                                 "late_rows": [late], "quarantined_rows": [1], "skipped_rows": [0]}),
-                            "windows": pa.table({"key": ["k"] * fired})}.items():
+                            "windows": pa.table({"key": ["k"] * fired,
+                                                 "fire_reason": ["watermark"] * (fired - 1) + ["late_row"]})}.items():
             (tmp_path / name / f"dt={dt}").mkdir(parents=True)
             pq.write_table(table, tmp_path / name / f"dt={dt}" / "part-0.parquet")
     out = {n: spark.read.parquet(str(tmp_path / n)) for n in ("counts", "windows")}
-    rows, totals = _partitions(out)
+    rows, totals, by_reason = _partitions(out)
     assert [(r["partition"], r["rows_read"], r["late_rows"], r["firings"]) for r in rows] == \
         [("2024-01-01", 5000, 19, 3), ("2024-01-02", 4000, 22, 2)]
     assert totals == {"rows_read": 9000, "rows_in_windows": 8959, "late_rows": 41, "quarantined_rows": 2,
                       "skipped_rows": 0}
+    assert by_reason == {"watermark": 3, "late_row": 2}
 
 
 def test_traffic_spans_zoom_on_the_bursts(spark):

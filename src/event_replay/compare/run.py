@@ -43,7 +43,10 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
     from .explain import explain
     from .output import write_compare
 
+    from .. import engine
+
     options = options or CompareOptions()
+    engine.fixed_plans(spark)  # the replay's plans: no re-planning at run time, a Spark job per stage (BENCHMARKS.md)
     t0 = time.monotonic()
     phases: dict[str, float] = {}
     mark = [t0]

@@ -31,6 +31,8 @@ _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 # (PT5S, P1DT2H; no months or years, which have no fixed length). The form refuses anything else before a run exists.
 DURATION_PATTERN = r"^\s*(\d+\s*(ms|s|min|m|h|d)|P(\d+[WD])*(T(\d+(\.\d+)?[HMS])+)?)\s*$"
 ABSOLUTE_PATH = r"^/"
+DURATION_EXPECTED = "a duration such as 500ms, 5s, 2m, 1h, 1d or PT5S"  # what the form says when refusing
+CONFIG_EXPECTED = "one of the listed configs, or an absolute path"
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
@@ -261,6 +263,14 @@ def user_message(exc: ConfigError) -> str:
     return f"Job config, key {exc.key}: {why}"
 
 
+def expecting(rule: dict[str, Any], expected: str) -> dict[str, Any]:
+    """The schema keywords that refuse what `rule` refuses with a message saying what is `expected`. Airflow shows
+    the refusal as jsonschema words it: a `pattern` or `anyOf` as the raw schema (a regex nobody can read), a failed
+    `const` as "'<expected>' was expected" with only that const below it; so the rule is the `if`, the message the
+    `else` (a null passes: the rule's keywords test strings only)."""
+    return {"if": rule, "else": {"const": expected}}
+
+
 def airflow_params(project_dir: str | Path, *, nightly: bool = False) -> dict[str, Any]:
     """The typed form of the DAGs (Airflow 3 trigger UI). The validate task re-checks everything."""
     from airflow.sdk import Param
@@ -271,7 +281,8 @@ def airflow_params(project_dir: str | Path, *, nightly: bool = False) -> dict[st
         # A choice of the shipped partitioned configs, or the absolute path of any other (checked by validate).
         "config": Param(DEMO_CONFIG if DEMO_CONFIG in configs else (configs[0] if configs else DEMO_CONFIG),
                         type="string", minLength=1, title="Job config", examples=offered,
-                        anyOf=[{"enum": offered}, {"pattern": ABSOLUTE_PATH}],
+                        **expecting({"anyOf": [{"enum": offered}, {"pattern": ABSOLUTE_PATH}]},
+                                    f"Job config: {CONFIG_EXPECTED}"),
                         description="A config whose source is partitioned by day (dt=YYYY-MM-DD folders) and "
                                     "declares its splits: one of the list (jobs/configs/, or a Flink SQL job in "
                                     "jobs/flink/, converted by the validate task), or the absolute path of any "
@@ -289,9 +300,10 @@ def airflow_params(project_dir: str | Path, *, nightly: bool = False) -> dict[st
         params["end_date"] = Param("2024-01-03", type="string", format="date", title=FIELD_TITLES["end_date"],
                                    description="Last dt= partition replayed (inclusive).")
     for field, (section, key) in DURATION_OVERRIDES.items():
-        # The schema's pattern refuses a bad duration when the form is submitted (the API answers 400, no run);
-        # the validate task checks the value against the config too (user_message names the field).
-        params[field] = Param(None, type=["null", "string"], pattern=DURATION_PATTERN, title=FIELD_TITLES[field],
+        # The schema refuses a bad duration when the form is submitted (the API answers 400, no run, saying what a
+        # duration looks like); the validate task checks the value against the config too (user_message names it).
+        params[field] = Param(None, type=["null", "string"], title=FIELD_TITLES[field],
+                              **expecting({"pattern": DURATION_PATTERN}, f"{FIELD_TITLES[field]}: {DURATION_EXPECTED}"),
                               description="Empty: the config's value. A duration: 500ms, 5s, 2m, 1h, 1d or ISO "
                                           "PT5S.")
     params["end_of_input"] = Param("hold" if nightly else "flush", type="string", enum=list(END_OF_INPUT),

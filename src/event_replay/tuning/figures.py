@@ -116,9 +116,11 @@ def ranked(counts: dict[str, int]) -> str:
 
 def variant_figures(result, newest: DataFrame, cfg: JobConfig, clean_rows: int, end_ms: int) -> dict[str, Any]:
     """The summary row of one variant from its engine result (engine.contract.EngineResult)."""
-    # Firings and watermarks feed several aggregates below: computed once (the engine may leave them lazy).
-    windows = result.windows.localCheckpoint(eager=True)
-    watermarks = result.watermarks.localCheckpoint(eager=True)
+    # Firings and watermarks feed several aggregates below, and the runner's per-variant hook after them
+    # (calibrate.py matches the firings with the live output): computed once, for every reader of the result
+    # (the engine may leave them lazy).
+    result.windows = windows = result.windows.localCheckpoint(eager=True)
+    result.watermarks = watermarks = result.watermarks.localCheckpoint(eager=True)
     fir = windows.agg(
         F.count(F.lit(1)).alias("firings"),
         F.count_distinct("key", "window_start", "window_end").alias("windows"),

@@ -31,7 +31,7 @@ def _bucketed(df: DataFrame, order: str) -> DataFrame:
 def _edges(b: DataFrame, agg: Column, edge: Callable[[list], list]) -> DataFrame:
     """(bucket, edge value) from the buckets' summaries, `edge` mapping them (ordered by bucket) to one value each."""
     summary = b.groupBy(_B).agg(agg.alias("v"))
-    rows = summary.orderBy(_B).collect()  # one row per non-empty bucket: small
+    rows = sorted(summary.collect(), key=lambda r: r[_B])  # one row per non-empty bucket: small (sorted here)
     dtype = summary.schema["v"].dataType
     schema = T.StructType([T.StructField(_B, T.LongType()), T.StructField(_EDGE, dtype)])
     data = list(zip([int(r[_B]) for r in rows], edge([r["v"] for r in rows])))
@@ -48,7 +48,9 @@ def _exclusive(values: list, combine: Callable) -> list:
 
 
 def _with_edge(df: DataFrame, order: str, agg: Column, edge: Callable[[list], list]) -> DataFrame:
-    b = _bucketed(df, order)
+    # Materialised once: the summary and the window read it, and a running aggregate of a running aggregate does
+    # not compute the first one again (each would be a Spark job per shuffle of the whole lineage).
+    b = _bucketed(df, order).localCheckpoint(eager=True)
     return b.join(_edges(b, agg, edge), _B, "left")
 
 

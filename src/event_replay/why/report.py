@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from pyspark.sql import DataFrame, SparkSession, Window
+from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from ..layout import TUNING_FOLDER, TUNING_PLOT_FILE, WHY_FOLDER, WHY_SUMMARY_FILE
@@ -76,23 +76,29 @@ def _tuning_entries(output_path: str, report: Path) -> list[dict]:
     return entries
 
 
-def _partitions(out: dict[str, DataFrame]) -> tuple[list[dict], dict[str, int]]:
-    """One row per partition (counts/ and the firings of windows/) and the totals of the range, their sums.
-    An unpartitioned output is one row without a partition name."""
+def _label(df: DataFrame) -> Column:
+    """The partition of a row (`2024-01-01`, `2024-01-01T05`), null in an unpartitioned output."""
+    parts = partition_columns(df)
+    return F.concat_ws("T", *[F.col(c).cast("string") for c in parts]) if parts else F.lit(None).cast("string")
+
+
+def _partitions(out: dict[str, DataFrame]) -> tuple[list[dict], dict[str, int], dict[str, int]]:
+    """One row per partition (counts/ and the firings of windows/) and the totals of the range, their sums; the
+    firings by reason. An unpartitioned output is one row without a partition name."""
     counts, windows = out["counts"], out["windows"]
-    parts = partition_columns(counts)
-    label = (F.concat_ws("T", *[F.col(c).cast("string") for c in parts]) if parts else F.lit(None).cast("string"))
     sums = [F.sum(F.col(c).cast("long")).alias(c) for c in COUNT_COLUMNS if c in counts.columns]
-    per = {r.partition: r.asDict() for r in counts.groupBy(label.alias("partition")).agg(*sums).collect()}
-    wparts = partition_columns(windows)
-    wlabel = (F.concat_ws("T", *[F.col(c).cast("string") for c in wparts]) if wparts
-              else F.lit(None).cast("string"))
-    for r in windows.groupBy(wlabel.alias("partition")).agg(F.count(F.lit(1)).alias("firings")).collect():
-        per.setdefault(r.partition, {"partition": r.partition})["firings"] = r.firings
+    per = {r.partition: r.asDict() for r in counts.groupBy(_label(counts).alias("partition")).agg(*sums).collect()}
+    # One pass over the firings for both figures: a row per (partition, reason), a few per partition.
+    by_reason: dict[str, int] = {}
+    for r in (windows.groupBy(_label(windows).alias("partition"), "fire_reason")
+              .agg(F.count(F.lit(1)).alias("n")).collect()):
+        row = per.setdefault(r.partition, {"partition": r.partition})
+        row["firings"] = row.get("firings", 0) + r.n
+        by_reason[r.fire_reason] = by_reason.get(r.fire_reason, 0) + r.n
     rows = [{**{c: 0 for c in COUNT_COLUMNS}, "firings": 0, **{k: v for k, v in r.items() if v is not None}}
             for _, r in sorted(per.items(), key=lambda kv: str(kv[0]))]
     totals = {c: sum(r[c] for r in rows) for c in COUNT_COLUMNS}
-    return rows, totals
+    return rows, totals, by_reason
 
 
 def _idle_stats(wm: DataFrame, t1: int) -> dict[str, dict[str, int]]:
@@ -126,8 +132,11 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
                report_dir: str | Path | None = None) -> str:
     """Write the why-report of the outputs under `output_path` into `report_dir` (default
     `<output_path>/why_report/`); returns the path of its index.html."""
+    from .. import engine
+
     if spark is None:
         spark = build_session(app_name="event-replay-why-report")
+    engine.fixed_plans(spark)  # the replay's plans: no re-planning at run time, a Spark job per stage (BENCHMARKS.md)
     out = read_outputs(spark, output_path)
     report = Path(report_dir) if report_dir else Path(output_path.rstrip("/"), WHY_FOLDER)
     report.mkdir(parents=True, exist_ok=True)
@@ -135,9 +144,13 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
     late = late_events_batch(out["late_events"], cfg)
     windows = out["windows"]
 
-    bounds = wm.agg(F.min("replay_time_ms").alias("t0"), F.max("replay_time_ms").alias("t1")).first()
-    t0, t1 = (bounds.t0 or 0), (bounds.t1 or 0)
-    splits = sorted(r.split for r in wm.where(F.col("scope") == "split").select("split").distinct().collect())
+    # The replay clock's bounds, the splits and the stream's highest watermark: one pass.
+    facts = wm.agg(F.min("replay_time_ms").alias("t0"), F.max("replay_time_ms").alias("t1"),
+                   F.collect_set(F.when(F.col("scope") == "split", F.col("split"))).alias("splits"),
+                   F.max(F.when((F.col("scope") == "stream") & F.col("watermark_ms").isNotNull(),
+                                F.col("watermark_ms"))).alias("last_stream")).first()
+    t0, t1 = (facts.t0 or 0), (facts.t1 or 0)
+    splits = sorted(facts.splits)
     holders = attribution.holders(wm).cache()
     segments = lag_segments(wm, cfg.watermark.lag_ms, t1).cache()
     tl = timelines(wm, holders, t0, t1, splits, pad_ms=2 * (cfg.watermark.idle_timeout_ms or 0), segments=segments)
@@ -146,8 +159,8 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
     lag_mean, lag_p99 = lag_figures(segments)
     idle_stats = _idle_stats(wm, t1)
 
-    per_window = _window_holders(windows, holders, cfg)
-    write_one_file(per_window, report / HOLDERS_FILE, "parquet")
+    write_one_file(_window_holders(windows, holders, cfg), report / HOLDERS_FILE, "parquet")
+    per_window = spark.read.parquet(str(report / HOLDERS_FILE))  # the figures from the file: no join again
     windows_by_holder = {r.held_by: r.n for r in per_window.groupBy("held_by").agg(F.count(F.lit(1)).alias("n"))
                          .collect()}
     sample = [{k: (str(v) if k in ("window_start", "window_end") else v) for k, v in r.asDict().items()}
@@ -155,12 +168,8 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
     late_causes = [r.asDict() for r in attribution.late_causes(late, holders, not cfg.watermark.periodic)
                    .orderBy(F.col("rows").desc(), "split", "cause").collect()]
 
-    partitions, counts = _partitions(out)
-    by_reason = {r.fire_reason: r.n for r in windows.groupBy("fire_reason").agg(F.count(F.lit(1)).alias("n"))
-                 .collect()}
+    partitions, counts, by_reason = _partitions(out)
     n_windows = windows.select("key", "window_start", "window_end").distinct().count()
-    last_stream = (wm.where((F.col("scope") == "stream") & F.col("watermark_ms").isNotNull())
-                   .agg(F.max("watermark_ms").alias("w")).first().w)
     late_by_split: dict[str, int] = {}
     for r in late_causes:
         late_by_split[r["split"]] = late_by_split.get(r["split"], 0) + r["rows"]
@@ -168,7 +177,7 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
         "output_path": output_path, "config": _config_line(cfg), "counts": counts, "partitions": partitions,
         "firings": sum(by_reason.values()), "firings_by_reason": by_reason, "windows": n_windows, "splits": splits,
         "replay_time_ms": [t0, t1], "replay_time_utc": [utc(t0), utc(t1)],
-        "highest_stream_watermark_ms": last_stream,
+        "highest_stream_watermark_ms": facts.last_stream,
         "idle": {s: idle_stats.get(s, {"idle_periods": 0, "idle_ms": 0}) for s in ["stream"] + splits},
         "windows_by_holder": windows_by_holder, "window_holders_file": HOLDERS_FILE, "window_holders_sample": sample,
         "watermark_lag_ms": {"mean": lag_mean, "p99": lag_p99},

@@ -122,18 +122,16 @@ def traffic_spans(wm: DataFrame, t0: int, t1: int, pad_ms: int) -> list[Span]:
     active = wm.where((F.col("scope") == "split") & ~F.col("idle") & F.col("watermark_ms").isNotNull())
     width = max(1, t1 - t0 + 1)
     coarse = F.floor((F.col("replay_time_ms") - F.lit(t0)) * F.lit(ACTIVITY_BUCKETS) / F.lit(width)).cast("long")
-    busy = sorted(r.b for r in active.select(coarse.alias("b")).distinct().collect())
+    # Per busy coarse bucket its first and last change: at most ACTIVITY_BUCKETS rows, whatever the log's size.
+    busy = {r.b: (r.a, r.z) for r in active.groupBy(coarse.alias("b"))
+            .agg(F.min("replay_time_ms").alias("a"), F.max("replay_time_ms").alias("z")).collect()}
     if not busy:
         return [Span(t0, t1, (t0, t1))]
-    groups = _cut(busy, max(1, int(GAP_SHARE * ACTIVITY_BUCKETS), int(MIN_GAP_MS * ACTIVITY_BUCKETS / width)))
-    which = F.lit(None).cast("int")
-    for i, (lo, hi) in reversed(list(enumerate(groups))):
-        which = F.when(coarse.between(lo, hi), F.lit(i)).otherwise(which)
-    exact = {r.i: (r.a, r.z) for r in active.groupBy(which.alias("i"))
-             .agg(F.min("replay_time_ms").alias("a"), F.max("replay_time_ms").alias("z")).collect()}
+    groups = _cut(sorted(busy), max(1, int(GAP_SHARE * ACTIVITY_BUCKETS), int(MIN_GAP_MS * ACTIVITY_BUCKETS / width)))
     spans: list[Span] = []
-    for i in range(len(groups)):
-        a, z = exact[i]
+    for lo, hi in groups:
+        inside = [v for b, v in busy.items() if lo <= b <= hi]
+        a, z = min(v[0] for v in inside), max(v[1] for v in inside)
         pad = max(pad_ms, (z - a) // 10, MIN_PAD_MS)
         span = Span(max(t0, a - pad), min(t1, z + pad), (a, z))
         if spans and span.start_ms <= spans[-1].end_ms:  # padded into each other: one span
@@ -261,6 +259,8 @@ def timelines(wm: DataFrame, holders: DataFrame, t0: int, t1: int, splits: list[
     spans = traffic_spans(wm, t0, t1, pad_ms)
     series = wm.withColumn("series", series_column(wm))
     points, carried = _points(series, spans)
+    # Each span's buckets read the intervals: materialised once, not computed again per span.
+    intervals = _intervals(series, holders, t1).localCheckpoint(eager=True)
     return Timelines(spans=spans, splits=splits, points=points, carried=carried,
-                     shares=_shares(_intervals(series, holders, t1), spans),
+                     shares=_shares(intervals, spans),
                      lag=_lag(segments, spans) if segments is not None else {})
