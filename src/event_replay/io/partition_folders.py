@@ -12,6 +12,9 @@ from .fs import Fs
 
 _DAY_FOLDER = re.compile(r"^dt=(\d{4}-\d{2}-\d{2})$")
 _HOUR_FOLDER = re.compile(r"^hour=(\d{2})$")
+# In a file's full path (a Spark regex): the last `dt=` folder (group 1, the day) and its `hour=` folder, if any
+# (group 3); a day read recursively may hold hour= folders.
+FOLDER_IN_PATH = r".*/dt=([0-9]{4}-[0-9]{2}-[0-9]{2})(/hour=([0-9]{2}))?/"
 
 
 class Folder(Protocol):

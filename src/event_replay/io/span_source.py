@@ -19,22 +19,20 @@ from ..semantics.config import JobConfig
 from ..spark import local_frame
 from .files import check_schema_drift, data_files, neighbour_file
 from .fs import hadoop_fs
-from .partition_folders import Folder
+from .partition_folders import FOLDER_IN_PATH, Folder
 from .quarantine import FOLDER_START
 from .source import Folders, SourceData, borrowed_schema, missing_partition, prepare_source, read_folders
 
 DAY_MS = 86_400_000
 HOUR_MS = 3_600_000
-# The last `dt=` folder in a file's path (a day read recursively may hold hour= folders), and its hour.
-_FOLDER = r".*/dt=([0-9]{4}-[0-9]{2}-[0-9]{2})(/hour=([0-9]{2}))?/"
 
 
 def folder_start(path: Column, hourly: bool) -> Column:
     """The start (UTC ms) of the partition folder a file lies in, from its path."""
-    day = F.to_date(F.regexp_extract(path, _FOLDER, 1), "yyyy-MM-dd")
+    day = F.to_date(F.regexp_extract(path, FOLDER_IN_PATH, 1), "yyyy-MM-dd")
     start = F.datediff(day, F.lit("1970-01-01").cast("date")).cast("long") * F.lit(DAY_MS)
     if hourly:
-        start = start + F.regexp_extract(path, _FOLDER, 3).cast("long") * F.lit(HOUR_MS)
+        start = start + F.regexp_extract(path, FOLDER_IN_PATH, 3).cast("long") * F.lit(HOUR_MS)
     return start
 
 
