@@ -22,11 +22,17 @@ def _column(row: LogRow, name: str) -> Any:
     return core[name] if name in core else row.payload.get(name)
 
 
-def compile_aggregate(expr: str) -> Callable[[Iterable[LogRow]], Any]:
+def aggregate_call(expr: str) -> tuple[str, str] | None:
+    """(function in lower case, column or `*`) of one count/sum/min/max/avg call over one column; None otherwise."""
     m = _CALL.match(expr)
-    if not m:
+    return (m.group(1).lower(), m.group(2)) if m else None
+
+
+def compile_aggregate(expr: str) -> Callable[[Iterable[LogRow]], Any]:
+    call = aggregate_call(expr)
+    if call is None:
         raise UnsupportedAggregate(f"the reference model evaluates count/sum/min/max/avg of one column, not {expr!r}")
-    fn, arg = m.group(1).lower(), m.group(2)
+    fn, arg = call
     if arg == "*":
         if fn != "count":
             raise UnsupportedAggregate(f"{fn}(*) is not an aggregate")

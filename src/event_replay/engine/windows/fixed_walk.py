@@ -9,16 +9,14 @@ windows write reuses them.
 """
 from __future__ import annotations
 
-import re
-
 from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
 from ...extension import extension_class
+from ...semantics.aggregates import aggregate_call
 from ...semantics.model import FIRE_LATE_ROW
 from ..elements import ORDER, PENDING, WE, WS
 
-_CALL = re.compile(r"^\s*(count|sum|min|max)\s*\(\s*(\*|[A-Za-z_][A-Za-z0-9_]*)\s*\)\s*$", re.I)
 _ORDERED = (T.IntegerType, T.LongType, T.DoubleType)  # the types the walk sums and orders
 
 
@@ -29,10 +27,10 @@ def walk_aggregates(frame: DataFrame, aggs: dict[str, str]) -> list[tuple[str, s
         return None  # column names that differ only in case: leave their resolution to Spark
     out = []
     for name, expr in aggs.items():
-        call = _CALL.match(expr)
-        if call is None:
+        call = aggregate_call(expr)  # the reference model's calls: one function over one column
+        if call is None or call[0] == "avg":
             return None
-        fn, arg = call.group(1).lower(), call.group(2)
+        fn, arg = call
         if arg == "*":
             if fn != "count":
                 return None
