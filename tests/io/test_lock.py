@@ -6,6 +6,7 @@ import os
 import shutil
 import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -14,7 +15,8 @@ import pytest
 import yaml
 
 from bad_rows import DATA, REPLAY, bad_rows_cfg
-from event_replay.io.lock import OutputLocked, lock_path, output_lock
+from event_replay.io.fs import LocalFs
+from event_replay.io.lock import OutputLocked, read_holder, lock_path, output_lock
 
 
 def test_output_lock(tmp_path):
@@ -95,3 +97,55 @@ def test_two_concurrent_runs_on_one_output(tmp_path):
                        "skipped_rows": 3}]
 
 
+
+
+# --- the lock file is never seen without its holder -------------------------------------------------------------
+
+def test_the_lock_file_appears_with_its_content(tmp_path):
+    """A reader racing the creator sees no lock or the whole lock, never an empty file (which it would report
+    as 'an unreadable lock' instead of naming the holder)."""
+    fs = LocalFs()
+    path = str(tmp_path / "_lock")
+    text = json.dumps({"pid": 1, "args": ["x" * 4000]})
+    seen: list[str] = []
+    stop = threading.Event()
+
+    def read_while_running():
+        while not stop.is_set():
+            raw = fs.read_text(path)
+            if raw is not None:
+                seen.append(raw)
+
+    reader = threading.Thread(target=read_while_running)
+    reader.start()
+    try:
+        for _ in range(2000):
+            assert fs.create_exclusive(path, text)
+            assert not fs.create_exclusive(path, "another")
+            fs.delete(path)
+    finally:
+        stop.set()
+        reader.join()
+    assert seen and set(seen) == {text}
+    assert os.listdir(tmp_path) == []  # no drafts left behind
+
+
+class _SlowHadoopLock:
+    """A Hadoop-like file system whose lock is created, then written: empty for the first reads."""
+
+    def __init__(self, text: str, empty_reads: int):
+        self.text, self.empty_reads = text, empty_reads
+
+    def read_text(self, path):
+        if self.empty_reads:
+            self.empty_reads -= 1
+            return ""
+        return self.text
+
+
+def test_a_lock_still_being_written_is_read_again_before_it_is_called_unreadable():
+    holder = {"host": "elsewhere", "pid": 7, "started": "x", "args": ["replay", "run"]}
+    raw, read = read_holder(_SlowHadoopLock(json.dumps(holder), empty_reads=3), "_lock")
+    assert read == holder
+    raw, read = read_holder(_SlowHadoopLock("", empty_reads=10 ** 9), "_lock", patience_s=0.2)
+    assert (raw, read) == ("", None)

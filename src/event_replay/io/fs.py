@@ -3,8 +3,10 @@
 taken) or an interrupted commit rolled forward before Spark starts."""
 from __future__ import annotations
 
+import errno
 import os
 import shutil
+import uuid
 from typing import Protocol
 
 
@@ -86,8 +88,31 @@ class LocalFs:
             os.fsync(f.fileno())
 
     def create_exclusive(self, path: str, text: str) -> bool:
+        # Write a private file, then link it to the name: link() is the atomic test-and-create, and the name
+        # never exists without its content (an O_EXCL create would let a reader see an empty file).
+        target = local_path(path)
+        draft = f"{target}.draft-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         try:
-            fd = os.open(local_path(path), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)  # atomic test-and-create
+            with open(draft, "x", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.link(draft, target)
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP):
+                raise
+            return self._create_exclusive_without_links(target, text)  # e.g. a share with no hard links
+        finally:
+            if os.path.exists(draft):
+                os.remove(draft)
+        return True
+
+    @staticmethod
+    def _create_exclusive_without_links(target: str, text: str) -> bool:
+        try:
+            fd = os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
             return False
         try:
@@ -96,7 +121,7 @@ class LocalFs:
                 f.flush()
                 os.fsync(f.fileno())
         except BaseException:
-            os.remove(local_path(path))  # e.g. a full disk: an empty lock file would refuse every later run
+            os.remove(target)  # e.g. a full disk: an empty lock file would refuse every later run
             raise
         return True
 

@@ -14,6 +14,7 @@ import json
 import os
 import socket
 import sys
+import time
 import uuid
 from contextlib import contextmanager
 from typing import Iterator
@@ -54,6 +55,21 @@ def _describe(holder: dict | None, raw: str | None) -> str:
             f"({' '.join(holder.get('args') or [])})")
 
 
+def read_holder(fs: Fs, path: str, patience_s: float = 2.0) -> tuple[str | None, dict | None]:
+    """The lock's text and holder. On a Hadoop FileSystem the holder creates the file, then writes it: an empty
+    or partial lock is re-read for a moment before it is called unreadable."""
+    deadline = time.monotonic() + patience_s
+    while True:
+        raw = fs.read_text(path)
+        try:
+            holder = json.loads(raw) if raw else None
+        except ValueError:
+            holder = None
+        if holder is not None or raw is None or time.monotonic() >= deadline:
+            return raw, holder
+        time.sleep(0.05)
+
+
 @contextmanager
 def output_lock(output: str, spark=None, args: list[str] | None = None, fs: Fs | None = None) -> Iterator[str]:
     """Hold `<output>/_lock` for the duration of the block; raise OutputLocked if someone else holds it."""
@@ -71,11 +87,9 @@ def output_lock(output: str, spark=None, args: list[str] | None = None, fs: Fs |
     for attempt in range(2):
         if fs.create_exclusive(path, text):
             break
-        raw = fs.read_text(path)
-        try:
-            holder = json.loads(raw) if raw else None
-        except ValueError:
-            holder = None
+        raw, holder = read_holder(fs, path)
+        if attempt == 0 and raw is None:
+            continue  # released between our create and our read: compete again
         if attempt == 0 and holder is not None and _stale(holder):
             # Move the dead holder's lock aside (one rename wins if two runs try), check it was that lock,
             # then compete for a fresh one with the atomic create.
