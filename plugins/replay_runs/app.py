@@ -22,7 +22,7 @@ from airflow.api_fastapi.core_api.security import requires_authenticated
 from event_replay.html_page import STYLE, THEME_SCRIPT
 from event_replay.layout import AIRFLOW_FOLDER, DOCS_FOLDER, TUNING_FOLDER, TUNING_PLOT_FILE, WHY_FOLDER, \
     WHY_SUMMARY_FILE
-from event_replay.tuning.runner import html_table
+from event_replay.tuning.table import html_table
 from event_replay.why.page import duration, render
 
 from .dagruns import fetch_dag_runs, merge

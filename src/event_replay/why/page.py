@@ -10,7 +10,8 @@ from typing import Any
 
 from ..compare.page import versus_live_section
 from ..html_page import STYLE, THEME_SCRIPT, cell, table
-from ..tuning.runner import html_table as tuning_table
+from ..tuning.table import html_table as tuning_table
+
 
 def duration(ms: int | None) -> str:
     if ms is None:

@@ -14,6 +14,13 @@ from __future__ import annotations
 import datetime as dt
 import math
 
+import matplotlib
+import matplotlib.dates as mdates
+import matplotlib.pyplot as plt
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter
+
 from .timelines import HELD, IDLE, MAX_PLOT_MS, Timelines
 
 MAX_LANES = 16  # split lanes drawn (the stream's lane comes on top)
@@ -107,9 +114,6 @@ def _date_axis(axis) -> None:
     """Ticks as UTC clock times, HH:MM:SS (tenths when the span is a few seconds): the panel's title has the date;
     a span longer than a day gets the date too, MM-DD HH:MM. (matplotlib's concise format writes bare seconds such
     as "05" next to "06:00", which nobody reads as a time.)"""
-    import matplotlib.dates as mdates
-    from matplotlib.ticker import FuncFormatter
-
     axis.set_major_locator(mdates.AutoDateLocator(tz=UTC, minticks=3, maxticks=5))
 
     def clock(x: float, pos=None) -> str:
@@ -179,11 +183,7 @@ def _lag_panel(ax, tl: Timelines, span: int) -> None:
 
 def plot(path, tl: Timelines, lag_ms: int) -> tuple[int, int]:
     """Write the figure; returns its (width, height) in pixels."""
-    import matplotlib
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
 
     w_px, h_px = figure_size_px(len(tl.splits))
     lanes_px = LANE_PX * (1 + min(len(tl.splits), MAX_LANES))
