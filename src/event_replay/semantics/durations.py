@@ -85,3 +85,18 @@ def format_duration(ms: int) -> str:
         if ms and ms % size == 0:
             return f"{ms // size}{unit}"
     return f"{ms}ms"
+
+
+def spoken_duration(ms: float | None) -> str:
+    """A duration as a person says it, three digits at most: 250 ms, 4.1 s, 3.9 min, 1.2 h, 2.5 d ('-': none)."""
+    if ms is None:
+        return "-"
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    if ms < 120_000:
+        return f"{ms / 1000:.3g} s"
+    if ms < 7_200_000:
+        return f"{ms / 60_000:.3g} min"
+    if ms < 172_800_000:
+        return f"{ms / 3_600_000:.3g} h"
+    return f"{ms / 86_400_000:.1f} d"

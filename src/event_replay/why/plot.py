@@ -21,6 +21,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
+from ..semantics.durations import spoken_duration
 from .timelines import HELD, IDLE, MAX_PLOT_MS, Timelines
 
 MAX_LANES = 16  # split lanes drawn (the stream's lane comes on top)
@@ -36,17 +37,6 @@ def figure_size_px(n_splits: int) -> tuple[int, int]:
     """(width, height) of timelines.png for a number of splits (the stream has its own lane)."""
     lanes = 1 + min(n_splits, MAX_LANES)
     return WIDTH_PX, TITLE_PX + WATERMARK_PX + LAG_PX + AXES_PX * 3 + LANE_PX * lanes + LEGEND_PX
-
-
-def bucket_label(ms: int) -> str:
-    """A bucket's length as a person says it: 250 ms, 4.1 s, 3.9 min, 1.2 h."""
-    if ms < 1000:
-        return f"{ms} ms"
-    if ms < 120_000:
-        return f"{ms / 1000:.3g} s"
-    if ms < 7_200_000:
-        return f"{ms / 60_000:.3g} min"
-    return f"{ms / 3_600_000:.3g} h"
 
 
 def _days(ms: float) -> float:
@@ -204,7 +194,7 @@ def plot(path, tl: Timelines, lag_ms: int) -> tuple[int, int]:
         end = utc(s.end_ms)
         wm_ax.set_title(f"{utc(s.start_ms)} to {end[11:] if end[:10] == utc(s.start_ms)[:10] else end} UTC",
                         fontsize=9)
-        lane_ax.set_xlabel(f"one bucket = {bucket_label(s.bucket_ms())}", fontsize=8, loc="left", labelpad=1)
+        lane_ax.set_xlabel(f"one bucket = {spoken_duration(s.bucket_ms())}", fontsize=8, loc="left", labelpad=1)
         for ax in (wm_ax, lag_ax, lane_ax):
             _date_axis(ax.xaxis)
             ax.tick_params(labelsize=8)
