@@ -13,7 +13,6 @@ from pathlib import Path
 
 from .conf import config_from_flink_conf
 from .settings import split_list
-from .sql import config_from_flink_sql
 
 
 def add_config_parser(sub) -> None:
@@ -46,6 +45,7 @@ def _missing(path: str) -> bool:
 def cmd_from_flink_sql(args: argparse.Namespace) -> int:
     if _missing(args.file):
         return 2
+    from .sql import config_from_flink_sql  # lazy: sqlglot, a fifth of replay --help's imports
 
     text, _ = config_from_flink_sql(args.file, table=args.table, query_window=args.query_window,
                                     source_path=args.source_path, output_path=args.output_path,
