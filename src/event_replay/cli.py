@@ -14,8 +14,9 @@
 
 Exit codes: 0 ok, 2 bad config or usage (the config is validated before Spark starts), 1 any other failure.
 
-Imports are at the top but for the commands that bring matplotlib, pandas or Great Expectations (why, tune,
-compare, validate, quality): those are imported by their command only, to keep them out of `replay --help`.
+Imports are at the top but for the commands that bring matplotlib, pandas, Great Expectations or sqlglot (why,
+tune, compare, validate, quality, config from-flink-sql): those are imported by their command only, to keep them
+out of `replay --help`.
 """
 from __future__ import annotations
 
