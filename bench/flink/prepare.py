@@ -8,8 +8,8 @@ multiples of the interval with start <= T < end), as fixed-size big-endian recor
 keeps the log's type: a long for an integer column, a double (its IEEE bits) for a floating-point one.
 events.properties: the job's settings, the splits (declared ones without rows included, sorted, as the harness's
 `declared_splits_of`), the value type and the config's aggregates (count, sum, min, max over `value`, in order).
-One batch of Parquet files is in memory at a time: a file alone, or the files whose arrival ranges overlap
-(read together and sorted as one). No explicit replay range: start = first arrival, end = last arrival (the
+One Parquet file is in memory at a time, with the rows of earlier files that arrive after the next file's first
+(stragglers across a generator's cut). No explicit replay range: start = first arrival, end = last arrival (the
 replay's own default).
 """
 from __future__ import annotations
@@ -81,21 +81,22 @@ def properties(cfg: JobConfig, n_splits: int, value_type: str) -> str:
     return "".join(f"{k}={v}\n" for k, v in conf.items())
 
 
-def _disjoint_batches(files: list[Path], metas: list[tuple[int, int]]) -> tuple[list[list[Path]], list[tuple]]:
-    """Files in batches whose arrival ranges are disjoint and ascending (files whose ranges overlap, e.g. a
-    generator's chunks with a straggler across a cut, are read together and sorted as one)."""
-    order = sorted(range(len(files)), key=lambda i: metas[i])
-    batches: list[list[Path]] = []
-    ranges: list[tuple[int, int]] = []
-    for i in order:
-        lo, hi = metas[i]
-        if ranges and lo <= ranges[-1][1]:
-            batches[-1].append(files[i])
-            ranges[-1] = (ranges[-1][0], max(ranges[-1][1], hi))
-        else:
-            batches.append([files[i]])
-            ranges.append((lo, hi))
-    return batches, ranges
+def _read(file: Path, cols: dict, index: dict, value_type: str) -> dict[str, np.ndarray]:
+    """One file's rows as numpy columns (split as its index in the sorted splits)."""
+    t = pq.read_table(file, columns=[cols[c] for c in ("split", "offset", "arrival_time", "event_time", "key")]
+                      + ["value"])
+    enc = t.column(0).combine_chunks().dictionary_encode()
+    keys = t.column(4).to_numpy(zero_copy_only=False).astype(f"S{KEY_BYTES + 1}")
+    if (np.char.str_len(keys) > KEY_BYTES).any():
+        raise ValueError(f"keys longer than {KEY_BYTES} bytes are not supported by the bench format")
+    if t.column(5).null_count:
+        raise ValueError(f"{file.name}: null values are not supported by the bench format")
+    if value_type_of(t.schema.field(5)) != value_type:
+        raise ValueError(f"{file.name}: `value` is {t.schema.field(5).type}, not {value_type}")
+    ms = lambda c: t.column(c).cast(pa.timestamp("ms", tz="UTC")).cast(pa.int64()).to_numpy()  # noqa: E731
+    return {"split": np.array([index[s] for s in enc.dictionary.to_pylist()], np.int32)[enc.indices.to_numpy()],
+            "offset": t.column(1).to_numpy(), "arrival": ms(2), "event": ms(3), "key": keys,
+            "value": t.column(5).to_numpy()}
 
 
 def prepare(cfg: JobConfig, out: Path) -> dict:
@@ -116,8 +117,12 @@ def prepare(cfg: JobConfig, out: Path) -> dict:
     for f in files:  # arrival range per file from a cheap read of one column
         a = pq.read_table(f, columns=[cols["arrival_time"]]).column(0).cast(pa.timestamp("ms", tz="UTC")).cast(pa.int64())
         metas.append((int(pa.compute.min(a).as_py()), int(pa.compute.max(a).as_py())))
-    files, metas = _disjoint_batches(files, metas)
-    start, end = metas[0][0], metas[-1][1]
+    # Files in order of their first arrival, merged as they come: after file k, the rows that arrive before the next
+    # file's first arrival are final (no later file holds an earlier one); the rest (stragglers across a cut) wait
+    # with the next file. One file and the stragglers are in memory at a time, whatever the log's length.
+    order = sorted(range(len(files)), key=lambda i: metas[i])
+    files, metas = [files[i] for i in order], [metas[i] for i in order]
+    start, end = metas[0][0], max(hi for _, hi in metas)
     interval = cfg.watermark.interval_ms if cfg.watermark.periodic else 0
     next_tick = -(-start // interval) * interval if interval else None
 
@@ -125,49 +130,38 @@ def prepare(cfg: JobConfig, out: Path) -> dict:
     (out / "events.properties").write_text(properties(cfg, len(splits), value_type))
     n_rows = n_ticks = 0
     t0 = time.monotonic()
+    waiting: dict[str, np.ndarray] | None = None
     with open(out / "events.bin", "wb") as fh:
         for k, f in enumerate(files):
-            t = pa.concat_tables([pq.read_table(g, columns=[cols[c] for c in ("split", "offset", "arrival_time",
-                                                                               "event_time", "key")] + ["value"])
-                                  for g in f])
-            enc = t.column(0).combine_chunks().dictionary_encode()
-            split = np.array([index[s] for s in enc.dictionary.to_pylist()], np.int32)[enc.indices.to_numpy()]
-            offset = t.column(1).to_numpy()
-            arrival = t.column(2).cast(pa.timestamp("ms", tz="UTC")).cast(pa.int64()).to_numpy()
-            event = t.column(3).cast(pa.timestamp("ms", tz="UTC")).cast(pa.int64()).to_numpy()
-            keys = t.column(4).to_numpy(zero_copy_only=False).astype(f"S{KEY_BYTES + 1}")
-            if (np.char.str_len(keys) > KEY_BYTES).any():
-                raise ValueError(f"keys longer than {KEY_BYTES} bytes are not supported by the bench format")
-            if t.column(5).null_count:
-                raise ValueError(f"{f[0].name}: null values are not supported by the bench format")
-            if value_type_of(t.schema.field(5)) != value_type:
-                raise ValueError(f"{f[0].name}: `value` is {t.schema.field(5).type}, not {value_type} as in "
-                                 f"{files[0][0].name}")
-            value = t.column(5).to_numpy()
-            order = np.lexsort((offset, split, arrival))  # replay order: arrival, split, offset
+            rows = _read(f, cols, index, value_type)
+            if waiting is not None:
+                rows = {c: np.concatenate([waiting[c], rows[c]]) for c in rows}
+            sort = np.lexsort((rows["offset"], rows["split"], rows["arrival"]))  # replay order
+            rows = {c: v[sort] for c, v in rows.items()}
             limit = metas[k + 1][0] if k + 1 < len(files) else end  # ticks before the next file's first row
+            final = int(np.searchsorted(rows["arrival"], limit, side="left")) if k + 1 < len(files) else len(sort)
+            waiting = {c: v[final:] for c, v in rows.items()}
+            rows = {c: v[:final] for c, v in rows.items()}
             ticks = np.arange(next_tick, limit, interval, dtype=np.int64) if interval and next_tick < limit else \
                 np.empty(0, np.int64)
             if interval:
                 next_tick = int(ticks[-1]) + interval if len(ticks) else next_tick
-            a_sorted = arrival[order]
-            pos = np.searchsorted(a_sorted, ticks, side="right")  # a tick comes after rows with arrival <= T
-            n = len(order)
+            pos = np.searchsorted(rows["arrival"], ticks, side="right")  # a tick comes after rows with arrival <= T
+            n = final
             rec = np.zeros(n + len(ticks), record)
             row_at = np.arange(n) + np.searchsorted(pos, np.arange(n), side="right")
             tick_at = pos + np.arange(len(ticks))
             rec["kind"][tick_at] = 1
             rec["arrival"][tick_at] = ticks
             r = rec[row_at]
-            r["split"], r["offset"], r["arrival"] = split[order], offset[order], a_sorted
-            r["event"], r["value"] = event[order], value[order]
-            r["key"] = keys[order]
-            r["key_len"] = np.char.str_len(keys[order])
+            for c in ("split", "offset", "arrival", "event", "value", "key"):
+                r[c] = rows[c]
+            r["key_len"] = np.char.str_len(rows["key"])
             rec[row_at] = r
             rec.tofile(fh)
             n_rows += n
             n_ticks += len(ticks)
-            del t, rec, r
+            del rows, rec, r
     return {"rows": n_rows, "ticks": n_ticks, "splits": len(splits), "value": value_type, "start": start, "end": end,
             "seconds": round(time.monotonic() - t0, 2)}
 

@@ -6,8 +6,12 @@ the flush has a null one. A late row keeps every source column, also the event-t
 processing time do not read."""
 from __future__ import annotations
 
+import struct
+from types import SimpleNamespace
+
 import pytest
 
+from event_replay.io.output import windows_output
 from event_replay.job import run_replay
 from event_replay.semantics.durations import POS_INF
 from source_logs import BASE, make_cfg, write_parquet
@@ -48,3 +52,17 @@ def test_late_events_keep_the_source_event_time_column_with_ingestion_time(spark
                       window={"time": "ingestion"})
     assert [(r["offset"], r["arrival_time"], r["event_time"], r["value"]) for r in late] == [(1, BASE + 5000, 43, 2)]
     assert set(late[0]) == {*table, "late_watermark", "late_watermark_ms"}
+
+
+def test_every_nan_of_an_aggregate_is_written_as_the_one_nan(spark):
+    """inf + -inf gives a NaN whose sign bit depends on the JIT's operand order: the windows output writes the one
+    NaN (0x7ff8...) so that reruns write the same bits; -0.0 stays -0.0 (Spark's sum and min tell it apart)."""
+    negative_nan = struct.unpack(">d", bytes.fromhex("fff8000000000000"))[0]
+    firings = spark.createDataFrame(
+        [("k", 0, 10, 0, 10, "watermark", negative_nan, 1), ("k", 0, 10, 1, 12, "late_row", -0.0, 2)],
+        "key string, window_start long, window_end long, fire_index long, fire_watermark long, "
+        "fire_reason string, total double, cnt long")
+    out, _ = windows_output(firings, SimpleNamespace(aggregations={"total": "sum(value)", "cnt": "count(*)"}))
+    bits = [struct.pack(">d", r["total"]).hex() for r in out.orderBy("fire_index").collect()]
+    assert bits == ["7ff8000000000000", "8000000000000000"]
+    assert [f.name for f in out.schema.fields][6:8] == ["total", "cnt"]

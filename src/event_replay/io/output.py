@@ -58,8 +58,20 @@ def windows_output(firings: DataFrame, cfg: JobConfig, keep: Sequence[str] = ())
         "key", ms_to_timestamp(F.col("window_start")).alias("window_start"),
         ms_to_timestamp(F.col("window_end")).alias("window_end"), F.col("fire_index").cast("int").alias("fire_index"),
         ms_to_timestamp(F.col("fire_watermark")).alias("fire_watermark"), "fire_reason",
-        *[F.col(f"`{a}`") for a in aggs], F.col("fire_watermark").cast("long").alias("fire_watermark_ms"), *keep,
+        *[_one_nan(firings, a) for a in aggs], F.col("fire_watermark").cast("long").alias("fire_watermark_ms"),
+        *keep,
     ), ["key", "window_start", "window_end", "fire_index"]
+
+
+def _one_nan(firings: DataFrame, name: str) -> Column:
+    """An aggregate column with every NaN written as the one NaN (0x7ff8...): the sign and payload of a NaN that
+    an addition produces (inf + -inf) depend on which operand the JIT puts first, so a rerun could write other bits
+    for the same firing."""
+    col = F.col(f"`{name}`")
+    kind = firings.schema[name].dataType
+    if not isinstance(kind, (T.DoubleType, T.FloatType)):
+        return col
+    return F.when(F.isnan(col), F.lit(float("nan")).cast(kind)).otherwise(col).alias(name)
 
 
 def late_events_output(late: DataFrame, source: SourceData, keep: Sequence[str] = ()) -> tuple[DataFrame, list[str]]:
