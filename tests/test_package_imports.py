@@ -1,8 +1,11 @@
-"""No two packages of event_replay import each other, directly or round a longer circle.
+"""No two packages of event_replay import each other, directly or round a longer circle; no import hides in a function.
 
 Reads every module's imports with ``ast`` (module level and inside functions, relative and
 absolute) and maps each to its top-level subpackage of ``event_replay``; a module directly in
 ``event_replay/`` is a node of its own. A cycle in that graph fails the test, naming it.
+
+An import inside a function is allowed only with a one-line reason on its line, ``# lazy: <why>``
+(a heavy dependency kept out of ``replay --help``) or ``# optional: <why>`` (an optional extra).
 """
 
 from __future__ import annotations
@@ -64,6 +67,26 @@ def package_graph(root: Path) -> dict[str, set[str]]:
     return graph
 
 
+ALLOWED_IN_FUNCTION = ("# lazy:", "# optional:")
+
+
+def imports_in_functions(root: Path) -> list[str]:
+    """``path:line: statement`` of every import inside a function of the modules under ``root`` that does not say
+    on its line why it is there (ALLOWED_IN_FUNCTION)."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        source = path.read_text()
+        lines = source.splitlines()
+        functions = [n for n in ast.walk(ast.parse(source, filename=str(path)))
+                     if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        inner = {node for f in functions for node in ast.walk(f) if isinstance(node, (ast.Import, ast.ImportFrom))}
+        for node in sorted(inner, key=lambda n: n.lineno):
+            line = lines[node.lineno - 1]
+            if not any(mark in line for mark in ALLOWED_IN_FUNCTION):
+                found.append(f"{path.relative_to(root.parent)}:{node.lineno}: {line.strip()}")
+    return found
+
+
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     """One cycle of ``graph`` as a list of nodes ending where it starts, or None."""
     state: dict[str, str] = {}
@@ -94,6 +117,31 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_no_package_imports_another_in_a_circle():
     cycle = find_cycle(package_graph(PACKAGE_ROOT))
     assert cycle is None, "packages import each other in a circle: " + " -> ".join(cycle)
+
+
+def test_no_import_inside_a_function_without_its_reason():
+    found = imports_in_functions(PACKAGE_ROOT)
+    assert not found, "imports inside functions (move them to the top, or say why: '# lazy: ...'):\n" + "\n".join(found)
+
+
+def test_an_import_in_a_function_is_found_unless_it_says_why(tmp_path):
+    root = tmp_path / "event_replay"
+    root.mkdir()
+    (root / "mod.py").write_text(
+        "import json\n"
+        "def f():\n"
+        "    import os\n"
+        "    from json import (dumps,\n"
+        "                      loads)  # lazy: on the second line, not the statement's\n"
+        "    import pandas  # lazy: heavy, kept out of --help\n"
+        "class C:\n"
+        "    async def g(self):\n"
+        "        def h():\n"
+        "            import matplotlib  # optional: an extra\n"
+        "            import yaml\n")
+    assert imports_in_functions(root) == ["event_replay/mod.py:3: import os",
+                                          "event_replay/mod.py:4: from json import (dumps,",
+                                          "event_replay/mod.py:11: import yaml"]
 
 
 def test_the_graph_sees_every_kind_of_import(tmp_path):

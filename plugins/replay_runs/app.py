@@ -22,8 +22,9 @@ from airflow.api_fastapi.core_api.security import requires_authenticated
 from event_replay.html_page import STYLE, THEME_SCRIPT
 from event_replay.layout import AIRFLOW_FOLDER, DOCS_FOLDER, TUNING_FOLDER, TUNING_PLOT_FILE, WHY_FOLDER, \
     WHY_SUMMARY_FILE
-from event_replay.tuning.runner import html_table
-from event_replay.why.page import duration, render
+from event_replay.semantics.durations import spoken_duration
+from event_replay.tuning.table import html_table
+from event_replay.why.page import render
 
 from .dagruns import fetch_dag_runs, merge
 from .runs import RunRow, list_runs, run_record, runs_root, safe_path, safe_run_id, tuning_results, why_summary
@@ -87,10 +88,10 @@ def _when(t: datetime | None) -> str:
 def _took(r: RunRow) -> str:
     if r.start is not None and r.end is None and r.state in ("running", "queued"):
         start = r.start if r.start.tzinfo else r.start.replace(tzinfo=timezone.utc)
-        return duration(int((datetime.now(timezone.utc) - start).total_seconds() * 1000)) + " so far"
+        return spoken_duration(int((datetime.now(timezone.utc) - start).total_seconds() * 1000)) + " so far"
     if r.start is None or r.end is None:
         return "&ndash;"
-    return duration(int((r.end - r.start).total_seconds() * 1000))
+    return spoken_duration(int((r.end - r.start).total_seconds() * 1000))
 
 
 def _span(parts: list[str]) -> str:

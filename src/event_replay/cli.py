@@ -14,8 +14,9 @@
 
 Exit codes: 0 ok, 2 bad config or usage (the config is validated before Spark starts), 1 any other failure.
 
-Imports are at the top but for the why-report and the data-quality job: they bring matplotlib and Great Expectations,
-1.1 s and 0.5 s of `replay --help`'s 3.6 s (python -X importtime, 2026-11-26, loaded 2-core machine).
+Imports are at the top but for the commands that bring matplotlib, pandas, Great Expectations or sqlglot (why,
+tune, compare, validate, quality, config from-flink-sql): those are imported by their command only, to keep them
+out of `replay --help`.
 """
 from __future__ import annotations
 
@@ -40,7 +41,6 @@ from .job import run_partition, run_replay
 from .orchestration.cancel import cancellable
 from .orchestration.dry_run import main_dry_run
 from .orchestration.record import main_verify
-from .quality.validation import main_validate
 from .range_replay import parse_range, run_range
 from .sample import SampleSpec, write_partitioned_sample, write_sample
 from .semantics.config import JobConfig, load_config
@@ -176,11 +176,13 @@ def add_partition_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from .quality.validation import main_validate  # lazy: Great Expectations (see the module doc)
+
     return main_validate(args.config)
 
 
 def cmd_why(args: argparse.Namespace) -> int:
-    from .why.report import why_report  # matplotlib: imported by this command only (see the module doc)
+    from .why.report import why_report  # lazy: matplotlib (see the module doc)
 
     cfg = load_config(args.config)  # refused before Spark starts
     print(f"replay why: {why_report(cfg.output.path, cfg)}")
@@ -192,7 +194,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_quality(args: argparse.Namespace) -> int:
-    from .quality_job import main_quality  # Great Expectations: imported by this command only (see the module doc)
+    from .quality_job import main_quality  # lazy: Great Expectations (see the module doc)
 
     return main_quality(args.config, args.out, run_name=args.run_name)
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from py4j.java_gateway import JavaClass
+
 JAR = Path(__file__).resolve().parent / "jvm" / "event-replay-spark.jar"
 PACKAGE = "io.eventreplay.spark"
 
@@ -29,8 +31,6 @@ def with_extension_jar(jars: str | None) -> str | None:
 
 def extension_class(spark, name: str):
     """The extension's class `name` through py4j, or None when the driver's JVM does not have the jar."""
-    from py4j.java_gateway import JavaClass
-
     cls = getattr(spark._jvm, f"{PACKAGE}.{name}")
     return cls if isinstance(cls, JavaClass) else None
 

@@ -19,6 +19,8 @@ import subprocess
 import sys
 import threading
 
+from py4j.protocol import Py4JError, Py4JJavaError, Py4JNetworkError
+
 EXIT_ON_OOM = "-XX:+ExitOnOutOfMemoryError"
 _OOM_EXIT_CODES = {3: "the JVM's heap", 52: "an executor's heap"}  # HotSpot's ExitOnOutOfMemoryError; Spark's OOM
 _SCHEDULER_THREAD = "dag-scheduler-event-loop"
@@ -80,8 +82,6 @@ def death_line(error: BaseException | None = None) -> str | None:
 
 def _lost_connection(error: BaseException | None) -> tuple[bool, bool]:
     """(the JVM may have gone: a py4j failure that is not a Java exception; the connection itself was lost)."""
-    from py4j.protocol import Py4JError, Py4JJavaError, Py4JNetworkError
-
     maybe = lost = False
     while error is not None:
         lost |= isinstance(error, (ConnectionError, Py4JNetworkError))

@@ -2,7 +2,7 @@
 
 A plan says what is replayed: the whole source (`WholeSource`, every dataset replaced, no state kept), one
 partition continuing its predecessor's carried state (`OnePartition`), or a span of consecutive partitions
-(`PartitionSpan`, committed partition by partition). Each plan has one read and one staging of the outputs (the
+(`PartitionSpan`, committed partition by partition); the last two share what a plan in a history has (`HistoryPlan`). Each plan has one read and one staging of the outputs (the
 span's variants: io/span_source.py, io/span_output.py); the pipeline does the rest the same way for all.
 job.py and range_replay.py build plans; tuning/runner.py reads through WholeSource and replays each variant itself."""
 from __future__ import annotations
@@ -75,20 +75,38 @@ class WholeSource(Plan):
         return [Commit(None, summary, moves)]
 
 
-@dataclass(frozen=True)
-class OnePartition(Plan):
-    """One partition, continuing `previous`'s carried state (by default the latest partition before it) unless
-    `first`; its outputs under `<dataset>/dt=.../` and its own state, committed together. A partition with no folder
-    in the source fails unless `allow_missing` (it then replays as empty: time passes, the state carries on)."""
+@dataclass(frozen=True, kw_only=True)
+class HistoryPlan(Plan):
+    """A plan in a partition history: it continues `previous`'s carried state (by default the latest partition
+    before its first one) unless `first`, ends its input as `end_of_input` says, and fails on a partition with no
+    folder in the source unless `allow_missing` (it then replays as empty: time passes, the state carries on)."""
 
-    partition: Partition
     first: bool = False
     previous: str | None = None
     end_of_input: str = "hold"
     allow_missing: bool = False
 
+    @property
+    def head(self) -> Partition:
+        """The plan's first partition: the one whose predecessor's state it continues."""
+        raise NotImplementedError
+
     def carried(self, spark, cfg: JobConfig) -> CarriedState | None:
-        return None if self.first else continued_state(spark, cfg, self.partition, self.previous)
+        return None if self.first else continued_state(spark, cfg, self.head, self.previous)
+
+    def config(self, cfg: JobConfig) -> JobConfig:
+        return cfg.with_end_of_input(self.end_of_input)
+
+
+@dataclass(frozen=True)
+class OnePartition(HistoryPlan):
+    """One partition; its outputs under `<dataset>/dt=.../` and its own state, committed together."""
+
+    partition: Partition
+
+    @property
+    def head(self) -> Partition:
+        return self.partition
 
     def read(self, spark, cfg: JobConfig, carried: CarriedState | None) -> SourceData:
         p = self.partition
@@ -97,9 +115,6 @@ class OnePartition(Plan):
 
     def clock(self, source: SourceData) -> Partition:
         return self.partition
-
-    def config(self, cfg: JobConfig) -> JobConfig:
-        return cfg.with_end_of_input(self.end_of_input)
 
     def stage(self, spark, cfg: JobConfig, source: SourceData, result: EngineResult, end: RangeEnd,
               carried: CarriedState | None, staging: str) -> list[Commit]:
@@ -113,23 +128,19 @@ class OnePartition(Plan):
 
 
 @dataclass(frozen=True)
-class PartitionSpan(Plan):
-    """Consecutive partitions replayed as one span from the first one's predecessor (or `first`), its outputs cut by
-    partition (history/span.py) and committed partition by partition from index `start` on. Only the last
-    partition's state is written; a stale state of the others is removed before their commit. `say` hears the
-    span's replay once it is staged."""
+class PartitionSpan(HistoryPlan):
+    """Consecutive partitions replayed as one span, its outputs cut by partition (history/span.py) and committed
+    partition by partition from index `start` on. Only the last partition's state is written; a stale state of the
+    others is removed before their commit. `say` hears the span's replay once it is staged."""
 
     span: Span
-    first: bool = False
-    previous: str | None = None
-    end_of_input: str = "hold"
-    allow_missing: bool = False
     start: int = 0
     say: Callable[[str], None] | None = None
     with_cause = True  # a late firing is emitted by the partition of the row that caused it
 
-    def carried(self, spark, cfg: JobConfig) -> CarriedState | None:
-        return None if self.first else continued_state(spark, cfg, self.span.parts[0], self.previous)
+    @property
+    def head(self) -> Partition:
+        return self.span.parts[0]
 
     def read(self, spark, cfg: JobConfig, carried: CarriedState | None) -> SourceData:
         return read_span_source(spark, cfg, list(self.span.parts), self.allow_missing,
@@ -137,9 +148,6 @@ class PartitionSpan(Plan):
 
     def clock(self, source: SourceData) -> Partition:
         return self.span.whole
-
-    def config(self, cfg: JobConfig) -> JobConfig:
-        return cfg.with_end_of_input(self.end_of_input)
 
     def stage(self, spark, cfg: JobConfig, source: SourceData, result: EngineResult, end: RangeEnd,
               carried: CarriedState | None, staging: str) -> list[Commit]:

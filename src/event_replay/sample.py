@@ -6,12 +6,14 @@ key (string), value (long). Deterministic for a given spec and seed.
 """
 from __future__ import annotations
 
+import datetime as dt
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
@@ -107,10 +109,6 @@ def write_sample(out: str | os.PathLike, spec: SampleSpec) -> int:
 def write_partitioned_sample(out: str | os.PathLike, spec: SampleSpec, granularity: str) -> int:
     """The sample log in the partitioned layout `dt=YYYY-MM-DD[/hour=HH]/part-00000.parquet`, by arrival (UTC),
     replacing `out` as a whole. Use --rate/--rows (and --start) to span several days or hours."""
-    import datetime as dt
-
-    import pyarrow.compute as pc
-
     if spec.format != "parquet":
         raise ValueError("the partitioned layout is written as Parquet only")
     table = generate(spec)

@@ -6,8 +6,12 @@ import os
 import sys
 from typing import Sequence
 
+import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import types as T
+from pyspark.sql.pandas.types import to_arrow_schema
 
+from .extension import with_extension_jar
 from .fatal import watch, with_exit_on_oom
 from .semantics.config import ConfigError
 
@@ -97,8 +101,6 @@ def _add_extension_jar(settings: dict[str, str]) -> None:
     """The engine's Spark extension (extension.py) on the classpath of a JVM this builder starts, beside any
     jars the caller gave. A JVM that spark-submit started has its classpath already: there it takes --jars
     (the DAGs' operators pass it; spark.jars set here would replace the submitted jars and not reach the driver)."""
-    from .extension import with_extension_jar
-
     jars = with_extension_jar(settings.get("spark.jars"))
     if jars is not None and not os.environ.get("PYSPARK_GATEWAY_PORT"):
         settings["spark.jars"] = jars
@@ -110,7 +112,6 @@ def _driver_arrow_pool() -> None:
     Arrow's own pool (mimalloc or jemalloc) each allocator kept the pages the other had freed, and the driver's
     peak was both peaks together (BENCHMARKS.md has the figure)."""
     if "ARROW_DEFAULT_MEMORY_POOL" not in os.environ:
-        import pyarrow as pa
         pa.set_memory_pool(pa.system_memory_pool())
 
 
@@ -141,10 +142,6 @@ def local_frame(spark: SparkSession, rows: Sequence[tuple], schema) -> DataFrame
     DataFrame, through Arrow: the JVM reads it as a local table. (A DataFrame made from a Python list is a Python
     RDD instead: the first job that reads it starts Python workers, a second or more per process, and each of its
     tasks unpickles the rows in Python.)"""
-    import pyarrow as pa
-    from pyspark.sql import types as T
-    from pyspark.sql.pandas.types import to_arrow_schema
-
     if isinstance(schema, str):
         schema = T._parse_datatype_string(schema)
     try:

@@ -44,6 +44,8 @@ def worker(monkeypatch):
         raise AssertionError("the worker started a Spark session")
 
     monkeypatch.setattr(event_replay.spark, "build_session", no_local_spark)
+    for caller in ("quality.validation", "quality_job", "why.report"):  # the names they call (imported at the top)
+        monkeypatch.setattr(f"event_replay.{caller}.build_session", no_local_spark)
     from airflow.providers.apache.spark.hooks.spark_submit import SparkSubmitHook
 
     commands = []

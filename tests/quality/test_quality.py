@@ -74,7 +74,7 @@ def base(tmp_path_factory):
 
 
 def _validate(spark, out: Path, cfg, **kw):
-    from event_replay.quality import validate
+    from event_replay.quality.validation import validate
     return validate(str(out), cfg, spark=spark, **kw)
 
 
@@ -267,7 +267,7 @@ def test_the_base_case_passes_the_suites_the_breaks_use(gx_spark, base):
 
 
 def test_main_validate_exit_codes(gx_spark, base, tmp_path):
-    from event_replay.quality import main_validate
+    from event_replay.quality.validation import main_validate
 
     seed, cfg, good = base
     bad = tmp_path / "bad.yaml"

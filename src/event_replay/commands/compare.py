@@ -20,8 +20,17 @@ from __future__ import annotations
 import argparse
 import time
 
+from pyspark.sql import SparkSession
+
 from ..compare.live import FORMATS, CompareInputError, LiveSpec, parse_mapping, parse_options
+from ..compare.replay_side import Scope
 from ..compare.rules import DEFAULT_TOLERANCE, SUMMATION_ORDERS
+from ..exits import guarded
+from ..history.partitions import Partition
+from ..semantics.config import load_config
+from ..spark import build_session, parse_conf
+from ..tuning import calibrate
+from ..tuning.grid import GridError, parse_grid
 
 
 def spec_from_args(args: argparse.Namespace) -> LiveSpec:
@@ -33,9 +42,7 @@ def spec_from_args(args: argparse.Namespace) -> LiveSpec:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from ..semantics.config import load_config
-    from ..compare.replay_side import Scope
-    from ..compare.run import CompareOptions
+    from ..compare.run import CompareOptions, compare, differs, summary_line  # lazy: pandas, not for --help
 
     t0 = time.monotonic()
     cfg = load_config(args.config)  # refused before Spark starts (exit 2)
@@ -47,12 +54,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     options = CompareOptions(scope=Scope.parse(args.partition, args.partitions),
                              summation_order=args.summation_order, float_tolerance=args.float_tolerance,
                              min_agreement_pct=args.min_agreement, out_dir=args.out, use_source=not args.no_source)
-    from ..spark import build_session, parse_conf
-    from ..compare.run import compare, differs, summary_line
-
     grid = _calibration_grid(cfg, args)  # checked before Spark starts, like `replay tune`'s
-    from pyspark.sql import SparkSession
-
     own = SparkSession.getActiveSession() is None  # called in a process that has a session (tests): leave it on
     spark = build_session(master=args.master, app_name="event-replay-compare", conf=parse_conf(args.conf or []))
     try:
@@ -74,8 +76,6 @@ def _calibration_grid(cfg, args: argparse.Namespace):
     lists = (args.calibrate_max_out_of_orderness, args.calibrate_idle_timeout, args.calibrate_allowed_lateness)
     if not any(lists):
         return None
-    from ..tuning.grid import parse_grid
-
     return parse_grid(cfg, *lists, options={"max_out_of_orderness": "--calibrate-max-out-of-orderness",
                                             "idle_timeout": "--calibrate-idle-timeout",
                                             "allowed_lateness": "--calibrate-allowed-lateness"})
@@ -86,16 +86,13 @@ def _scoped(cfg, scope):
     replayed: from the first one's start to the last one's end), for the calibration grid."""
     if scope.first is None:
         return cfg
-    from ..history.partitions import Partition
-
     return cfg.with_overrides(replay={"start": Partition.parse(scope.first).start_ms,
                                       "end": Partition.parse(scope.last).end_ms})
 
 
 def _calibrate(spark, cfg, spec: LiveSpec, grid) -> None:
     """`replay tune --against-live` in this Spark application: the grid's result under <output.path>/_tuning/."""
-    from ..tuning.runner import run_tuning
-    from ..tuning import calibrate
+    from ..tuning.runner import run_tuning  # lazy: matplotlib and pandas, not for replay --help
 
     g, variants = grid
     result = run_tuning(spark, cfg, g, variants, log=lambda m: print(m, flush=True),
@@ -148,9 +145,6 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def _safe(func):
-    from ..exits import guarded
-    from ..tuning.grid import GridError
-
     return lambda args: guarded("replay compare", lambda: func(args), (CompareInputError, GridError))
 
 

@@ -19,14 +19,17 @@ aggregate (a constant ratio or offset), duplicates from a re-emitted span, windo
 """
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
+from ..quality.attribution import holders
+from ..quality.prepare import count_star_column, to_ms
 from ..semantics.config import JobConfig
-from ..semantics.durations import NEG_INF, POS_INF
+from ..semantics.durations import NEG_INF, POS_INF, format_duration
 from .matching import WINDOW_ID
 
 ALL_IDLE = "all-idle jump"
@@ -39,8 +42,6 @@ def fmt_ms(c: Column) -> Column:
 
 
 def _fmt_duration(ms: int | None) -> str:
-    from ..semantics.durations import format_duration
-
     return "none" if ms is None else format_duration(ms)
 
 
@@ -88,8 +89,6 @@ def _late_match_evidence(late_match: DataFrame, cfg: JobConfig, diff: DataFrame)
 
 
 def _holders(watermarks: DataFrame, diff: DataFrame) -> DataFrame:
-    from ..quality.attribution import holders
-
     h = holders(watermarks.select("scope", "split", "idle", "watermark_ms", "replay_time_ms"))
     first = diff.select(*WINDOW_ID, "replay_first_watermark_ms").where(F.col("replay_first_watermark_ms").isNotNull())
     j = first.join(h, first.replay_first_watermark_ms == h.W, "left")
@@ -125,8 +124,6 @@ def _idle_evidence(spans: DataFrame, fired: DataFrame, cfg: JobConfig) -> DataFr
 
 def _source_evidence(spark: SparkSession, cfg: JobConfig, needing: DataFrame) -> DataFrame | None:
     """Per window of `needing`: its rows in the source per split, as `split n, split n` and a map."""
-    from ..quality.prepare import to_ms
-
     src = cfg.source
     reader = spark.read.format(src.format)
     if src.format == "csv":
@@ -171,7 +168,6 @@ class Explained:
 def explain(spark: SparkSession, cfg: JobConfig, classified: DataFrame, replay_late: DataFrame,
             watermarks: DataFrame, late_match: DataFrame | None, aggs: Sequence[str], has: frozenset[str],
             use_source: bool = True) -> Explained:
-    from ..quality.prepare import count_star_column
 
     cnt = count_star_column(cfg)
     cnt = cnt if cnt in aggs else None
@@ -425,8 +421,6 @@ def _plural(n: int, one: str, many: str) -> str:
 
 
 def _utc(ms: int | None) -> str:
-    import datetime as dt
-
     if ms is None:
         return "?"
     return dt.datetime.fromtimestamp(ms / 1000, tz=dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")

@@ -23,12 +23,14 @@ named with the column, its type and an example value.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Mapping, Sequence
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from ..quality.prepare import to_ms
 from ..semantics.config import JobConfig
 
 FORMATS = ("parquet", "csv", "json")
@@ -105,8 +107,6 @@ class LiveSpec:
                                         f"unknown role {role!r} (roles: {', '.join(LATE_ROLES)})")
 
     def check_paths(self) -> None:
-        from pathlib import Path
-
         for option, path in (("--live", self.path), ("--live-late", self.late_path)):
             if path and "://" not in path and not Path(path).exists():
                 raise CompareInputError(option, f"no such file or folder: {path}")
@@ -132,8 +132,6 @@ class LiveOutput:
 
 
 def _read(spark: SparkSession, path: str, fmt: str, options: Mapping[str, str], what: str) -> DataFrame:
-    from pathlib import Path
-
     if "://" not in path and not Path(path).exists():
         raise CompareInputError(what, f"no such file or folder: {path}")
     reader = spark.read.format(fmt)
@@ -177,8 +175,6 @@ def _check_type(df: DataFrame, name: str, allowed: tuple, role: str, what: str) 
 
 
 def time_ms(df: DataFrame, name: str, role: str) -> Column:
-    from ..quality.prepare import to_ms
-
     dtype = _check_type(df, name, _TIME_TYPES, role,
                         "not a time (a timestamp, a date, epoch-ms integers or ISO-8601 / epoch-ms strings)")
     return to_ms(F.col(f"`{name}`"), dtype)

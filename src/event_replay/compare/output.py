@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
+import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
@@ -25,6 +26,7 @@ from ..local_folder import replace_folder, write_one_file
 from .classify import CLASSES
 from .explain import fmt_ms
 from .live import CompareInputError
+from .page import render
 
 SAMPLE_DIFFERENCES = 50
 SAMPLE_LATE = 20
@@ -79,9 +81,6 @@ def _sample(df: DataFrame, n: int) -> list[dict[str, Any]]:
 
 def write_compare(out_dir: str, summary: dict[str, Any], windows: DataFrame, explained: DataFrame,
                   late: DataFrame | None, aggs: Sequence[str]) -> dict[str, Any]:
-    import pandas as pd
-
-    from .page import render
 
     if "://" in out_dir:
         raise CompareInputError("--out", f"{out_dir}: compare/ is written on a local filesystem")

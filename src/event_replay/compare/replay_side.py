@@ -19,8 +19,11 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from ..history.partitions import Partition
+from ..quality.prepare import OutputsMissing, partition_columns, read_outputs, to_ms, watermarks_batch
+from ..range_replay import parse_range
 from ..semantics.config import ConfigError, JobConfig
-from .live import AGG_PREFIX, CompareInputError
+from .live import AGG_PREFIX, CompareInputError, replay_aggregate_type
 
 
 @dataclass(frozen=True)
@@ -41,9 +44,6 @@ class Scope:
 
     @staticmethod
     def parse(partition: str | None, partitions: str | None) -> "Scope":
-        from ..history.partitions import Partition
-        from ..range_replay import parse_range
-
         if partition and partitions:
             raise CompareInputError("--partition", "--partition and --partitions exclude each other")
         try:
@@ -88,8 +88,6 @@ class ReplaySide:
 
 
 def _partition_label(df: DataFrame) -> Column | None:
-    from ..quality.prepare import partition_columns
-
     parts = partition_columns(df)
     if not parts:
         return None
@@ -101,8 +99,6 @@ def _partition_label(df: DataFrame) -> Column | None:
 
 def read_replay(spark: SparkSession, cfg: JobConfig, scope: Scope) -> ReplaySide:
     """The outputs under cfg.output.path (a missing output is bad input: run `replay run` first)."""
-    from ..quality.prepare import OutputsMissing, read_outputs, watermarks_batch
-
     try:
         out = read_outputs(spark, cfg.output.path)
     except OutputsMissing as exc:
@@ -123,7 +119,6 @@ def read_replay(spark: SparkSession, cfg: JobConfig, scope: Scope) -> ReplaySide
             late = late.where(llabel.between(lo, hi))
         if mlabel is not None:
             wm = wm.where(mlabel.between(lo, hi))
-    from ..quality.prepare import to_ms
 
     start = to_ms(F.col("window_start"), windows.schema["window_start"].dataType)
     end = to_ms(F.col("window_end"), windows.schema["window_end"].dataType)
@@ -141,8 +136,6 @@ def read_replay(spark: SparkSession, cfg: JobConfig, scope: Scope) -> ReplaySide
 
 def _late_rows(late: DataFrame, cfg: JobConfig, label: Column | None, scope: Scope) -> DataFrame:
     """late_events/ normalised (quality.prepare.late_events_batch's columns, with the partition label)."""
-    from ..quality.prepare import to_ms
-
     cols = cfg.source.columns
     time_col = cols["event_time"] if cfg.window.time == "event" else cols["arrival_time"]
 
@@ -159,8 +152,6 @@ def _late_rows(late: DataFrame, cfg: JobConfig, label: Column | None, scope: Sco
 
 
 def _agg(c: Column, dtype: T.DataType) -> Column:
-    from .live import replay_aggregate_type
-
     return c.cast(replay_aggregate_type(dtype))
 
 

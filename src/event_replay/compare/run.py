@@ -13,11 +13,15 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
+from .. import engine
 from ..layout import COMPARE_FOLDER
 from ..semantics.config import JobConfig
+from ..semantics.durations import format_duration
 from .classify import classify_late, classify_windows, partition_counts, totals
+from .explain import explain
 from .live import LiveSpec, read_live
 from .matching import match_late, match_windows
+from .output import write_compare
 from .replay_side import Scope, read_replay
 from .rules import DEFAULT_TOLERANCE, rules_for
 
@@ -40,10 +44,6 @@ def default_out_dir(cfg: JobConfig) -> str:
 
 def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: CompareOptions | None = None
             ) -> dict[str, Any]:
-    from .explain import explain
-    from .output import write_compare
-
-    from .. import engine
 
     options = options or CompareOptions()
     engine.fixed_plans(spark)  # the replay's plans: no re-planning at run time, a Spark job per stage (BENCHMARKS.md)
@@ -103,8 +103,6 @@ def _live_info(spec: LiveSpec, live) -> dict[str, Any]:
 
 
 def _config_line(cfg: JobConfig) -> dict[str, str]:
-    from ..semantics.durations import format_duration
-
     w = cfg.watermark
     delay = format_duration(w.max_out_of_orderness_ms) if w.max_out_of_orderness_ms is not None else "-"
     return {"watermark": f"{w.strategy}, max out-of-orderness {delay}, {w.emit}",

@@ -4,13 +4,20 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from pyspark.sql import functions as F
+
+from .carry import Carry, last_offsets_after
+from .contract import NEG_INF, EngineResult
+from .processing_time import replay as processing_time_replay
+from .timeline import TimelineCarry, compute_timeline_carried
+from .windows import carried_rows, compute_windows_with_elements, windows_partitions
+from .windows.fire_lookup import lookup_for
+
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-    from ..semantics.config import JobConfig
     from ..io.read_order import TickPartials
-    from .carry import Carry
-    from .contract import EngineResult
+    from ..semantics.config import JobConfig
 
 
 def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: Sequence[str], clock,
@@ -24,15 +31,8 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     source, a partition or a span of them, history/span.py; the id is None when no state is kept). `with_cause`: the firings say
     which row caused each late firing). `clean_max_offsets`: the read's highest clean offset per split, for the
     state. `tick_partials`: the rows' per-(split, tick) event times if the read took them (io/read_order.py)."""
-    # Imported here so that importing the package (e.g. the CLI validating a config) does not need the stages.
-    from .contract import NEG_INF, EngineResult
-    from .timeline import TimelineCarry, compute_timeline_carried
-    from .windows import compute_windows_with_elements, windows_partitions
-    from .windows.fire_lookup import lookup_for
-
     fixed_plans(spark)
     if cfg.window.time == "processing":  # windows on the replay clock, no timeline (processing_time.py)
-        from .processing_time import replay as processing_time_replay
         result, end = processing_time_replay(rows, cfg, splits, clock, carried, clean_max_offsets, with_cause)
         return result, RangeEnd(end)
     if clock.id is not None and cfg.watermark.periodic and clock.end_ms - clock.start_ms < cfg.watermark.interval_ms:
@@ -66,11 +66,6 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
 def _end_state(cfg, rows, clock, carried, w0, all_splits, stream_values, end, window_rows, elems, clean_max_offsets):
     """The Carry at the end of an event-time range that started at stream watermark `w0`: two small aggregates
     (scalars) on the driver, the rest stays in DataFrames."""
-    from pyspark.sql import functions as F
-
-    from .carry import Carry, last_offsets_after
-    from .windows import carried_rows
-
     top = stream_values.agg(F.max("watermark")).collect()[0][0]
     w_end = max(w0, top) if top is not None else w0
     last = end.stream_last.collect() if end.stream_last is not None else []  # at most one row

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 from pyspark.sql import Column, SparkSession
+from pyspark.sql.classic.column import Column as ClassicColumn
 
 from ..extension import extension_class, required_class
 
@@ -52,6 +53,4 @@ def _int64_bytes(a: np.ndarray) -> bytes:
 
 def _column(jcol) -> Column:
     """A Python Column around a JVM one (pyspark's classic, non-Connect, Column)."""
-    from pyspark.sql.classic.column import Column as ClassicColumn
-
     return ClassicColumn(jcol)

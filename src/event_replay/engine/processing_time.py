@@ -20,8 +20,8 @@ from pyspark.sql import functions as F
 from ..semantics.config import JobConfig
 from ..spark import local_frame
 from .carry import Carry, last_offsets_after
-from .contract import EngineResult
-from .contract import SPLIT_STATE_SCHEMA, WATERMARKS_SCHEMA
+from .contract import SPLIT_STATE_SCHEMA, WATERMARKS_SCHEMA, EngineResult
+from .windows import carried_rows, compute_windows_with_elements, windows_partitions
 
 CLOCK = "wm_before"
 
@@ -61,8 +61,6 @@ def replay(rows: DataFrame, cfg: JobConfig, splits: list[str], clock, carried: C
     """A range of the replay clock, from the previous range's state (None: the history starts): its outputs (no late
     rows, no watermarks) and a function computing its end state. The carried rows are those of windows whose timer
     is at or after the previous range's end; the clock there (its end - 1) is the carried `stream_watermark`."""
-    from .windows import compute_windows_with_elements, windows_partitions
-
     clocked = on_replay_clock(rows)
     window_rows = clocked if carried is None else carried.rows.select(*clocked.columns).unionByName(clocked)
     if clock.id is not None:  # its state is written: the rows are read once more for it
@@ -78,8 +76,6 @@ def replay(rows: DataFrame, cfg: JobConfig, splits: list[str], clock, carried: C
 
 
 def _end_state(rows, cfg, splits, clock, carried, window_rows, elems, clean_max_offsets):
-    from .windows import carried_rows
-
     clock_end = clock.end_ms - 1
     no_splits = local_frame(rows.sparkSession, [], SPLIT_STATE_SCHEMA)
     return Carry(origin_tick=None, stream_watermark=clock_end, stream_idle=False,

@@ -11,7 +11,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from .conf import config_from_flink_conf
 from .settings import split_list
+
 
 def add_config_parser(sub) -> None:
     config = sub.add_parser("config", help="derive a job config from a Flink job's own settings")
@@ -43,7 +45,7 @@ def _missing(path: str) -> bool:
 def cmd_from_flink_sql(args: argparse.Namespace) -> int:
     if _missing(args.file):
         return 2
-    from .sql import config_from_flink_sql
+    from .sql import config_from_flink_sql  # lazy: sqlglot, a fifth of replay --help's imports
 
     text, _ = config_from_flink_sql(args.file, table=args.table, query_window=args.query_window,
                                     source_path=args.source_path, output_path=args.output_path,
@@ -55,7 +57,6 @@ def cmd_from_flink_sql(args: argparse.Namespace) -> int:
 def cmd_from_flink_conf(args: argparse.Namespace) -> int:
     if _missing(args.file):
         return 2
-    from .conf import config_from_flink_conf
 
     text, _ = config_from_flink_conf(args.file, source_path=args.source_path, output_path=args.output_path,
                                      splits=split_list(args.splits))

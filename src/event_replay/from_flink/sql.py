@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlglot import exp
 
@@ -490,7 +491,6 @@ def zone_fixed_offset(zone: str, construct: str, line: int | None) -> tuple[int,
         ms = (int(m.group(2)) * 60 + int(m.group(3) or 0)) * 60_000
         return (-ms if m.group(1) == "-" else ms), None
     try:
-        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
         tz = ZoneInfo(zone)
     except (ValueError, ZoneInfoNotFoundError):
         raise FlinkSettingsError(construct, "unknown time zone", line) from None

@@ -2,6 +2,8 @@
 schema drift between a partition's files and its predecessor's. Reads only file listings and Parquet footers."""
 from __future__ import annotations
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 from pyspark.sql import SparkSession
 
 from ..semantics.config import ConfigError, JobConfig
@@ -73,8 +75,6 @@ def partition_of(path: str) -> str:
 
 def _arrow_type_name(t) -> str:
     """An Arrow type under the name of the Spark type it reads as (units and large variants do not matter)."""
-    import pyarrow as pa
-
     if pa.types.is_timestamp(t):
         return "timestamp" if t.tz else "timestamp_ntz"
     if pa.types.is_large_string(t) or pa.types.is_string(t):
@@ -124,7 +124,6 @@ def damage(spark: SparkSession, path: str, fmt: str) -> str | None:
     if tail != b"PAR1":
         return f"truncated Parquet file ({size} bytes, no footer at its end)"
     try:
-        import pyarrow.parquet as pq
 
         pq.read_metadata(p)
     except Exception as exc:  # noqa: BLE001 - a footer pyarrow cannot decode
@@ -146,7 +145,6 @@ def file_column_types(spark: SparkSession, path: str) -> dict[str, str]:
 
     try:
         if is_local(path):
-            import pyarrow.parquet as pq
 
             schema = pq.read_schema(local_path(path))
             return {f.name: _arrow_type_name(f.type) for f in schema}

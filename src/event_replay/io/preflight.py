@@ -9,6 +9,8 @@ import csv
 import glob
 import os
 
+import pyarrow.parquet as pq
+
 from ..semantics.config import COLUMN_ROLES, ConfigError, JobConfig
 from .fs import is_local, local_path
 
@@ -37,7 +39,6 @@ def source_columns(cfg: JobConfig) -> list[str] | None:
         if src.format == "csv":
             with open(first, newline="", encoding="utf-8") as f:
                 return next(csv.reader(f), None)
-        import pyarrow.parquet as pq
 
         return list(pq.read_schema(first).names)
     except Exception:  # noqa: BLE001 - unreadable here: Spark will say why when it reads it

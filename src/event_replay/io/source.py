@@ -7,6 +7,7 @@ and the distinct split names (small by nature).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -20,14 +21,13 @@ from ..spark import local_frame
 from .files import check_schema_drift, csv_reader, data_files, neighbour_file
 from .fs import hadoop_fs
 from .offsets import check_offsets
-from .read_order import TickPartials
 from .quarantine import (ARRIVAL_TIME_AFTER_9999, ARRIVAL_TIME_BEFORE_1970, BAD_ARRIVAL_TIME, BAD_EVENT_TIME,
                          BAD_OFFSET, ENGINE_COLUMNS, EVENT_TIME_AFTER_9999, EVENT_TIME_BEFORE_1970, FOLDER_START,
-                         MAX_TIME_MS,
-                         MIN_TIME_MS, MISSING_ARRIVAL_TIME, MISSING_EVENT_TIME, MISSING_KEY, MISSING_OFFSET,
-                         MISSING_SPLIT, PARSED, REASON, REASON_COLUMN, SOURCE_EVENT_TIME, STATUS, STATUS_CODE,
-                         STATUS_CODES, UNDECLARED_SPLIT,
-                         offset_to_long, time_to_ms)
+                         MAX_TIME_MS, MIN_TIME_MS, MISSING_ARRIVAL_TIME, MISSING_EVENT_TIME, MISSING_KEY,
+                         MISSING_OFFSET, MISSING_SPLIT, PARSED, REASON, REASON_COLUMN, SOURCE_EVENT_TIME, STATUS,
+                         STATUS_CODE, STATUS_CODES, UNDECLARED_SPLIT, offset_to_long, time_to_ms)
+from .read_order import TickPartials
+
 
 @dataclass
 class SourceData:
@@ -80,8 +80,6 @@ def read_source(spark: SparkSession, cfg: JobConfig) -> SourceData:
 
 def partition_config(cfg: JobConfig, subpath: str, start_ms: int, end_ms: int) -> JobConfig:
     """The config of one partition's replay: its folder of the source and its arrival range [start, end)."""
-    import dataclasses
-
     src = dataclasses.replace(cfg.source, path=f"{cfg.source.path.rstrip('/')}/{subpath}")
     rng = dataclasses.replace(cfg.replay, start_ms=start_ms, end_ms=end_ms)
     return dataclasses.replace(cfg, source=src, replay=rng)

@@ -27,6 +27,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
 
+import psutil
+
+from ..io.commit import recover, remove_orphan_staging
+from ..io.fs import LocalFs, is_local, local_path
 from ..layout import CANCEL_FILE, RANGE_PROGRESS_FILE
 
 GRACE_SECONDS = 4.0
@@ -63,9 +67,6 @@ def cancellable(output: str, prog: str = "replay") -> Iterator[None]:
 
 
 def _clean(output: str, prog: str) -> None:
-    from ..io.commit import recover, remove_orphan_staging
-    from ..io.fs import LocalFs, is_local, local_path
-
     if not is_local(output):
         return
     root = local_path(output).rstrip("/")
@@ -85,8 +86,6 @@ def _clean(output: str, prog: str) -> None:
 def stop_spark_submit(process, application: str, grace: float = GRACE_SECONDS) -> bool:
     """SIGTERM the driver(s) of `application` under the spark-submit `process` (a Popen), then wait for spark-submit
     to end; True if it did within `grace` seconds."""
-    import psutil
-
     if process is None or process.poll() is not None:
         return True
     try:

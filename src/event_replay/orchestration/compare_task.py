@@ -13,42 +13,12 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from airflow.sdk import Param
-
-from ..compare.live import FORMATS
 from ..layout import COMPARE_FOLDER, COMPARE_SUMMARY_FILE
 from .operators import ReplaySparkSubmitOperator, replay_job
 from .params import resolve_path
 
 FIELDS = ("live_path", "live_format", "live_columns", "live_late_path", "live_keeps_updates", "live_min_agreement",
           "calibrate_max_out_of_orderness", "calibrate_idle_timeout")
-
-
-def live_params() -> dict[str, Any]:
-    """The form's fields (Airflow 3 trigger UI), added to the backfill DAGs' params (orchestration/params.py)."""
-    return {
-        "live_path": Param(None, type=["null", "string"], title="Versus live: the live job's output",
-                           description="Optional. The live Flink job's sink for these days (a file or folder): the "
-                                       "replay is compared with it (replay compare) before the data-quality checks."),
-        "live_format": Param("parquet", type="string", enum=list(FORMATS), title="Versus live: format"),
-        "live_columns": Param(None, type=["null", "string"], title="Versus live: columns",
-                              description="ROLE=COLUMN,... when the sink's names differ: key, window_start, "
-                                          "window_end, the aggregates, fire_watermark (e.g. key=user,cnt=events)."),
-        "live_late_path": Param(None, type=["null", "string"], title="Versus live: late side output",
-                                description="Optional. The live job's late rows, to compare late rows too."),
-        "live_keeps_updates": Param(False, type="boolean", title="Versus live: the sink keeps every firing",
-                                    description="On: the sink appended each firing (allowed-late re-firings too); "
-                                                "off: compare each window's last firing."),
-        "live_min_agreement": Param(100.0, type="number", minimum=0, maximum=100,
-                                    title="Versus live: minimum agreement per partition (%)",
-                                    description="The live parity suite fails a partition below it."),
-        "calibrate_max_out_of_orderness": Param(None, type=["null", "string"],
-                                                title="Versus live: calibrate delays",
-                                                description="Optional grid, e.g. 500ms,1s,5s: ranked by agreement "
-                                                            "with the live output (replay tune --against-live)."),
-        "calibrate_idle_timeout": Param(None, type=["null", "string"], title="Versus live: calibrate idle timeouts",
-                                        description="Optional grid, e.g. none,5s,30s."),
-    }
 
 
 def _text(params: Mapping[str, Any], name: str) -> str | None:

@@ -17,7 +17,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+import pyarrow.parquet as pq
+
+from ..history.partitions import Partition
+from ..io.fs import fs_for, is_local, local_path
+from ..io.partition_folders import partitions_present
 from ..layout import AIRFLOW_FOLDER, DATASETS, RANGE_PROGRESS_FILE, RECORD_FILE, STATE_FOLDER, state_dir
+from ..range_replay import parse_range, partition_ids
 from .record import list_files
 
 # bench/results/SESSIONS.md, "One span per chunk": a 31-day chunk of 155,000 rows took 28.4 s of spark-submit
@@ -69,7 +75,6 @@ def _rows(path: Path, fmt: str) -> int:
         data = path.read_bytes()
         lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
         return max(0, lines - 1)  # the header
-    import pyarrow.parquet as pq
 
     return pq.ParquetFile(path).metadata.num_rows
 
@@ -85,9 +90,6 @@ def _state(output: Path, pid: str) -> bool:
 
 def partition_inputs(source: str, fmt: str, output: str, ids: Sequence[str]) -> tuple[list[PartitionInput], bool]:
     """Each partition's input and whether the output has it; False when the source is not local (not listed)."""
-    from ..io.fs import is_local, local_path
-    from ..history.partitions import Partition
-
     listed = is_local(source)
     out = Path(local_path(output)) if is_local(output) else None
     found = []
@@ -112,8 +114,6 @@ def partition_inputs(source: str, fmt: str, output: str, ids: Sequence[str]) -> 
 
 def history(output: str) -> list[dict[str, Any]]:
     """The jobs of earlier runs on this output (their run records), oldest run first."""
-    from ..io.fs import is_local, local_path
-
     if not is_local(output):
         return []
     runs = Path(local_path(output)) / AIRFLOW_FOLDER
@@ -148,8 +148,6 @@ def estimate(rows: int | None, jobs: int, earlier: list[dict[str, Any]]) -> tupl
 
 def _resume_point(output: str, first: str, last: str) -> str | None:
     """The partition an interrupted run of this very range committed last (its `_range.json`), if any."""
-    from ..io.fs import is_local, local_path
-
     if not is_local(output):
         return None
     try:
@@ -166,8 +164,6 @@ def dry_run(cfg, ids: Sequence[str], chunk_size: int | None = None, continues: s
     """The dry run of the partitions `ids` (consecutive, in order) of `cfg`'s source, in chunks of `chunk_size`
     (None: the whole range is one Spark application, as `replay run --partitions`); `continues`: the partition
     whose carried state the first one continues (None: it starts a history)."""
-    from ..io.fs import is_local, local_path
-
     parts, listed = partition_inputs(cfg.source.path, cfg.source.format, cfg.output.path, ids)
     size = chunk_size or len(ids)
     chunks = [list(ids[i:i + size]) for i in range(0, len(ids), size)]
@@ -253,9 +249,6 @@ def lines(d: DryRun, prog: str = "replay") -> list[str]:
 def predecessor(cfg, first: str) -> str | None:
     """The partition whose state `first` continues by default (history/state_files.continued_state's rule): the latest one before it
     with a source folder or a carried state; None when there is none."""
-    from ..io.fs import fs_for, is_local
-    from ..io.partition_folders import partitions_present
-
     if not (is_local(cfg.source.path) and is_local(cfg.output.path)):
         return None
     hourly = "T" in first
@@ -267,8 +260,6 @@ def predecessor(cfg, first: str) -> str | None:
 
 def main_dry_run(cfg, first: str, last: str, new_history: bool = False, previous: str | None = None) -> int:
     """`replay run --config F --partitions A..B --dry-run [--first | --previous P]`: prints the dry run; exit 0."""
-    from ..range_replay import parse_range, partition_ids
-
     lo, hi = parse_range(f"{first}..{last}")
     continues = None if new_history else (previous or predecessor(cfg, lo.id) or NO_PREDECESSOR)
     d = dry_run(cfg, partition_ids(lo, hi), continues=continues)

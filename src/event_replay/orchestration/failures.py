@@ -16,6 +16,8 @@ import re
 from collections import deque
 from typing import Any, Iterable, Iterator, Sequence
 
+from airflow.sdk import get_current_context
+
 log = logging.getLogger(__name__)
 
 FAILURE_KEY = "replay_failure"
@@ -48,7 +50,6 @@ def remember(ti: Any, reason: str) -> None:
 
 def current_ti() -> Any:
     try:
-        from airflow.sdk import get_current_context
 
         return get_current_context()["ti"]
     except Exception:  # noqa: BLE001 - outside a running task

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from airflow.sdk import BaseOperatorLink
+from airflow.sdk import BaseOperatorLink, conf
 
 PLUGIN_PREFIX = "/replay-runs"  # plugins/replay_runs/app.py URL_PREFIX
 
@@ -17,7 +17,6 @@ PLUGIN_PREFIX = "/replay-runs"  # plugins/replay_runs/app.py URL_PREFIX
 def run_url(dag_id: str, run_id: str, what: str) -> str:
     """`/replay-runs/run/<dag>/<run>/<what>` under Airflow's base URL (absolute when api.base_url is set)."""
     try:
-        from airflow.sdk import conf
 
         base = (conf.get("api", "base_url", fallback="") or "").rstrip("/")
     except Exception:  # noqa: BLE001 - no Airflow configuration at hand: a path on the same host

@@ -25,17 +25,20 @@ from typing import Any
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 from airflow.sdk.exceptions import AirflowSkipException
 
-from ..layout import CANCEL_FILE, DONE_FOLDER
-from .assets import OUTPUT_ASSETS, outlet_extras
-from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
 from ..extension import with_extension_jar
 from ..fatal import with_exit_on_oom
-from .links import RUN_LINKS
+from ..layout import CANCEL_FILE, DONE_FOLDER
+from ..semantics.config import parse_config
+from .assets import OUTPUT_ASSETS, outlet_extras
 from .cancel import GRACE_SECONDS, stop_spark_submit, write_cancel_record
+from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
+from .dry_run import dry_run, lines, summary_line
 from .failures import DRY_RUN_KEY, cause_of, fail, tail_buffer, tee
+from .links import RUN_LINKS
 from .plan import Plan, PlanError, check_state
 from .record import new_record, write_record
 from .report import clear_chunk_record, partition_rows_read, write_chunk_record
+from .tasks import data_quality_result, quality_args
 
 DQ_OFF = "not run (run_data_quality off: no GX suites, no Data Docs, no why-report)"
 CONN_ID = "replay_spark"
@@ -182,9 +185,6 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
                       plan.runs[0].partition, plan.runs[-1].partition, n, p["output_path"])
 
     def _dry_run(self, context: Any, p: dict, plan: Plan) -> None:
-        from ..semantics.config import parse_config
-        from .dry_run import dry_run, lines, summary_line
-
         cfg = parse_config(p["config_raw"])
         first = plan.runs[0] if plan.runs else None
         d = dry_run(cfg, [r.partition for r in plan.runs], p.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB,
@@ -218,8 +218,6 @@ class DataQualityOperator(ReplaySparkSubmitOperator):
         self.plan_task_id = plan_task_id
 
     def execute(self, context: Any) -> dict[str, Any]:
-        from .tasks import data_quality_result, quality_args
-
         if not context["params"]["run_data_quality"]:
             return {"status": DQ_OFF}
         p = context["ti"].xcom_pull(task_ids=self.plan_task_id)

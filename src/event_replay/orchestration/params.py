@@ -12,8 +12,14 @@ from pathlib import Path
 from typing import Any, Mapping
 
 import yaml
+from airflow.sdk import Param
 
+from ..compare.live import FORMATS
+from ..from_flink.settings import FlinkSettingsError, split_list
+from ..from_flink.sql import config_from_flink_sql
 from ..history.state import require_declared_splits
+from ..io.fs import LocalFs
+from ..io.partition_folders import partitions_present
 from ..layout import AIRFLOW_FOLDER, run_folder_name
 from ..semantics.config import END_OF_INPUT, ConfigError, JobConfig, load_config, to_raw
 from ..semantics.durations import parse_duration_ms
@@ -54,9 +60,6 @@ DEMO_CONFIG = f"{CONFIGS_DIR}/demo_partitioned.yaml"  # what `make demo` replays
 def is_partitioned(cfg: JobConfig) -> bool | None:
     """Whether the config's source is laid out in `dt=YYYY-MM-DD` folders, as the backfill DAGs replay it;
     None when that cannot be seen (a remote source, or one not written yet)."""
-    from ..io.fs import LocalFs
-    from ..io.partition_folders import partitions_present
-
     if _URI.match(cfg.source.path) or not Path(cfg.source.path).is_dir():
         return None
     return bool(partitions_present(LocalFs(), cfg.source.path, hourly=False))
@@ -133,8 +136,6 @@ def load_base_config(config_file: Path, params: Mapping[str, Any]) -> tuple[JobC
     output_path; the generated YAML text is returned too (None for a YAML config)."""
     if config_file.suffix.lower() != ".sql":
         return load_config(config_file), None
-    from ..from_flink.settings import FlinkSettingsError, split_list
-    from ..from_flink.sql import config_from_flink_sql
 
     paths = {}
     for field in ("source_path", "output_path"):
@@ -273,8 +274,6 @@ def expecting(rule: dict[str, Any], expected: str) -> dict[str, Any]:
 
 def airflow_params(project_dir: str | Path, *, nightly: bool = False) -> dict[str, Any]:
     """The typed form of the DAGs (Airflow 3 trigger UI). The validate task re-checks everything."""
-    from airflow.sdk import Param
-
     configs = backfill_configs(project_dir)
     offered = configs + shipped_flink_jobs(project_dir)
     params: dict[str, Any] = {
@@ -338,7 +337,34 @@ def airflow_params(project_dir: str | Path, *, nightly: bool = False) -> dict[st
                                                    "--out <run folder>.")
     params["dq_warn_only"] = Param(False, type="boolean", title="Data quality: warn only",
                                    description="A failed expectation only warns instead of failing the run.")
-    from .compare_task import live_params  # the compare_live task's fields; compare_task imports this module
 
-    params.update(live_params())
+    params.update(live_params())  # the compare_live task's fields (compare_task.py)
     return params
+
+
+def live_params() -> dict[str, Any]:
+    """The compare_live task's fields (compare_task.py) on the form (Airflow 3 trigger UI), added to the
+    backfill DAGs' params (airflow_params)."""
+    return {
+        "live_path": Param(None, type=["null", "string"], title="Versus live: the live job's output",
+                           description="Optional. The live Flink job's sink for these days (a file or folder): the "
+                                       "replay is compared with it (replay compare) before the data-quality checks."),
+        "live_format": Param("parquet", type="string", enum=list(FORMATS), title="Versus live: format"),
+        "live_columns": Param(None, type=["null", "string"], title="Versus live: columns",
+                              description="ROLE=COLUMN,... when the sink's names differ: key, window_start, "
+                                          "window_end, the aggregates, fire_watermark (e.g. key=user,cnt=events)."),
+        "live_late_path": Param(None, type=["null", "string"], title="Versus live: late side output",
+                                description="Optional. The live job's late rows, to compare late rows too."),
+        "live_keeps_updates": Param(False, type="boolean", title="Versus live: the sink keeps every firing",
+                                    description="On: the sink appended each firing (allowed-late re-firings too); "
+                                                "off: compare each window's last firing."),
+        "live_min_agreement": Param(100.0, type="number", minimum=0, maximum=100,
+                                    title="Versus live: minimum agreement per partition (%)",
+                                    description="The live parity suite fails a partition below it."),
+        "calibrate_max_out_of_orderness": Param(None, type=["null", "string"],
+                                                title="Versus live: calibrate delays",
+                                                description="Optional grid, e.g. 500ms,1s,5s: ranked by agreement "
+                                                            "with the live output (replay tune --against-live)."),
+        "calibrate_idle_timeout": Param(None, type=["null", "string"], title="Versus live: calibrate idle timeouts",
+                                        description="Optional grid, e.g. none,5s,30s."),
+    }

@@ -21,14 +21,22 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import importlib.metadata as md
 import json
 import os
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+import pyspark
+import yaml
+
+from ..history.partitions import Partition
+from ..io.fs import is_local, local_path
 from ..layout import AIRFLOW_FOLDER, RECORD_FILE, run_folder_name
+from ..semantics.config import load_config
 
 FORMAT = 1
 PROJECT_DIR = Path(__file__).resolve().parents[3]  # src/event_replay/orchestration/record.py -> the checkout
@@ -41,8 +49,6 @@ def _hidden(name: str) -> bool:
 def project_version(project_dir: Path = PROJECT_DIR) -> dict[str, Any]:
     """The package version, and the commit: git HEAD of a checkout (dirty when tracked files changed), else the
     commit pip recorded for an install from git (direct_url.json), else None."""
-    import importlib.metadata as md
-
     try:
         dist = md.distribution("event-replay")
         version, direct = dist.version, dist.read_text("direct_url.json")
@@ -84,9 +90,6 @@ def list_files(folder: Path) -> list[dict[str, Any]]:
 def input_fingerprint(source_path: str, partitions: Sequence[str]) -> dict[str, Any]:
     """The data files of each partition's folder under the source (none: the folder is missing), and a digest of
     the whole listing."""
-    from ..io.fs import is_local, local_path
-    from ..history.partitions import Partition
-
     if not is_local(source_path):
         return {"source": source_path, "listed": False, "why": "a remote source is not listed by the run record"}
     root = Path(local_path(source_path))
@@ -101,7 +104,6 @@ def input_fingerprint(source_path: str, partitions: Sequence[str]) -> dict[str, 
 
 def spark_version() -> str | None:
     try:
-        import pyspark
 
         return pyspark.__version__
     except ImportError:
@@ -129,8 +131,6 @@ def read_record(run_dir: str | Path) -> dict[str, Any] | None:
 
 def new_record(p: Mapping[str, Any], dag_id: str | None, run_id: str | None) -> dict[str, Any]:
     """The record of a planned run (`p`: what the plan task returned): written before its first Spark job."""
-    import yaml
-
     effective = p.get("config_path")
     try:
         resolved = yaml.safe_load(Path(effective).read_text()) if effective else None
@@ -249,11 +249,8 @@ def verify_line(v: Verification) -> str:
 
 def main_verify(target: str, config: str | None = None) -> int:
     """`replay verify RUN [--config FILE]`: exit 0 the same input, 1 it differs or cannot be checked, 2 no record."""
-    import sys
-
     output = None
     if config:
-        from ..semantics.config import load_config
 
         output = load_config(config).output.path
     folder = find_run(target, output)

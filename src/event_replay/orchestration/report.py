@@ -1,20 +1,21 @@
 """What a run left under the output path, per partition: row counts from Parquet footers (no data is read)."""
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 from typing import Any, Sequence
 
+import pyarrow.parquet as pq
+
 from ..layout import CHUNK_FILE, COUNTS, DATASETS, PLAN_FILE, REPORT_FILE, REPORT_MD_FILE
 from .plan import state_exists, state_path
-
 
 
 def dataset_rows(folder: Path) -> int | None:
     """Rows of a Parquet dataset folder (None if absent), summed from the file footers."""
     if not folder.is_dir():
         return None
-    import pyarrow.parquet as pq
 
     return sum(pq.ParquetFile(f).metadata.num_rows for f in sorted(folder.rglob("*.parquet"))
                if not any(part.startswith(("_", ".")) for part in f.relative_to(folder).parts))
@@ -62,8 +63,6 @@ def write_report(report: dict[str, Any], folder: str | Path) -> tuple[str, str]:
 
 def partition_rows_read(output_path: str | Path, partition: str) -> int:
     """The rows one replayed partition read: its row of the `counts/` dataset."""
-    import pyarrow.parquet as pq
-
     folder = Path(output_path) / COUNTS / f"dt={partition}"
     files = sorted(folder.rglob("*.parquet")) if folder.is_dir() else []
     return sum(int(v or 0) for f in files for v in pq.read_table(f, columns=["rows_read"]).column(0).to_pylist())
@@ -91,8 +90,6 @@ def write_plan_record(run_dir: str | Path, partitions: Sequence[str], missing: S
 
 def write_chunk_record(run_dir: str | Path, job: int, jobs: int, partitions: Sequence[str]) -> Path:
     """`<run folder>/replaying.json`: the chunk whose Spark job runs now (job k of n, its partitions)."""
-    import datetime as dt
-
     folder = Path(run_dir)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / CHUNK_FILE

@@ -18,14 +18,14 @@ import subprocess
 import sys
 import time
 
+import psutil
+
 GRACE_SECONDS = 20.0
 
 
 def _tree(pid: int) -> list:
     """The process `pid`, everything below it, and every process still in its session (one that lost its parent
     to init stays in the session unless it made its own)."""
-    import psutil
-
     found: dict[int, psutil.Process] = {}
     try:
         root = psutil.Process(pid)
@@ -44,8 +44,6 @@ def _tree(pid: int) -> list:
 
 
 def _running(procs) -> list:
-    import psutil
-
     out = {}
     for p in procs:
         try:
@@ -59,8 +57,6 @@ def _running(procs) -> list:
 def stop(pid: int, grace: float = GRACE_SECONDS) -> list[int]:
     """SIGTERM the tree of `pid` (see _tree), wait up to `grace` seconds, SIGKILL the rest; returns the pids that
     had to be killed. A process that appears meanwhile (a worker respawned) is stopped too."""
-    import psutil
-
     seen: list = []
     deadline = time.monotonic() + grace
     while True:

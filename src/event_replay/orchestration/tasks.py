@@ -12,10 +12,12 @@ import shutil
 from pathlib import Path
 from typing import Any, Mapping
 
+from airflow.sdk.exceptions import AirflowSkipException
+
 from ..layout import CHUNK_FILE, DATA_QUALITY_FILE, DONE_FOLDER
 from ..semantics.config import ConfigError, to_raw
 from .chunks import partitions_per_job
-from .failures import fail
+from .failures import current_ti, fail
 from .params import run_dir, user_message, validate_request, write_effective_config
 from .plan import Plan, PlanError, check_state, list_partitions, plan_range, predecessor
 from .report import build_report, write_plan_record, write_report
@@ -141,10 +143,6 @@ def partition_arrived(v: Mapping[str, Any], wait_hours: float, day_end: dt.datet
     `wait_hours` after the day ended, then the run is skipped with that said (the day can be replayed later by a
     backfill). A first run after unpausing the DAG catches up the day before: without its folder by then, it is
     skipped at once, not failed."""
-    from airflow.sdk.exceptions import AirflowSkipException
-
-    from .failures import current_ti
-
     folder = Path(v["source_path"]) / f"dt={v['start']}"
     if v.get("allow_missing_partitions") or "://" in str(v["source_path"]) or folder.is_dir():
         return True

@@ -11,12 +11,15 @@ import logging
 from pathlib import Path
 from typing import Any, Mapping
 
+from airflow.sdk import Param
+
 from ..layout import TUNING_FOLDER
 from ..semantics.config import ConfigError
 from ..tuning.grid import GridError, parse_grid
+from ..tuning.results import read_results
 from .operators import ReplaySparkSubmitOperator
-from .params import CONFIGS_DIR, load_with_overrides, resolve_config_file, run_dir, shipped_configs, \
-    write_effective_config
+from .params import (CONFIGS_DIR, load_with_overrides, resolve_config_file, run_dir, shipped_configs,
+                     write_effective_config)
 
 log = logging.getLogger(__name__)
 
@@ -30,8 +33,6 @@ TUNE_MODULE = Path(__file__).resolve().parents[1] / "tuning" / "__main__.py"
 
 def airflow_params(project_dir: str | Path) -> dict[str, Any]:
     """The trigger form: which config, and the three grids (comma-separated durations; `none` = no idleness)."""
-    from airflow.sdk import Param
-
     configs = shipped_configs(project_dir)
     default = f"{CONFIGS_DIR}/demo_partitioned.yaml"
     return {
@@ -78,8 +79,6 @@ def validate_tuning(params: Mapping[str, Any], project_dir: str | Path, run_id: 
 
 def tuning_report(validated: Mapping[str, Any]) -> dict[str, Any]:
     """The table the job wrote (fails if it is missing), logged as Markdown."""
-    from ..tuning.results import read_results
-
     folder = Path(validated["output_path"], TUNING_FOLDER, validated["grid"])
     results = {r["folder"]: r for r in read_results(validated["output_path"])}
     if validated["grid"] not in results:

@@ -10,6 +10,7 @@ from typing import Any
 from airflow.sdk import task
 
 from . import tasks as t
+from .compare_task import CompareLiveOperator
 from .operators import DataQualityOperator, ReplayPartitionsOperator
 
 
@@ -22,7 +23,6 @@ def replay_check_report(planned: Any, project_dir: str, replay_task_id: str = "r
 
     replay = ReplayPartitionsOperator(task_id=replay_task_id, plan_task_id="plan", project_dir=project_dir)
     dq = DataQualityOperator(task_id="data_quality", plan_task_id="plan", project_dir=project_dir)
-    from .compare_task import CompareLiveOperator  # replay compare, when the form has a live path
 
     compare = CompareLiveOperator(task_id="compare_live", plan_task_id="plan", project_dir=project_dir)
     planned >> replay >> compare >> dq

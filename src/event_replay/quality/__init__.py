@@ -1,16 +1,17 @@
-"""Quality of a replay's outputs: Great Expectations suites (validate) and the batches they run on.
+"""Quality of a replay's outputs: Great Expectations suites (validation.py) and the batches they run on (prepare.py).
 
-Imports are lazy: GX and matplotlib are heavy, and the CLI imports this package only for `replay validate`.
-"""
+The package imports none of its modules (GX is heavy, and most callers need only the batches); it quiets GX's
+logger before any of them imports GX: importing it logs hundreds of INFO lines (_docs_decorators)."""
 from __future__ import annotations
 
-from typing import Any
+import logging
+import os
 
-__all__ = ["validate", "main_validate", "ValidationReport", "ExpectationOutcome"]
+
+def quiet_gx() -> None:
+    """GX logs an INFO line per expectation field it has no default for (`_get_default_value called with key`):
+    hundreds per run, burying the task's own lines. WARNING and above only, unless REPLAY_GX_LOG_LEVEL says."""
+    logging.getLogger("great_expectations").setLevel(os.environ.get("REPLAY_GX_LOG_LEVEL", "WARNING").upper())
 
 
-def __getattr__(name: str) -> Any:
-    if name in ("validate", "main_validate", "ValidationReport", "ExpectationOutcome"):
-        from . import validation as _v
-        return getattr(_v, name)
-    raise AttributeError(name)
+quiet_gx()

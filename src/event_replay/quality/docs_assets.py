@@ -22,6 +22,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from PIL import Image
+
 log = logging.getLogger(__name__)
 
 PROJECT_DIR = Path(__file__).resolve().parents[3]
@@ -135,7 +137,6 @@ def dark_logo(images: Path) -> Path | None:
     source = images / "logo-long.png"
     if not source.is_file():
         return None
-    from PIL import Image
 
     with Image.open(source) as im:
         logo = im.convert("RGBA")

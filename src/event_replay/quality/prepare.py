@@ -15,6 +15,8 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from ..history.state_files import MANIFEST
+from ..io.commit import recover
 from ..layout import DATASETS, state_dir
 from ..semantics.config import JobConfig
 from ..semantics.durations import POS_INF
@@ -48,8 +50,6 @@ def _ms(df: DataFrame, name: str) -> Column:
 
 
 def read_outputs(spark: SparkSession, output_path: str) -> dict[str, DataFrame]:
-    from ..io.commit import recover
-
     root = output_path.rstrip("/")
     recover(root, spark)  # a run killed after its commit point: read its outputs whole, never half-renamed
     missing = [d for d in DATASETS if not Path(root, d).exists()] if "://" not in root else []
@@ -165,7 +165,6 @@ def effective_end_of_input(spark: SparkSession, output_path: str, counts: DataFr
     if not last:
         return "hold"
     pid = _partition_id(last[0], parts)
-    from ..history.state_files import MANIFEST
 
     path = f"{state_dir(output_path, pid)}/{MANIFEST}"
     try:

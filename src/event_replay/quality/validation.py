@@ -14,14 +14,25 @@ stored, and the site is built from the stored results afterwards.
 """
 from __future__ import annotations
 
-import logging
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+import great_expectations as gx
+from great_expectations.core.run_identifier import RunIdentifier
+from great_expectations.data_context.types.base import (DataContextConfig, InMemoryStoreBackendDefaults,
+                                                        ProgressBarsConfig)
+from great_expectations.data_context.types.resource_identifiers import ExpectationSuiteIdentifier
+
 from ..layout import DOCS_FOLDER
 from ..semantics.config import JobConfig, load_config
+from ..spark import build_session
+from . import quiet_gx
+from .docs_assets import localize
+from .parity import live_parity_batch
+from .prepare import OutputsMissing, prepare
+from .suites import LIVE_PARITY, SUITE_NAMES, load_suite, load_suites
 
 SITE_NAME = "event_replay"
 UNEXPECTED_SAMPLE = 20
@@ -74,17 +85,7 @@ def default_docs_dir(output_path: str) -> str:
 
 
 def run_identifier(run_name: str | None):
-    from great_expectations.core.run_identifier import RunIdentifier
-
     return RunIdentifier(run_name=run_name) if run_name else None
-
-
-def quiet_gx() -> None:
-    """GX logs an INFO line per expectation field it has no default for (`_get_default_value called with key`):
-    hundreds per run, burying the task's own lines. WARNING and above only, unless REPLAY_GX_LOG_LEVEL says."""
-    import os
-
-    logging.getLogger("great_expectations").setLevel(os.environ.get("REPLAY_GX_LOG_LEVEL", "WARNING").upper())
 
 
 RESULTS_FOLDER = "results"
@@ -98,10 +99,6 @@ def _context(docs_dir: str | None):
 
     No progress bars: GX's tqdm "Calculating Metrics" bars redraw with carriage returns, which a task log (a file)
     keeps as one long line per suite."""
-    import great_expectations as gx
-    from great_expectations.data_context.types.base import (DataContextConfig, InMemoryStoreBackendDefaults,
-                                                            ProgressBarsConfig)
-
     config = DataContextConfig(store_backend_defaults=InMemoryStoreBackendDefaults(init_temp_docs_sites=False),
                                progress_bars=ProgressBarsConfig(globally=False, metric_calculations=False))
     if docs_dir:
@@ -155,14 +152,9 @@ def validate(output_path: str, cfg: JobConfig, docs_dir: str | None = None, *, s
 
     Data Docs go to `docs_dir` (default `<output_path>/_data_docs/`); `build_docs=False` skips them. `run_name`
     (the Airflow run id) names the run in the Data Docs instead of GX's "__none__"."""
-    quiet_gx()  # before GX is imported: importing it logs hundreds of INFO lines (_docs_decorators)
-    import great_expectations as gx
-
-    from .prepare import prepare
-    from .suites import SUITE_NAMES, load_suites
+    quiet_gx()  # again: REPLAY_GX_LOG_LEVEL as it is now
 
     if spark is None:
-        from ..spark import build_session
         spark = build_session(app_name="event-replay-validate")
     names = list(suites or SUITE_NAMES)
     saved = load_suites()  # imports the custom expectations, refuses a suite that lost expectations
@@ -172,9 +164,6 @@ def validate(output_path: str, cfg: JobConfig, docs_dir: str | None = None, *, s
     prepared = prepare(spark, output_path, cfg)
     where = output_path if "://" in output_path else str(Path(output_path).resolve())
     batches = prepared.by_suite()
-    from .parity import live_parity_batch  # `replay compare` left a comparison: its live parity suite too
-
-    from .suites import LIVE_PARITY, load_suite
 
     parity = live_parity_batch(spark, docs or default_docs_dir(output_path)) \
         if suites is None or LIVE_PARITY in suites else None
@@ -204,10 +193,6 @@ def validate(output_path: str, cfg: JobConfig, docs_dir: str | None = None, *, s
 
 def _build_docs(ctx, docs: str, stored: list) -> None:
     """This validation's pages and the index (of every stored result), then the assets served with the site."""
-    from great_expectations.data_context.types.resource_identifiers import ExpectationSuiteIdentifier
-
-    from .docs_assets import localize
-
     suites = [ExpectationSuiteIdentifier(name=n) for n in sorted({k.expectation_suite_identifier.name for k in stored})]
     ctx.build_data_docs(site_names=[SITE_NAME], resource_identifiers=[*stored, *suites])
     localize(docs)  # renders offline
@@ -216,8 +201,6 @@ def _build_docs(ctx, docs: str, stored: list) -> None:
 def main_validate(config_path: str) -> int:
     """For `replay validate --config FILE`: 0 every expectation holds, 1 one failed (or the outputs are missing),
     2 the config cannot be used."""
-    from .prepare import OutputsMissing
-
     cfg = load_config(config_path)  # a ConfigError goes to the CLI's exit-code mapping (exits.py): exit 2
     try:
         report = validate(cfg.output.path, cfg, run_name="cli")  # Data Docs: run name "cli", not "__none__"

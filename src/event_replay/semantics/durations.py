@@ -85,3 +85,15 @@ def format_duration(ms: int) -> str:
         if ms and ms % size == 0:
             return f"{ms // size}{unit}"
     return f"{ms}ms"
+
+
+def spoken_duration(ms: float | None) -> str:
+    """A duration as a person says it, to a tenth of its unit: 250 ms, 4.1 s, 3.9 min, 1.2 h, 2.5 d ('-': none)."""
+    if ms is None:
+        return "-"
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    for unit, size, below in (("s", 1000, 120_000), ("min", 60_000, 7_200_000), ("h", 3_600_000, 172_800_000)):
+        if ms < below:
+            return f"{ms / size:.1f} {unit}"
+    return f"{ms / 86_400_000:.1f} d"

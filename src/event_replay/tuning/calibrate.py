@@ -31,13 +31,10 @@ from ..compare.replay_side import Scope, from_engine
 from ..compare.rules import rules_for
 from ..layout import TUNING_JSON_FILE
 from ..semantics.config import JobConfig
-from .runner import display_value
+from .table import display_value
 
 COLUMNS = ["live_score", "live_agreement_pct", "live_windows_equal", "live_windows", "live_firings_matched",
            "live_firings", "live_late_matched", "live_late_union", "live_watermarks_matched", "live_rank"]
-DISPLAY = [("live_rank", "rank vs live"), ("live_score", "agreement score"),
-           ("live_agreement_pct", "windows agreeing"), ("live_firings_matched", "live firings matched"),
-           ("live_late_matched", "live late rows matched")]
 FILE_MD, FILE_JSON = "calibration.md", "calibration.json"
 
 

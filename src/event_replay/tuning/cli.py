@@ -15,26 +15,26 @@ import sys
 import time
 from typing import Sequence
 
+from ..compare.live import CompareInputError
+from ..exits import guarded
+from ..extension import refusal
 from ..semantics.config import load_config
+from ..spark import build_session, parse_conf
+from . import calibrate  # --against-live: rank the variants by agreement with the live output
 from .grid import GridError, parse_grid
+from .table import markdown_table
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
     cfg = load_config(args.config)
     grid, variants = parse_grid(cfg, args.max_out_of_orderness, args.idle_timeout, args.allowed_lateness)
-    from ..extension import refusal
-
     why = refusal(cfg)  # a session config without the extension's jar: refused before Spark starts
     if why is not None:
         print(f"replay tune: {why}", file=sys.stderr)
         return 2
-    from ..spark import build_session, parse_conf
-
     conf = parse_conf(args.conf or [])
-    from .runner import markdown_table, run_tuning
-
-    from . import calibrate  # --against-live: rank the variants by agreement with the live output
+    from .runner import run_tuning  # lazy: matplotlib and pandas (the plot, the files), not for replay --help
 
     live = calibrate.spec_from_args(args)
     if live is not None:
@@ -57,10 +57,6 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 
 def _safe(func):
-    from ..exits import guarded
-
-    from ..compare.live import CompareInputError
-
     return lambda args: guarded("replay tune", lambda: func(args), (GridError, CompareInputError))
 
 
@@ -74,9 +70,7 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="allowed lateness values to try, e.g. 0,2s (default: the config's)")
     parser.add_argument("--master", default=None, help="Spark master URL, e.g. local[2] (default: Spark's own)")
     parser.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark conf (repeatable)")
-    from .calibrate import add_arguments
-
-    add_arguments(parser)  # --against-live PATH and how to read it
+    calibrate.add_arguments(parser)  # --against-live PATH and how to read it
     parser.set_defaults(func=_safe(cmd_tune))
     return parser
 

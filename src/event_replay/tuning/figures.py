@@ -33,6 +33,8 @@ from typing import Any
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from ..quality.attribution import holders
+from ..quality.attribution import late_causes as causes
 from ..semantics.config import JobConfig
 from ..semantics.durations import NEG_INF, POS_INF
 from .running import next_value, running_max, running_sum
@@ -98,8 +100,6 @@ def first_fire_delays(firings: DataFrame, values: DataFrame, end_ms: int) -> Dat
 
 def late_causes(late: DataFrame, watermarks: DataFrame, cfg: JobConfig) -> list[dict[str, Any]]:
     """why.py's cause analysis on the engine's frames: rows (split, cause, rows), largest first."""
-    from ..quality.attribution import holders, late_causes as causes
-
     wm = watermarks.select("scope", "split", "idle", F.col("watermark").alias("watermark_ms"),
                            F.col("replay_time").alias("replay_time_ms"))
     lt = late.select(F.col("split").cast("string").alias("split"), F.col("arrival_time").alias("arrival_ms"),

@@ -17,20 +17,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ..html_page import table
+import matplotlib
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from .. import engine
+from ..io.scratch import scratch_space
 from ..layout import TUNING_FOLDER, TUNING_JSON_FILE, TUNING_PLOT_FILE
 from ..local_folder import replace_folder
+from ..pipeline import WholeSource
 from ..semantics.config import JobConfig
+from . import figures as fig
+from .calibrate import rank
+from .figures import __doc__ as definitions
 from .grid import Grid, Variant, grid_value
+from .table import html_table, markdown_table, ms_text
 
 COLUMNS = ["variant", "max_out_of_orderness_ms", "idle_timeout_ms", "allowed_lateness_ms", "rows", "late_rows",
            "late_share", "windows_late_fired", "wm_lag_mean_ms", "wm_lag_p99_ms", "first_fire_delay_mean_ms",
            "first_fire_delay_windows", "firings", "windows", "late_rows_by_cause", "late_rows_by_split"]
-# The short table (Markdown, HTML, the Airflow page): headers for people.
-DISPLAY = [("variant", "variant"), ("late_rows", "late rows"), ("late_share", "late share"),
-           ("windows_late_fired", "windows re-fired late"), ("wm_lag_mean_ms", "wm lag mean"),
-           ("wm_lag_p99_ms", "wm lag p99"), ("first_fire_delay_mean_ms", "end -> first firing (mean)"),
-           ("late_rows_by_cause", "late rows by cause (split holding the watermark)")]
 
 
 @dataclass
@@ -50,12 +55,6 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
     """Replay every variant over the source read once; write the table and the plot; return the rows.
     `per_variant(engine result, variant config)`: more columns of a variant's row (calibrate.py: the
     agreement with the live output, `replay tune --against-live`)."""
-    # Spark: imported only to run (the Airflow page reads results without it).
-    from .. import engine
-    from ..io.scratch import scratch_space
-    from ..pipeline import WholeSource
-    from . import figures as fig
-
     t0 = time.monotonic()
     with scratch_space(spark, str(tuning_folder(cfg, grid))):
         whole = WholeSource()  # the whole source's read and clock; each variant is replayed on its own below
@@ -79,7 +78,7 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
                 row["variant"] = variant.name
                 table.append(row)
                 log(f"tune: {i}/{len(variants)} {variant.name}: late rows {row['late_rows']} "
-                    f"({row['late_share']:.2%}), mean watermark lag {_ms(row['wm_lag_mean_ms'])} "
+                    f"({row['late_share']:.2%}), mean watermark lag {ms_text(row['wm_lag_mean_ms'])} "
                     f"({time.monotonic() - t1:.1f} s)")
         finally:
             source.release()
@@ -90,54 +89,9 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
     return TuningResult(folder=folder, rows=table, seconds=time.monotonic() - t0)
 
 
-def _ms(v: float | int | None) -> str:
-    if v is None:
-        return "-"
-    return f"{v / 1000:.2f} s" if abs(v) >= 1000 else f"{v:.0f} ms"
-
-
-def display_value(col: str, v: Any) -> str:
-    if v is None:
-        return "-"
-    if col == "late_share":
-        return f"{v:.3%}"
-    if col == "live_score":
-        return f"{v:.2%}"
-    if col == "live_agreement_pct":
-        return f"{v:.2f}%"
-    if col.endswith("_ms") and col not in ("max_out_of_orderness_ms", "idle_timeout_ms", "allowed_lateness_ms"):
-        return _ms(v)
-    return str(v)
-
-
-def display_columns(rows: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
-    """DISPLAY, and the agreement with the live output when the grid ran --against-live (calibrate.py)."""
-    if any("live_score" in r for r in rows):
-        from .calibrate import DISPLAY as LIVE
-
-        return DISPLAY + LIVE
-    return DISPLAY
-
-
-def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
-    shown = display_columns(rows)
-    head = "| " + " | ".join(h for _, h in shown) + " |"
-    sep = "| " + " | ".join("---" for _ in shown) + " |"
-    body = ["| " + " | ".join(display_value(c, r.get(c)).replace("|", "/") for c, _ in shown) + " |"
-            for r in rows]
-    return "\n".join([head, sep, *body])
-
-
-def html_table(rows: Sequence[dict[str, Any]], table_id: str = "tuning") -> str:
-    """The tuning table as `replay tune`'s index.html, the why-report and the Replay runs page show it."""
-    return table(rows, display_columns(rows), table_id, text=display_value, row_class="variant")
-
-
 def plot(path: Path, rows: Sequence[dict[str, Any]]) -> None:
     """Late share (%) against the mean watermark lag (s): one labelled point per variant."""
-    import matplotlib
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
     fig_, ax = plt.subplots(figsize=(9, 6), dpi=100)
     idles = sorted({r["idle_timeout_ms"] for r in rows}, key=lambda v: (v is not None, v or 0))
@@ -168,10 +122,7 @@ def plot(path: Path, rows: Sequence[dict[str, Any]]) -> None:
 def write_result(folder: Path, cfg: JobConfig, grid: Grid, rows: list[dict[str, Any]],
                  source_info: dict[str, Any]) -> None:
     """All files to a staging folder next to `folder`, then swapped in by renames."""
-    import pandas as pd
-
     if any("live_score" in r for r in rows):  # --against-live: every variant's rank before the tables are written
-        from .calibrate import rank
 
         rank(rows)
 
@@ -184,7 +135,6 @@ def write_result(folder: Path, cfg: JobConfig, grid: Grid, rows: list[dict[str, 
         md = markdown_table(rows)
         (staging / "tuning.md").write_text(f"# What-if tuning: {grid.name}\n\n{md}\n")
         plot(staging / TUNING_PLOT_FILE, rows)
-        from .figures import __doc__ as definitions  # noqa: N813
 
         doc = {"grid": {"max_out_of_orderness_ms": list(grid.delays_ms),
                         "idle_timeout_ms": list(grid.idle_timeouts_ms),

@@ -10,19 +10,8 @@ from typing import Any
 
 from ..compare.page import versus_live_section
 from ..html_page import STYLE, THEME_SCRIPT, cell, table
-from ..tuning.runner import html_table as tuning_table
-
-def duration(ms: int | None) -> str:
-    if ms is None:
-        return "-"
-    s = ms / 1000
-    if s < 120:
-        return f"{s:.1f} s"
-    if s < 7200:
-        return f"{s / 60:.1f} min"
-    if s < 172800:
-        return f"{s / 3600:.1f} h"
-    return f"{s / 86400:.1f} d"
+from ..semantics.durations import spoken_duration
+from ..tuning.table import html_table as tuning_table
 
 
 PARTITION_COLUMNS = [("partition", "partition"), ("rows_read", "rows read"), ("rows_in_windows", "rows in windows"),
@@ -54,14 +43,14 @@ def _timelines(s: dict[str, Any], base: str) -> str:
     zoom = ("" if len(spans) < 2 else
             f" The replay clock is cut into {len(spans)} spans with traffic (one column each); the silent time "
             "between them is left out.")
-    idle = [{"series": k, "idle periods": v.get("idle_periods"), "idle time": duration(v.get("idle_ms"))}
+    idle = [{"series": k, "idle periods": v.get("idle_periods"), "idle time": spoken_duration(v.get("idle_ms"))}
             for k, v in (s.get("idle") or {}).items()]
     buckets = sorted(set(png.get("bucket_ms") or []))
-    bucket = (f" Each panel is cut into time buckets of {' / '.join(duration(b) for b in buckets)}: what a bucket "
-              "shows is true of its whole time." if buckets else "")
+    bucket = (f" Each panel is cut into time buckets of {' / '.join(spoken_duration(b) for b in buckets)}: what a "
+              "bucket shows is true of its whole time." if buckets else "")
     lag = s.get("watermark_lag_ms") or {}
-    lag_line = (f" Over the whole replay clock the lag is {duration(round(lag['mean']))} on average and at most "
-                f"{duration(lag['p99'])} during 99% of the time (time-weighted, as in the what-if tuning)."
+    lag_line = (f" Over the whole replay clock the lag is {spoken_duration(round(lag['mean']))} on average and at most "
+                f"{spoken_duration(lag['p99'])} during 99% of the time (time-weighted, as in the what-if tuning)."
                 if lag.get("mean") is not None and lag.get("p99") is not None else "")
     data = png.get("data")
     data_link = (f" The figures of every bucket: <a id='timelines-data' href='{base}{html.escape(data)}'>"

@@ -14,6 +14,14 @@ from __future__ import annotations
 import datetime as dt
 import math
 
+import matplotlib
+import matplotlib.dates as mdates
+import matplotlib.pyplot as plt
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter
+
+from ..semantics.durations import spoken_duration
 from .timelines import HELD, IDLE, MAX_PLOT_MS, Timelines
 
 MAX_LANES = 16  # split lanes drawn (the stream's lane comes on top)
@@ -29,17 +37,6 @@ def figure_size_px(n_splits: int) -> tuple[int, int]:
     """(width, height) of timelines.png for a number of splits (the stream has its own lane)."""
     lanes = 1 + min(n_splits, MAX_LANES)
     return WIDTH_PX, TITLE_PX + WATERMARK_PX + LAG_PX + AXES_PX * 3 + LANE_PX * lanes + LEGEND_PX
-
-
-def bucket_label(ms: int) -> str:
-    """A bucket's length as a person says it: 250 ms, 4.1 s, 3.9 min, 1.2 h."""
-    if ms < 1000:
-        return f"{ms} ms"
-    if ms < 120_000:
-        return f"{ms / 1000:.3g} s"
-    if ms < 7_200_000:
-        return f"{ms / 60_000:.3g} min"
-    return f"{ms / 3_600_000:.3g} h"
 
 
 def _days(ms: float) -> float:
@@ -107,9 +104,6 @@ def _date_axis(axis) -> None:
     """Ticks as UTC clock times, HH:MM:SS (tenths when the span is a few seconds): the panel's title has the date;
     a span longer than a day gets the date too, MM-DD HH:MM. (matplotlib's concise format writes bare seconds such
     as "05" next to "06:00", which nobody reads as a time.)"""
-    import matplotlib.dates as mdates
-    from matplotlib.ticker import FuncFormatter
-
     axis.set_major_locator(mdates.AutoDateLocator(tz=UTC, minticks=3, maxticks=5))
 
     def clock(x: float, pos=None) -> str:
@@ -179,11 +173,7 @@ def _lag_panel(ax, tl: Timelines, span: int) -> None:
 
 def plot(path, tl: Timelines, lag_ms: int) -> tuple[int, int]:
     """Write the figure; returns its (width, height) in pixels."""
-    import matplotlib
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
 
     w_px, h_px = figure_size_px(len(tl.splits))
     lanes_px = LANE_PX * (1 + min(len(tl.splits), MAX_LANES))
@@ -204,7 +194,7 @@ def plot(path, tl: Timelines, lag_ms: int) -> tuple[int, int]:
         end = utc(s.end_ms)
         wm_ax.set_title(f"{utc(s.start_ms)} to {end[11:] if end[:10] == utc(s.start_ms)[:10] else end} UTC",
                         fontsize=9)
-        lane_ax.set_xlabel(f"one bucket = {bucket_label(s.bucket_ms())}", fontsize=8, loc="left", labelpad=1)
+        lane_ax.set_xlabel(f"one bucket = {spoken_duration(s.bucket_ms())}", fontsize=8, loc="left", labelpad=1)
         for ax in (wm_ax, lag_ax, lane_ax):
             _date_axis(ax.xaxis)
             ax.tick_params(labelsize=8)

@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
+from .. import engine
 from ..layout import TUNING_FOLDER, TUNING_PLOT_FILE, WHY_FOLDER, WHY_SUMMARY_FILE
 from ..local_folder import write_one_file
 from ..quality import attribution
@@ -132,8 +133,6 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
                report_dir: str | Path | None = None) -> str:
     """Write the why-report of the outputs under `output_path` into `report_dir` (default
     `<output_path>/why_report/`); returns the path of its index.html."""
-    from .. import engine
-
     if spark is None:
         spark = build_session(app_name="event-replay-why-report")
     engine.fixed_plans(spark)  # the replay's plans: no re-planning at run time, a Spark job per stage (BENCHMARKS.md)

@@ -25,6 +25,8 @@ from ...io.read_order import TickPartials
 from ...semantics.config import JobConfig
 from ..contract import NEG_INF, POS_INF, Timeline
 from .carry import TimelineCarry, TimelineEnd
+from .per_event import per_event
+from .periodic import periodic
 
 __all__ = ["TimelineCarry", "TimelineEnd", "compute_timeline", "compute_timeline_carried"]
 
@@ -50,7 +52,5 @@ def compute_timeline_carried(rows: DataFrame, cfg: JobConfig, splits: list[str],
     # A side input publishes +inf when it is created; with no other split that is the stream's value at once.
     initial = POS_INF if (not main_splits and has_side) else NEG_INF
     if cfg.watermark.periodic:
-        from .periodic import periodic
         return periodic(rows, cfg, main_splits, has_side, initial, start_ms, end_ms, carry, tick_partials)
-    from .per_event import per_event
     return per_event(rows, cfg, main_splits, side, initial, start_ms, carry)

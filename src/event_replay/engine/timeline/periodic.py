@@ -15,7 +15,9 @@ from ...semantics.config import JobConfig
 from ...spark import local_frame
 from ..contract import NEG_INF, SPLIT_STATE_SCHEMA, WATERMARKS_SCHEMA, Timeline
 from .carry import StreamBefore, Ticks, TimelineCarry, TimelineEnd
+from .driver import collect_tick_table, end_split_state, periodic_on_driver
 from .frames import empty, lit, stream_values_const, with_rows_watermark
+from .periodic_spark import periodic_spark
 
 
 def periodic(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side: bool, initial: int,
@@ -45,7 +47,6 @@ def periodic(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side: 
     driver = _on_driver(rows.select(*cols), cfg, main_splits, has_side, before, ticks, carry, tick_partials)
     if driver is not None:
         return driver
-    from .periodic_spark import periodic_spark
     return periodic_spark(rows, cols, cfg, main_splits, has_side, before, ticks, carry)
 
 
@@ -62,8 +63,6 @@ def _on_driver(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side
                ticks: Ticks, carry: TimelineCarry | None,
                tick_partials: TickPartials | None) -> tuple[Timeline, TimelineEnd] | None:
     """The driver path (driver.py) when the per-(split, tick) aggregate is small enough; else None."""
-    from .driver import collect_tick_table, end_split_state, periodic_on_driver
-
     table = collect_tick_table(rows, main_splits, ticks.first, ticks.interval, partials=tick_partials)
     if table is None:
         return None
