@@ -24,6 +24,13 @@ class Fs(Protocol):
     def copy_tree(self, src: str, dst: str) -> None: ...
 
 
+def _write_synced(f, text: str) -> None:
+    """`text` into the open file `f`, on disk before this returns (a crash cannot leave it half written)."""
+    f.write(text)
+    f.flush()
+    os.fsync(f.fileno())
+
+
 def is_local(path: str) -> bool:
     return path.startswith("file:") or "://" not in path
 
@@ -83,9 +90,7 @@ class LocalFs:
 
     def write_text(self, path: str, text: str) -> None:
         with open(local_path(path), "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
+            _write_synced(f, text)
 
     def create_exclusive(self, path: str, text: str) -> bool:
         # Write a private file, then link it to the name: link() is the atomic test-and-create, and the name
@@ -94,9 +99,7 @@ class LocalFs:
         draft = f"{target}.draft-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         try:
             with open(draft, "x", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
+                _write_synced(f, text)
             os.link(draft, target)
         except FileExistsError:
             return False
@@ -117,9 +120,7 @@ class LocalFs:
             return False
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
+                _write_synced(f, text)
         except BaseException:
             os.remove(target)  # e.g. a full disk: an empty lock file would refuse every later run
             raise
