@@ -12,35 +12,34 @@ aggregate adds the rows in the order they reach the window; the largest double d
 late-row counts must be equal too (the replay's late_events vs Flink's late side output). Naive (no watermarks):
 its per-window count/sum are compared with the replay's last firing per window (a double sum within 1e-9 relative:
 the naive job sums in another order), to show how many windows differ because late rows were dropped or late firings
-added rows. Prints a markdown summary; exit 1 when a firing or the late-row count differs.
+added rows. Prints a markdown summary; exit 1 when a firing or the late-row count differs, or when a Flink file ends
+mid-line (a truncated output: its whole lines are compared, the partial one is not read).
+
+Bounded memory: one streaming pass per side splits the rows by a hash of the key into --buckets files (Arrow IPC under
+a temporary directory, removed at exit; Flink's rows keep their line order), then the buckets are compared one at a
+time. A key's firings all land in one bucket, so the result does not depend on the bucket count; peak memory is about
+one bucket's rows, whatever the log's length.
 """
 from __future__ import annotations
 
 import argparse
+import io
 import sys
+import tempfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+import pyarrow.dataset as ds
 
 FIRING = ["key", "window_start", "window_end", "fire_order"]
+WINDOW = ["key", "window_start", "window_end"]
 LEGACY_COLUMNS = ["key", "window_start", "window_end", "wm", "cnt", "total", "max_value"]  # before firings.columns
-
-
-def _ms(s: pd.Series) -> pd.Series:
-    if pd.api.types.is_datetime64_any_dtype(s):
-        return (s.dt.tz_localize(None) if s.dt.tz is not None else s).astype("datetime64[ms]").astype("int64")
-    return s.astype("int64")
-
-
-def replay_firings(path: Path) -> pd.DataFrame:
-    df = pq.read_table(path / "windows").to_pandas()
-    for c in ("window_start", "window_end"):
-        df[c] = _ms(df[c])
-    df = df.sort_values(["key", "window_start", "window_end", "fire_index"], kind="stable", ignore_index=True)
-    df["fire_order"] = df.groupby(["key", "window_start", "window_end"], sort=False).cumcount()
-    return df
+CHUNK = 1 << 24
 
 
 def flink_columns(path: Path) -> list[str]:
@@ -48,25 +47,149 @@ def flink_columns(path: Path) -> list[str]:
     return header.read_text().strip().split("\t") if header.exists() else LEGACY_COLUMNS
 
 
-def flink_firings(path: Path) -> pd.DataFrame:
-    names = flink_columns(path)
-    # round_trip: Java's Double.toString reads back to the same double only with a correctly rounding parser.
-    parts = [pd.read_csv(f, sep="\t", header=None, names=names, dtype={"key": str}, float_precision="round_trip")
-             for f in sorted(path.glob("firings-*.tsv")) if f.stat().st_size]
-    df = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=names)
-    df["fire_order"] = df.groupby(["key", "window_start", "window_end"], sort=False).cumcount()
-    return df
-
-
 def aggregate_columns(path: Path) -> list[str]:
     return [c for c in flink_columns(path) if c not in ("key", "window_start", "window_end", "wm")]
 
 
-def compare(rp: pd.DataFrame, fl: pd.DataFrame, aggs: list[str]) -> dict:
-    """Firings in one output only, firings whose aggregates differ, and per double column the largest difference."""
-    missing = [c for c in aggs if c not in rp.columns]
+def _parquet(path: Path) -> ds.Dataset:
+    return ds.dataset(path, format="parquet", partitioning="hive")
+
+
+def _ms(col: pa.Array) -> pa.Array:
+    """A window bound as epoch milliseconds (timestamps of any unit and zone, or integers already)."""
+    return col.cast(pa.timestamp("ms"), safe=False).cast(pa.int64()) if pa.types.is_timestamp(col.type) \
+        else col.cast(pa.int64())
+
+
+def bucket_of(keys: pa.Array, n: int) -> np.ndarray:
+    """Each key's bucket, the same on every side and run: CRC-32 of its UTF-8 text modulo n (hashed once per key)."""
+    keys = pc.dictionary_encode(pc.fill_null(keys, ""))
+    of_key = np.array([zlib.crc32(k.encode()) % n for k in keys.dictionary.to_pylist()], np.int64)
+    return of_key[keys.indices.to_numpy(zero_copy_only=False)]
+
+
+class Buckets:
+    """One side's rows, split by a hash of the key into n Arrow files under root, each in the order written."""
+
+    def __init__(self, root: Path, side: str, schema: pa.Schema, n: int):
+        self.schema, self.n, self.paths = schema, n, [root / f"{side}-{i}.arrow" for i in range(n)]
+        self.rows = np.zeros(n, np.int64)
+        opts = pa.ipc.IpcWriteOptions(compression="lz4")
+        self._writers = [pa.ipc.new_stream(str(p), schema, options=opts) for p in self.paths]
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        batch = pa.RecordBatch.from_arrays(
+            [_ms(batch[f.name]) if f.name in WINDOW[1:] else batch[f.name].cast(f.type) for f in self.schema],
+            schema=self.schema)
+        bucket = bucket_of(batch["key"], self.n)
+        grouped = batch.take(pa.array(np.argsort(bucket, kind="stable")))  # stable: rows keep their order
+        counts = np.bincount(bucket, minlength=self.n)
+        self.rows += counts
+        starts = np.cumsum(counts) - counts
+        for i in np.flatnonzero(counts):
+            self._writers[i].write_batch(grouped.slice(starts[i], counts[i]))
+
+    def close(self) -> None:
+        for w in self._writers:
+            w.close()
+
+    def frame(self, i: int) -> pd.DataFrame:
+        with pa.ipc.open_stream(str(self.paths[i])) as r:
+            return r.read_all().to_pandas()
+
+
+def _replay_buckets(path: Path, aggs: list[str], root: Path, n: int) -> Buckets:
+    data = _parquet(path / "windows")
+    missing = [c for c in aggs if c not in data.schema.names]
     if missing:
         raise SystemExit(f"the replay's windows output has no column {missing} (the Flink job computed {aggs})")
+    schema = pa.schema([("key", pa.string()), ("window_start", pa.int64()), ("window_end", pa.int64()),
+                        ("fire_index", pa.int64()), *[(c, data.schema.field(c).type) for c in aggs]])
+    return _spill(data.to_batches(columns=schema.names, batch_readahead=1, fragment_readahead=1), root, "replay",
+                  schema, n)
+
+
+def _spill(batches, root: Path, side: str, schema: pa.Schema, n: int) -> Buckets:
+    out = Buckets(root, side, schema, n)
+    try:
+        for b in batches:
+            out.write(b)
+    finally:
+        out.close()
+    return out
+
+
+class _Upto(io.RawIOBase):
+    """The first `left` bytes of a binary file: a Flink file up to its last whole line."""
+
+    def __init__(self, f, left: int):
+        self.f, self.left = f, left
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        k = self.f.readinto(memoryview(b)[:min(len(b), self.left)])
+        self.left -= k
+        return k
+
+
+def whole_lines(p: Path, truncated: list[str]) -> tuple[int, int]:
+    """(bytes up to the last newline, lines) of a Flink file, read in chunks; a partial last line goes to truncated."""
+    end = lines = pos = 0
+    with open(p, "rb") as f:
+        while chunk := f.read(CHUNK):
+            lines += chunk.count(b"\n")
+            end = pos + chunk.rindex(b"\n") + 1 if b"\n" in chunk else end
+            pos += len(chunk)
+    if end < pos:
+        truncated.append(f"{p.name} ({pos - end:,} bytes after its last newline)")
+    return end, lines
+
+
+def _flink_batches(path: Path, types: dict, truncated: list[str]):
+    """The firings files' whole lines in file then line order, numbered by `line`."""
+    line = 0
+    for f in sorted(path.glob("firings-*.tsv")):
+        end, _ = whole_lines(f, truncated)
+        if not end:
+            continue
+        with open(f, "rb") as raw:
+            reader = pcsv.open_csv(
+                io.BufferedReader(_Upto(raw, end), CHUNK),
+                read_options=pcsv.ReadOptions(column_names=flink_columns(path), block_size=CHUNK),
+                parse_options=pcsv.ParseOptions(delimiter="\t", quote_char=False),  # Java's text: no quoting
+                convert_options=pcsv.ConvertOptions(column_types=types, null_values=[],  # "NaN" is a double
+                                                    strings_can_be_null=False))
+            for b in reader:
+                yield b.append_column("line", pa.array(np.arange(line, line + len(b), dtype=np.int64)))
+                line += len(b)
+
+
+def _flink_buckets(path: Path, replay: Buckets, root: Path, n: int, truncated: list[str]) -> Buckets:
+    """Flink's firings, each aggregate read as the replay's type (integer or double)."""
+    aggs = {c: pa.float64() if pa.types.is_floating(replay.schema.field(c).type) else pa.int64()
+            for c in aggregate_columns(path)}
+    types = {"key": pa.string(), "window_start": pa.int64(), "window_end": pa.int64(), "wm": pa.int64(), **aggs}
+    schema = pa.schema([("key", pa.string()), ("window_start", pa.int64()), ("window_end", pa.int64()),
+                        ("line", pa.int64()), *aggs.items()])
+    return _spill(_flink_batches(path, types, truncated), root, "flink", schema, n)
+
+
+def replay_firings(df: pd.DataFrame) -> pd.DataFrame:
+    df = df.sort_values(["key", "window_start", "window_end", "fire_index"], kind="stable", ignore_index=True)
+    df["fire_order"] = df.groupby(WINDOW, sort=False).cumcount()
+    return df
+
+
+def flink_firings(df: pd.DataFrame) -> pd.DataFrame:
+    df = df.sort_values("line", kind="stable", ignore_index=True)
+    df["fire_order"] = df.groupby(WINDOW, sort=False).cumcount()
+    return df
+
+
+def compare(rp: pd.DataFrame, fl: pd.DataFrame, aggs: list[str]) -> dict:
+    """Firings in one output only, firings whose aggregates differ, and per double column the largest difference."""
     ids = rp[FIRING].merge(fl[FIRING], on=FIRING, how="outer", indicator=True)["_merge"].value_counts()
     both = rp[FIRING + aggs].merge(fl[FIRING + aggs], on=FIRING, how="inner", suffixes=("_r", "_f"))
     differs = np.zeros(len(both), bool)
@@ -86,19 +209,45 @@ def compare(rp: pd.DataFrame, fl: pd.DataFrame, aggs: list[str]) -> dict:
             "first": both[differs].head(10)}
 
 
-def naive_summary(path: str, rp: pd.DataFrame) -> str:
-    nv = pq.read_table(path).to_pandas()
-    for c in ("window_start", "window_end"):
-        nv[c] = _ms(nv[c])
-    last = rp.sort_values("fire_index").groupby(["key", "window_start", "window_end"]).tail(1)
-    m = nv.merge(last, on=["key", "window_start", "window_end"], how="outer", suffixes=("_naive", "_replay"),
-                 indicator=True)
+def naive_counts(nv: pd.DataFrame, rp: pd.DataFrame) -> np.ndarray:
+    """(naive windows, replay windows by their last firing, windows whose count/sum differ or exist in one only)."""
+    last = rp.sort_values("fire_index").groupby(WINDOW).tail(1)
+    m = nv.merge(last, on=WINDOW, how="outer", suffixes=("_naive", "_replay"), indicator=True)
     total_n, total_r = m["total_naive"].astype("float64"), m["total_replay"].astype("float64")
     same_total = np.isclose(total_n, total_r, rtol=1e-9, atol=0) if pd.api.types.is_float_dtype(
         rp["total"]) else (total_n == total_r)
     same = (m["_merge"] == "both") & (m["cnt_naive"] == m["cnt_replay"]) & same_total
-    return (f"- naive windows: {len(nv):,}; replay windows (last firing): {len(last):,}; windows whose naive "
-            f"count/sum differ from the replay's final firing or exist in one only: {int((~same).sum()):,}")
+    return np.array([len(nv), len(last), int((~same).sum())])
+
+
+def _naive_buckets(path: str, root: Path, n: int) -> Buckets:
+    schema = pa.schema([("key", pa.string()), ("window_start", pa.int64()), ("window_end", pa.int64()),
+                        ("cnt", pa.int64()), ("total", _parquet(Path(path)).schema.field("total").type)])
+    return _spill(_parquet(Path(path)).to_batches(columns=schema.names, batch_readahead=1, fragment_readahead=1),
+                  root, "naive", schema, n)
+
+
+def _add(acc: dict, c: dict) -> None:
+    """Adds one bucket's compare() to the running totals (largest double difference: the larger)."""
+    for k in ("replay_only", "flink_only", "values_differ"):
+        acc[k] += c[k]
+    for k, v in c["largest_double_difference"].items():
+        acc["largest_double_difference"][k] = max(acc["largest_double_difference"].get(k, 0.0), v)
+    firsts = [f for f in (acc["first"], c["first"]) if len(f)] or [c["first"]]
+    acc["first"] = pd.concat(firsts).sort_values(FIRING, kind="stable", ignore_index=True).head(10)  # key order
+
+
+def _compare_buckets(rb: Buckets, fb: Buckets, nb: Buckets | None, aggs: list[str]) -> dict:
+    """compare() and naive_counts() bucket by bucket, summed; one bucket's frames in memory at a time."""
+    acc = {"replay": 0, "flink": 0, "naive": np.zeros(3, np.int64), "replay_only": 0, "flink_only": 0,
+           "values_differ": 0, "largest_double_difference": {}, "first": pd.DataFrame()}
+    for i in np.flatnonzero(rb.rows + fb.rows + (nb.rows if nb is not None else 0)):
+        rp, fl = replay_firings(rb.frame(i)), flink_firings(fb.frame(i))
+        _add(acc, compare(rp, fl, aggs))
+        acc["replay"], acc["flink"] = acc["replay"] + len(rp), acc["flink"] + len(fl)
+        if nb is not None:
+            acc["naive"] += naive_counts(nb.frame(i), rp)
+    return acc
 
 
 def main(argv=None) -> int:
@@ -106,26 +255,38 @@ def main(argv=None) -> int:
     ap.add_argument("--replay", required=True)
     ap.add_argument("--flink", required=True)
     ap.add_argument("--naive", default=None)
+    ap.add_argument("--buckets", type=int, default=64, help="key buckets: more for less memory (default 64)")
+    ap.add_argument("--tmp-dir", default=None, help="where the buckets are spilled (default: the system's temp dir)")
     a = ap.parse_args(argv)
-    rp, fl = replay_firings(Path(a.replay)), flink_firings(Path(a.flink))
-    aggs = aggregate_columns(Path(a.flink))
-    c = compare(rp, fl, aggs)
+    if a.buckets < 1:
+        ap.error("--buckets must be at least 1")
+    replay, flink, truncated = Path(a.replay), Path(a.flink), []
+    aggs = aggregate_columns(flink)
+    with tempfile.TemporaryDirectory(prefix="crosscheck-", dir=a.tmp_dir) as tmp:
+        rb = _replay_buckets(replay, aggs, Path(tmp), a.buckets)
+        fb = _flink_buckets(flink, rb, Path(tmp), a.buckets, truncated)
+        nb = _naive_buckets(a.naive, Path(tmp), a.buckets) if a.naive else None
+        c = _compare_buckets(rb, fb, nb, aggs)
     n_diff = c["replay_only"] + c["flink_only"] + c["values_differ"]
-    late_r = pq.read_table(Path(a.replay) / "late_events").num_rows
-    late_f = sum(sum(1 for _ in open(p)) for p in Path(a.flink).glob("late-*.tsv"))
-    print(f"- replay firings: {len(rp):,}; Flink firings: {len(fl):,}; firings that differ (matched by key, window "
-          f"and fire order; compared on {', '.join(aggs)}): {n_diff:,} (replay only {c['replay_only']:,}, Flink only "
-          f"{c['flink_only']:,}, aggregates differ {c['values_differ']:,})")
+    late_r = _parquet(replay / "late_events").count_rows()
+    late_f = sum(whole_lines(p, truncated)[1] for p in sorted(flink.glob("late-*.tsv")))
+    print(f"- replay firings: {c['replay']:,}; Flink firings: {c['flink']:,}; firings that differ (matched by key, "
+          f"window and fire order; compared on {', '.join(aggs)}): {n_diff:,} (replay only {c['replay_only']:,}, "
+          f"Flink only {c['flink_only']:,}, aggregates differ {c['values_differ']:,})")
     if c["largest_double_difference"]:
         gaps = ", ".join(f"{k} {v!r}" for k, v in c["largest_double_difference"].items())
         print(f"- doubles compared exactly (both sum in replay order); largest difference: {gaps}")
     print(f"- late rows: replay {late_r:,}, Flink {late_f:,}")
+    if truncated:
+        print(f"- Flink output truncated (a file ends mid-line; its whole lines compared): {', '.join(truncated)}")
     if a.naive:
-        print(naive_summary(a.naive, rp))
+        nv, last, differ = (int(x) for x in c["naive"])
+        print(f"- naive windows: {nv:,}; replay windows (last firing): {last:,}; windows whose naive count/sum differ "
+              f"from the replay's final firing or exist in one only: {differ:,}")
     if len(c["first"]):
         print("\nFirst differing firings (_r replay, _f Flink):\n")
         print(c["first"].to_markdown() if hasattr(c["first"], "to_markdown") else c["first"])
-    return 0 if n_diff == 0 and late_r == late_f else 1
+    return 0 if n_diff == 0 and late_r == late_f and not truncated else 1
 
 
 if __name__ == "__main__":
