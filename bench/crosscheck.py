@@ -4,26 +4,23 @@
 
 Replay vs Flink: firings are matched by (key, window start, window end, fire order) - the replay's fire_index order,
 Flink's line order within its key's file (one key goes to one subtask, which writes its firings in firing order) -
-and every aggregate column of the job (firings.columns, which the Flink job writes) must be equal: counts and
-integers exactly, doubles exactly too, because the replay sums in replay order (engine/windows/fixed_walk.py, or
-fixed.py's `_numbered` without the extension: running aggregates over each window's elements in (arrival_time,
-split, offset) order) as Flink's incremental
-aggregate adds the rows in the order they reach the window; the largest double difference is printed anyway. The
+and every aggregate column of the job (firings.columns) must be equal: integers exactly, doubles exactly too, as the
+replay sums each window's rows in (arrival_time, split, offset) order (engine/windows/fixed_walk.py) and Flink's
+incremental aggregate in the order they reach the window; the largest double difference is printed anyway. The
 late-row counts must be equal too (the replay's late_events vs Flink's late side output). Naive (no watermarks):
-its per-window count/sum are compared with the replay's last firing per window (a double sum within 1e-9 relative:
-the naive job sums in another order), to show how many windows differ because late rows were dropped or late firings
-added rows. Prints a markdown summary; exit 1 when a firing or the late-row count differs, or when a Flink file ends
-mid-line (a truncated output: its whole lines are compared, the partial one is not read).
+its per-window count/sum against the replay's last firing per window (sums within 1e-9 relative: another order),
+to show how many windows late rows (dropped, or added by late firings) change. Prints a markdown summary; exit 1 when
+a firing or the late-row count differs, or a Flink file ends mid-line (truncated: its whole lines are compared).
 
-Bounded memory: one streaming pass per side splits the rows by a hash of the key into --buckets files (Arrow IPC under
-a temporary directory, removed at exit; Flink's rows keep their line order), then the buckets are compared one at a
-time. A key's firings all land in one bucket, so the result does not depend on the bucket count; peak memory is about
-one bucket's rows, whatever the log's length.
+Memory does not grow with the log: one streaming pass per side splits the rows by a hash of the key into --buckets
+Arrow files (a temporary directory, removed at exit; rows keep their order), then compares one bucket at a time. A
+key lives in one bucket, so the result does not depend on the bucket count.
 """
 from __future__ import annotations
 
 import argparse
 import io
+import signal
 import sys
 import tempfile
 import zlib
@@ -53,6 +50,11 @@ def aggregate_columns(path: Path) -> list[str]:
 
 def _parquet(path: Path) -> ds.Dataset:
     return ds.dataset(path, format="parquet", partitioning="hive")
+
+
+def _schema(*columns: tuple[str, pa.DataType]) -> pa.Schema:
+    """A bucket file's columns: the key, the window bounds in epoch milliseconds, then these."""
+    return pa.schema([("key", pa.string()), ("window_start", pa.int64()), ("window_end", pa.int64()), *columns])
 
 
 def _ms(col: pa.Array) -> pa.Array:
@@ -93,9 +95,9 @@ class Buckets:
         for w in self._writers:
             w.close()
 
-    def frame(self, i: int) -> pd.DataFrame:
+    def table(self, i: int) -> pa.Table:
         with pa.ipc.open_stream(str(self.paths[i])) as r:
-            return r.read_all().to_pandas()
+            return r.read_all()
 
 
 def _replay_buckets(path: Path, aggs: list[str], root: Path, n: int) -> Buckets:
@@ -103,8 +105,7 @@ def _replay_buckets(path: Path, aggs: list[str], root: Path, n: int) -> Buckets:
     missing = [c for c in aggs if c not in data.schema.names]
     if missing:
         raise SystemExit(f"the replay's windows output has no column {missing} (the Flink job computed {aggs})")
-    schema = pa.schema([("key", pa.string()), ("window_start", pa.int64()), ("window_end", pa.int64()),
-                        ("fire_index", pa.int64()), *[(c, data.schema.field(c).type) for c in aggs]])
+    schema = _schema(("fire_index", pa.int64()), *[(c, data.schema.field(c).type) for c in aggs])
     return _spill(data.to_batches(columns=schema.names, batch_readahead=1, fragment_readahead=1), root, "replay",
                   schema, n)
 
@@ -134,24 +135,29 @@ class _Upto(io.RawIOBase):
         return k
 
 
-def whole_lines(p: Path, truncated: list[str]) -> tuple[int, int]:
-    """(bytes up to the last newline, lines) of a Flink file, read in chunks; a partial last line goes to truncated."""
-    end = lines = pos = 0
+def whole_end(p: Path, truncated: list[str]) -> int:
+    """Bytes up to a Flink file's last newline (found in its last 64 KiB: lines are short); names a partial last line."""
+    size = p.stat().st_size
     with open(p, "rb") as f:
-        while chunk := f.read(CHUNK):
-            lines += chunk.count(b"\n")
-            end = pos + chunk.rindex(b"\n") + 1 if b"\n" in chunk else end
-            pos += len(chunk)
-    if end < pos:
-        truncated.append(f"{p.name} ({pos - end:,} bytes after its last newline)")
-    return end, lines
+        f.seek(max(0, size - (1 << 16)))
+        tail = f.read()
+    end = size - len(tail) + tail.rfind(b"\n") + 1
+    if end < size:
+        truncated.append(f"{p.name} ({size - end:,} bytes after its last newline)")
+    return end
+
+
+def late_lines(p: Path, truncated: list[str]) -> int:
+    whole_end(p, truncated)
+    with open(p, "rb") as f:
+        return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(CHUNK), b""))
 
 
 def _flink_batches(path: Path, types: dict, truncated: list[str]):
     """The firings files' whole lines in file then line order, numbered by `line`."""
     line = 0
     for f in sorted(path.glob("firings-*.tsv")):
-        end, _ = whole_lines(f, truncated)
+        end = whole_end(f, truncated)
         if not end:
             continue
         with open(f, "rb") as raw:
@@ -171,19 +177,13 @@ def _flink_buckets(path: Path, replay: Buckets, root: Path, n: int, truncated: l
     aggs = {c: pa.float64() if pa.types.is_floating(replay.schema.field(c).type) else pa.int64()
             for c in aggregate_columns(path)}
     types = {"key": pa.string(), "window_start": pa.int64(), "window_end": pa.int64(), "wm": pa.int64(), **aggs}
-    schema = pa.schema([("key", pa.string()), ("window_start", pa.int64()), ("window_end", pa.int64()),
-                        ("line", pa.int64()), *aggs.items()])
+    schema = _schema(("line", pa.int64()), *aggs.items())
     return _spill(_flink_batches(path, types, truncated), root, "flink", schema, n)
 
 
-def replay_firings(df: pd.DataFrame) -> pd.DataFrame:
-    df = df.sort_values(["key", "window_start", "window_end", "fire_index"], kind="stable", ignore_index=True)
-    df["fire_order"] = df.groupby(WINDOW, sort=False).cumcount()
-    return df
-
-
-def flink_firings(df: pd.DataFrame) -> pd.DataFrame:
-    df = df.sort_values("line", kind="stable", ignore_index=True)
+def with_fire_order(df: pd.DataFrame, by: str) -> pd.DataFrame:
+    """Each window's firings numbered 0, 1, ... in `by` order (the replay's fire_index, Flink's line)."""
+    df = df.sort_values(WINDOW + [by], kind="stable", ignore_index=True)
     df["fire_order"] = df.groupby(WINDOW, sort=False).cumcount()
     return df
 
@@ -221,10 +221,10 @@ def naive_counts(nv: pd.DataFrame, rp: pd.DataFrame) -> np.ndarray:
 
 
 def _naive_buckets(path: str, root: Path, n: int) -> Buckets:
-    schema = pa.schema([("key", pa.string()), ("window_start", pa.int64()), ("window_end", pa.int64()),
-                        ("cnt", pa.int64()), ("total", _parquet(Path(path)).schema.field("total").type)])
-    return _spill(_parquet(Path(path)).to_batches(columns=schema.names, batch_readahead=1, fragment_readahead=1),
-                  root, "naive", schema, n)
+    data = _parquet(Path(path))
+    schema = _schema(("cnt", pa.int64()), ("total", data.schema.field("total").type))
+    return _spill(data.to_batches(columns=schema.names, batch_readahead=1, fragment_readahead=1), root, "naive",
+                  schema, n)
 
 
 def _add(acc: dict, c: dict) -> None:
@@ -237,16 +237,27 @@ def _add(acc: dict, c: dict) -> None:
     acc["first"] = pd.concat(firsts).sort_values(FIRING, kind="stable", ignore_index=True).head(10)  # key order
 
 
+def key_codes(tables: list[pa.Table]) -> tuple[list[pa.Table], np.ndarray]:
+    """The tables with each key replaced by its rank among all their keys (integer joins are fast), and the keys."""
+    keys = pc.unique(pa.chunked_array([t["key"] for t in tables], pa.string()))
+    keys = keys.take(pc.sort_indices(keys))
+    coded = [t.set_column(t.schema.get_field_index("key"), "key", pc.index_in(t["key"], value_set=keys)) for t in tables]
+    return coded, keys.to_numpy(zero_copy_only=False)
+
+
 def _compare_buckets(rb: Buckets, fb: Buckets, nb: Buckets | None, aggs: list[str]) -> dict:
     """compare() and naive_counts() bucket by bucket, summed; one bucket's frames in memory at a time."""
     acc = {"replay": 0, "flink": 0, "naive": np.zeros(3, np.int64), "replay_only": 0, "flink_only": 0,
            "values_differ": 0, "largest_double_difference": {}, "first": pd.DataFrame()}
     for i in np.flatnonzero(rb.rows + fb.rows + (nb.rows if nb is not None else 0)):
-        rp, fl = replay_firings(rb.frame(i)), flink_firings(fb.frame(i))
-        _add(acc, compare(rp, fl, aggs))
+        tables, keys = key_codes([b.table(i) for b in (rb, fb, nb) if b is not None])
+        rp, fl = with_fire_order(tables[0].to_pandas(), "fire_index"), with_fire_order(tables[1].to_pandas(), "line")
+        c = compare(rp, fl, aggs)
+        c["first"]["key"] = keys[c["first"]["key"].to_numpy()]
+        _add(acc, c)
         acc["replay"], acc["flink"] = acc["replay"] + len(rp), acc["flink"] + len(fl)
         if nb is not None:
-            acc["naive"] += naive_counts(nb.frame(i), rp)
+            acc["naive"] += naive_counts(tables[2].to_pandas(), rp)
     return acc
 
 
@@ -260,6 +271,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if a.buckets < 1:
         ap.error("--buckets must be at least 1")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a killed run still removes its spilled buckets
     replay, flink, truncated = Path(a.replay), Path(a.flink), []
     aggs = aggregate_columns(flink)
     with tempfile.TemporaryDirectory(prefix="crosscheck-", dir=a.tmp_dir) as tmp:
@@ -269,7 +281,7 @@ def main(argv=None) -> int:
         c = _compare_buckets(rb, fb, nb, aggs)
     n_diff = c["replay_only"] + c["flink_only"] + c["values_differ"]
     late_r = _parquet(replay / "late_events").count_rows()
-    late_f = sum(whole_lines(p, truncated)[1] for p in sorted(flink.glob("late-*.tsv")))
+    late_f = sum(late_lines(p, truncated) for p in sorted(flink.glob("late-*.tsv")))
     print(f"- replay firings: {c['replay']:,}; Flink firings: {c['flink']:,}; firings that differ (matched by key, "
           f"window and fire order; compared on {', '.join(aggs)}): {n_diff:,} (replay only {c['replay_only']:,}, "
           f"Flink only {c['flink_only']:,}, aggregates differ {c['values_differ']:,})")
