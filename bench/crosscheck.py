@@ -19,7 +19,6 @@ key lives in one bucket, so the result does not depend on the bucket count.
 from __future__ import annotations
 
 import argparse
-import io
 import signal
 import sys
 import tempfile
@@ -71,29 +70,31 @@ def bucket_of(keys: pa.Array, n: int) -> np.ndarray:
 
 
 class Buckets:
-    """One side's rows, split by a hash of the key into n Arrow files under root, each in the order written."""
+    """One side's rows (batches), split by a hash of the key into n Arrow files under root, each in the given order."""
 
-    def __init__(self, root: Path, side: str, schema: pa.Schema, n: int):
+    def __init__(self, root: Path, side: str, schema: pa.Schema, n: int, batches):
         self.schema, self.n, self.paths = schema, n, [root / f"{side}-{i}.arrow" for i in range(n)]
         self.rows = np.zeros(n, np.int64)
         opts = pa.ipc.IpcWriteOptions(compression="lz4")
         self._writers = [pa.ipc.new_stream(str(p), schema, options=opts) for p in self.paths]
+        try:
+            for b in batches:
+                self._write(b)
+        finally:
+            for w in self._writers:
+                w.close()
 
-    def write(self, batch: pa.RecordBatch) -> None:
-        batch = pa.RecordBatch.from_arrays(
+    def _write(self, batch: pa.RecordBatch | pa.Table) -> None:
+        batch = pa.table(  # the schema's columns, window bounds in epoch milliseconds
             [_ms(batch[f.name]) if f.name in WINDOW[1:] else batch[f.name].cast(f.type) for f in self.schema],
             schema=self.schema)
-        bucket = bucket_of(batch["key"], self.n)
+        bucket = bucket_of(batch["key"].combine_chunks(), self.n)
         grouped = batch.take(pa.array(np.argsort(bucket, kind="stable")))  # stable: rows keep their order
         counts = np.bincount(bucket, minlength=self.n)
         self.rows += counts
         starts = np.cumsum(counts) - counts
         for i in np.flatnonzero(counts):
-            self._writers[i].write_batch(grouped.slice(starts[i], counts[i]))
-
-    def close(self) -> None:
-        for w in self._writers:
-            w.close()
+            self._writers[i].write_table(grouped.slice(starts[i], counts[i]))
 
     def table(self, i: int) -> pa.Table:
         with pa.ipc.open_stream(str(self.paths[i])) as r:
@@ -106,70 +107,35 @@ def _replay_buckets(path: Path, aggs: list[str], root: Path, n: int) -> Buckets:
     if missing:
         raise SystemExit(f"the replay's windows output has no column {missing} (the Flink job computed {aggs})")
     schema = _schema(("fire_index", pa.int64()), *[(c, data.schema.field(c).type) for c in aggs])
-    return _spill(data.to_batches(columns=schema.names, batch_readahead=1, fragment_readahead=1), root, "replay",
-                  schema, n)
+    return Buckets(root, "replay", schema, n, data.to_batches(columns=schema.names, batch_readahead=1,
+                                                              fragment_readahead=1))
 
 
-def _spill(batches, root: Path, side: str, schema: pa.Schema, n: int) -> Buckets:
-    out = Buckets(root, side, schema, n)
-    try:
-        for b in batches:
-            out.write(b)
-    finally:
-        out.close()
-    return out
-
-
-class _Upto(io.RawIOBase):
-    """The first `left` bytes of a binary file: a Flink file up to its last whole line."""
-
-    def __init__(self, f, left: int):
-        self.f, self.left = f, left
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b) -> int:
-        k = self.f.readinto(memoryview(b)[:min(len(b), self.left)])
-        self.left -= k
-        return k
-
-
-def whole_end(p: Path, truncated: list[str]) -> int:
-    """Bytes up to a Flink file's last newline (found in its last 64 KiB: lines are short); names a partial last line."""
-    size = p.stat().st_size
+def whole_lines(p: Path, truncated: list[str]):
+    """A Flink file's whole lines, CHUNK bytes or so at a time; a partial last line is not read but named in truncated."""
+    rest = b""
     with open(p, "rb") as f:
-        f.seek(max(0, size - (1 << 16)))
-        tail = f.read()
-    end = size - len(tail) + tail.rfind(b"\n") + 1
-    if end < size:
-        truncated.append(f"{p.name} ({size - end:,} bytes after its last newline)")
-    return end
-
-
-def late_lines(p: Path, truncated: list[str]) -> int:
-    whole_end(p, truncated)
-    with open(p, "rb") as f:
-        return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(CHUNK), b""))
+        while chunk := f.read(CHUNK):
+            chunk = rest + chunk
+            cut = chunk.rfind(b"\n") + 1
+            rest = chunk[cut:]
+            if cut:
+                yield chunk[:cut]
+    if rest:
+        truncated.append(f"{p.name} ({len(rest):,} bytes after its last newline)")
 
 
 def _flink_batches(path: Path, types: dict, truncated: list[str]):
     """The firings files' whole lines in file then line order, numbered by `line`."""
     line = 0
     for f in sorted(path.glob("firings-*.tsv")):
-        end = whole_end(f, truncated)
-        if not end:
-            continue
-        with open(f, "rb") as raw:
-            reader = pcsv.open_csv(
-                io.BufferedReader(_Upto(raw, end), CHUNK),
-                read_options=pcsv.ReadOptions(column_names=flink_columns(path), block_size=CHUNK),
+        for lines in whole_lines(f, truncated):
+            table = pcsv.read_csv(
+                pa.py_buffer(lines), read_options=pcsv.ReadOptions(column_names=flink_columns(path)),
                 parse_options=pcsv.ParseOptions(delimiter="\t", quote_char=False),  # Java's text: no quoting
-                convert_options=pcsv.ConvertOptions(column_types=types, null_values=[],  # "NaN" is a double
-                                                    strings_can_be_null=False))
-            for b in reader:
-                yield b.append_column("line", pa.array(np.arange(line, line + len(b), dtype=np.int64)))
-                line += len(b)
+                convert_options=pcsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False))
+            yield table.append_column("line", pa.array(np.arange(line, line + len(table), dtype=np.int64)))
+            line += len(table)
 
 
 def _flink_buckets(path: Path, replay: Buckets, root: Path, n: int, truncated: list[str]) -> Buckets:
@@ -178,7 +144,7 @@ def _flink_buckets(path: Path, replay: Buckets, root: Path, n: int, truncated: l
             for c in aggregate_columns(path)}
     types = {"key": pa.string(), "window_start": pa.int64(), "window_end": pa.int64(), "wm": pa.int64(), **aggs}
     schema = _schema(("line", pa.int64()), *aggs.items())
-    return _spill(_flink_batches(path, types, truncated), root, "flink", schema, n)
+    return Buckets(root, "flink", schema, n, _flink_batches(path, types, truncated))
 
 
 def with_fire_order(df: pd.DataFrame, by: str) -> pd.DataFrame:
@@ -223,41 +189,35 @@ def naive_counts(nv: pd.DataFrame, rp: pd.DataFrame) -> np.ndarray:
 def _naive_buckets(path: str, root: Path, n: int) -> Buckets:
     data = _parquet(Path(path))
     schema = _schema(("cnt", pa.int64()), ("total", data.schema.field("total").type))
-    return _spill(data.to_batches(columns=schema.names, batch_readahead=1, fragment_readahead=1), root, "naive",
-                  schema, n)
-
-
-def _add(acc: dict, c: dict) -> None:
-    """Adds one bucket's compare() to the running totals (largest double difference: the larger)."""
-    for k in ("replay_only", "flink_only", "values_differ"):
-        acc[k] += c[k]
-    for k, v in c["largest_double_difference"].items():
-        acc["largest_double_difference"][k] = max(acc["largest_double_difference"].get(k, 0.0), v)
-    firsts = [f for f in (acc["first"], c["first"]) if len(f)] or [c["first"]]
-    acc["first"] = pd.concat(firsts).sort_values(FIRING, kind="stable", ignore_index=True).head(10)  # key order
+    return Buckets(root, "naive", schema, n, data.to_batches(columns=schema.names, batch_readahead=1,
+                                                             fragment_readahead=1))
 
 
 def key_codes(tables: list[pa.Table]) -> tuple[list[pa.Table], np.ndarray]:
     """The tables with each key replaced by its rank among all their keys (integer joins are fast), and the keys."""
     keys = pc.unique(pa.chunked_array([t["key"] for t in tables], pa.string()))
     keys = keys.take(pc.sort_indices(keys))
-    coded = [t.set_column(t.schema.get_field_index("key"), "key", pc.index_in(t["key"], value_set=keys)) for t in tables]
-    return coded, keys.to_numpy(zero_copy_only=False)
+    codes = [t.set_column(t.schema.get_field_index("key"), "key", pc.index_in(t["key"], value_set=keys)) for t in tables]
+    return codes, keys.to_numpy(zero_copy_only=False)
 
 
 def _compare_buckets(rb: Buckets, fb: Buckets, nb: Buckets | None, aggs: list[str]) -> dict:
     """compare() and naive_counts() bucket by bucket, summed; one bucket's frames in memory at a time."""
-    acc = {"replay": 0, "flink": 0, "naive": np.zeros(3, np.int64), "replay_only": 0, "flink_only": 0,
-           "values_differ": 0, "largest_double_difference": {}, "first": pd.DataFrame()}
+    acc = dict.fromkeys(["replay", "flink", "replay_only", "flink_only", "values_differ"], 0)
+    acc |= {"naive": np.zeros(3, np.int64), "largest_double_difference": {}, "first": []}
     for i in np.flatnonzero(rb.rows + fb.rows + (nb.rows if nb is not None else 0)):
         tables, keys = key_codes([b.table(i) for b in (rb, fb, nb) if b is not None])
         rp, fl = with_fire_order(tables[0].to_pandas(), "fire_index"), with_fire_order(tables[1].to_pandas(), "line")
-        c = compare(rp, fl, aggs)
-        c["first"]["key"] = keys[c["first"]["key"].to_numpy()]
-        _add(acc, c)
-        acc["replay"], acc["flink"] = acc["replay"] + len(rp), acc["flink"] + len(fl)
+        c = compare(rp, fl, aggs) | {"replay": len(rp), "flink": len(fl)}
+        for k in ("replay", "flink", "replay_only", "flink_only", "values_differ"):
+            acc[k] += c[k]
+        for k, v in c["largest_double_difference"].items():
+            acc["largest_double_difference"][k] = max(acc["largest_double_difference"].get(k, 0.0), v)
+        acc["first"].append(c["first"].assign(key=keys[c["first"]["key"].to_numpy()]))  # 10 a bucket at most
         if nb is not None:
             acc["naive"] += naive_counts(tables[2].to_pandas(), rp)
+    firsts = [f for f in acc["first"] if len(f)]
+    acc["first"] = pd.concat(firsts).sort_values(FIRING, ignore_index=True).head(10) if firsts else pd.DataFrame()
     return acc
 
 
@@ -281,7 +241,7 @@ def main(argv=None) -> int:
         c = _compare_buckets(rb, fb, nb, aggs)
     n_diff = c["replay_only"] + c["flink_only"] + c["values_differ"]
     late_r = _parquet(replay / "late_events").count_rows()
-    late_f = sum(late_lines(p, truncated) for p in sorted(flink.glob("late-*.tsv")))
+    late_f = sum(lines.count(b"\n") for p in sorted(flink.glob("late-*.tsv")) for lines in whole_lines(p, truncated))
     print(f"- replay firings: {c['replay']:,}; Flink firings: {c['flink']:,}; firings that differ (matched by key, "
           f"window and fire order; compared on {', '.join(aggs)}): {n_diff:,} (replay only {c['replay_only']:,}, "
           f"Flink only {c['flink_only']:,}, aggregates differ {c['values_differ']:,})")
@@ -302,4 +262,7 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    # jemalloc returns freed batches to the OS; the default (mimalloc) kept ~1 GB per 1M spilled rows at 100M.
+    pa.jemalloc_set_decay_ms(0)
+    pa.set_memory_pool(pa.jemalloc_memory_pool())
     sys.exit(main())
