@@ -198,3 +198,10 @@ def test_naive_windows_against_the_replays_last_firing(tmp_path):
     assert one == several and one[0] == 0
     assert (f"naive windows: {len(rows)}; replay windows (last firing): {len(last)}; windows whose naive count/sum "
             f"differ from the replay's final firing or exist in one only: 5") in one[1]
+
+
+def test_the_first_differing_firings_name_their_keys_in_key_order(tmp_path):
+    rc, out = _run(tmp_path, _several_windows_differ(), 5)
+    table = out.split("First differing firings (_r replay, _f Flink):")[1]
+    assert rc == 1 and MANY[5][0] < MANY[40][0]
+    assert 0 < table.index(f" {MANY[5][0]} ") < table.index(f" {MANY[40][0]} ")
