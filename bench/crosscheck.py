@@ -133,7 +133,8 @@ def _flink_batches(path: Path, types: dict, truncated: list[str]):
             table = pcsv.read_csv(
                 pa.py_buffer(lines), read_options=pcsv.ReadOptions(column_names=flink_columns(path)),
                 parse_options=pcsv.ParseOptions(delimiter="\t", quote_char=False),  # Java's text: no quoting
-                convert_options=pcsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False))
+                convert_options=pcsv.ConvertOptions(column_types=types, null_values=[],  # "NaN" is a double
+                                                    strings_can_be_null=False))
             yield table.append_column("line", pa.array(np.arange(line, line + len(table), dtype=np.int64)))
             line += len(table)
 
