@@ -101,13 +101,13 @@ def test_partition_by_partition_in_chunks_of_ticks(spark, tmp_path, monkeypatch)
     from event_replay.engine.timeline import driver, driver_chunks
     periodic = importlib.import_module("event_replay.engine.timeline.periodic")
 
-    monkeypatch.setattr(driver, "DRIVER_GROUPS_MAX", 8)
+    monkeypatch.setattr(driver, "DRIVER_GROUPS_MAX", 1)  # the case has one split: a tick per chunk
     monkeypatch.setattr(driver_chunks, "N_TICK_BUCKETS", 1 << 20)
     chunks = []
     monkeypatch.setattr(periodic, "periodic_in_chunks", lambda rows, cfg, c, *a, _f=periodic.periodic_in_chunks:
                         chunks.append(len(c.chunks)) or _f(rows, cfg, c, *a))
-    test_partition_by_partition_equals_one_replay(spark, tmp_path, "periodic_sliding_silence", 8)
-    assert len(chunks) > 1 and max(chunks) > 1
+    test_partition_by_partition_equals_one_replay(spark, tmp_path, "periodic_tumbling_idle", 3)
+    assert len(chunks) > 1 and max(chunks) > 1  # several partitions, each in several chunks
 
 
 # --- the CLI path: hourly dt=/hour= partitions on disk --------------------------------------------------------
