@@ -9,12 +9,21 @@ from pyspark.sql import DataFrame
 
 from event_replay.extension import PACKAGE, extension_jars
 
-pytestmark = pytest.mark.spark
+
+class JavaError(Exception):
+    """The exception a reflective call threw (unwrapped from InvocationTargetException): its class and message."""
+
+    def __init__(self, java_class: str, message: str):
+        super().__init__(f"{java_class}: {message}")
+        self.java_class = java_class
 
 
 class Java:
-    """Reflection on the extension's classes: `new`, `call`, `field` reach package-private members too. Python
-    ints reach a Java `long` parameter (py4j sends small ones as Integer; reflection widens them), not a `Long`."""
+    """Reflection on the extension's classes: `new`, `call`, `field` reach package-private members too (what they
+    throw is raised as `Java.Error`). Python ints reach a Java `long` parameter (py4j sends small ones as Integer;
+    reflection widens them), not a `Long`."""
+
+    Error = JavaError
 
     def __init__(self, spark):
         self.spark = spark
@@ -78,14 +87,6 @@ class Java:
         for i, a in enumerate(args):
             arr[i] = a
         return arr
-
-
-class JavaError(Exception):
-    """The exception a reflective call threw (unwrapped from InvocationTargetException): its class and message."""
-
-    def __init__(self, java_class: str, message: str):
-        super().__init__(f"{java_class}: {message}")
-        self.java_class = java_class
 
 
 def _unwrapped(invoke):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
 
+pytestmark = pytest.mark.spark
 
 MIN = -2 ** 63
 SCHEMA = StructType([StructField("key", StringType()), StructField("__ws", LongType(), False),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+pytestmark = pytest.mark.spark
+
 MIN, MAX = -2 ** 63, 2 ** 63 - 1
 NO_WM = MIN  # no watermark yet
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
+pytestmark = pytest.mark.spark
+
 COLUMNS = [("status", IntegerType()), ("split", StringType()), ("folder", LongType()), ("offset", LongType()),
            ("arrival", LongType()), ("file", LongType()), ("event_time", LongType())]
 

@@ -8,7 +8,7 @@ import math
 import pytest
 from pyspark.sql.types import DoubleType, IntegerType, LongType, StringType, StructField, StructType
 
-from conftest import JavaError
+pytestmark = pytest.mark.spark
 
 MIN, MAX = -2 ** 63, 2 ** 63 - 1
 SCHEMA = StructType([StructField("i", IntegerType()), StructField("l", LongType()), StructField("d", DoubleType()),
@@ -58,7 +58,7 @@ def test_the_aggregates_the_walk_takes_and_their_result_types(java):
     ("max", "s", r"max\(s\) of string"),
 ])
 def test_what_the_walk_does_not_evaluate_is_refused_by_name(java, function, column, message):
-    with pytest.raises(JavaError, match=message) as err:
+    with pytest.raises(java.Error, match=message) as err:
         _aggregate(java, function, column)
     assert err.value.java_class == "java.lang.IllegalArgumentException"
 
@@ -119,7 +119,7 @@ def test_a_long_sums_overflow_is_an_error_under_ansi_and_wraps_otherwise(java):
         running = _running(java, [("sum", "l"), ("max", "l")], ansi=ansi)
         _add_all(java, running, [(None, MAX, None)])
         if expected is None:
-            with pytest.raises(JavaError, match="overflow") as err:
+            with pytest.raises(java.Error, match="overflow") as err:
                 _add_all(java, running, [(None, 1, None)])
             assert err.value.java_class == "java.lang.ArithmeticException"
         else:

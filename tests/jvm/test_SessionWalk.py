@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 
+pytestmark = pytest.mark.spark
+
 MIN = -2 ** 63
 SCHEMA = StructType([StructField("key", StringType()), StructField("split", StringType()),
                      StructField("offset", LongType()), StructField("event_time", LongType()),

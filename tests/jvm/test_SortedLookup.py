@@ -7,6 +7,8 @@ import pytest
 from pyspark.sql.classic.column import Column
 from pyspark.sql.types import LongType, StructField, StructType
 
+pytestmark = pytest.mark.spark
+
 MIN, MAX = -2 ** 63, 2 ** 63 - 1
 
 

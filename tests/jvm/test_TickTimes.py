@@ -3,6 +3,10 @@ row's tick is the first multiple of the interval at or after its arrival. One re
 c 0, s, n, ticks with min_e and max_e as arrays of one length)."""
 from __future__ import annotations
 
+import pytest
+
+pytestmark = pytest.mark.spark
+
 MIN, MAX = -2 ** 63, 2 ** 63 - 1
 
 
