@@ -67,10 +67,12 @@ class TickPartials:
     combines them and clamps ticks before the range's first). At 100M rows that is ~40 MB of the driver's memory,
     so the timeline takes it once (`take`), and it is freed as soon as the tick table is built."""
 
-    def __init__(self, interval: int, table: pa.Table):
+    def __init__(self, interval: int, table: pa.Table | None):
+        """`table` None: the read counted more entries than the driver's bound and did not collect them."""
         if interval <= 0:
             raise ValueError(f"interval must be positive, got {interval}")
         self.interval = interval
+        self.over_bound = table is None
         self._table: pa.Table | None = table
 
     def take(self) -> pa.Table | None:
@@ -108,7 +110,7 @@ def read_order_records(code: Column, split: Column, folder: Column, offset: Colu
         is_tick = table.column("is_tick")
         runs = table.drop_columns(["is_tick", "n_ticks"]).filter(pc.invert(is_tick))
         entries = pc.sum(table.column("n_ticks").filter(is_tick)).as_py() or 0
-        ticks = None
+        ticks = TickPartials(interval, None)
         if entries <= tick_partials_max(spark):
             records = passed.where(F.col("ticks").isNotNull()).select("s", "ticks", "min_e", "max_e").toArrow()
             ticks = TickPartials(interval, _tick_partials(records))

@@ -64,6 +64,12 @@ def driver_frame(spark: SparkSession, table: pa.Table, schema: T.StructType | No
     return reader.parquet(path)
 
 
+def scratch_dataset(spark: SparkSession) -> str | None:
+    """A new path in the session's scratch folder for a dataset Spark writes and reads back (None: no folder)."""
+    folder = _scratch_folder(spark)
+    return None if folder is None else f"{folder}/{uuid.uuid4().hex}"
+
+
 def _scratch_folder(spark: SparkSession) -> str | None:
     folder = spark.conf.get(SCRATCH_CONF, None)
     if folder is None and spark.sparkContext.master.startswith("local"):

@@ -23,18 +23,19 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ...io.read_order import TickPartials, tick_partials_max
 from ...io.scratch import driver_frame
 from ...semantics.config import JobConfig
-from ..contract import Timeline
+from ...spark import local_frame
+from ..contract import SPLIT_STATE_SCHEMA, WATERMARKS_SCHEMA, Timeline
 from ..lookups import floor_value
+from .carry import StreamBefore, Ticks, TimelineEnd
 from .split_changes import SplitGroups, split_changes
 from .stream import StreamTimeline, combine_splits
-from ..contract import WATERMARKS_SCHEMA
 
 DRIVER_GROUPS_MAX: int | None = None  # (split, tick) entries on the driver; None: the read's bound. Tests set 0.
 
@@ -67,7 +68,10 @@ def collect_tick_table(rows: DataFrame, main_splits: list[str], first_tick: int,
     TickPartials.take)."""
     if limit is None:
         limit = DRIVER_GROUPS_MAX if DRIVER_GROUPS_MAX is not None else tick_partials_max(rows.sparkSession)
-    table = partials.take() if partials is not None and partials.interval == interval else None
+    same = partials is not None and partials.interval == interval
+    if same and partials.over_bound and limit <= tick_partials_max(rows.sparkSession):
+        return None  # the read counted more entries than that: no aggregate of the rows to find it out again
+    table = partials.take() if same else None
     if table is not None:
         return _partials_tick_table(table, main_splits, first_tick, limit)
     # Every split's rows (side inputs too: their event times reach windows), side inputs dropped on the driver.
@@ -76,7 +80,7 @@ def collect_tick_table(rows: DataFrame, main_splits: list[str], first_tick: int,
     table = agg.limit(limit + 1).toArrow()
     if table.num_rows > limit:
         return None
-    return _to_tick_table(table, main_splits)
+    return to_tick_table(table, main_splits)
 
 
 def _partials_tick_table(partials: pa.Table, main_splits: list[str], first_tick: int,
@@ -86,7 +90,7 @@ def _partials_tick_table(partials: pa.Table, main_splits: list[str], first_tick:
     time range. One numpy sort of the entries (Arrow's group_by starts a thread pool whose arenas cost the driver
     ~40 MB); None above `limit` (split, tick) groups."""
     if partials.num_rows == 0:
-        return _to_tick_table(partials, main_splits)
+        return to_tick_table(partials, main_splits)
     tick = np.maximum(partials.column("tick").to_numpy(), first_tick)
     row_ticks = np.unique(tick)
     emax = partials.column("max_event_time").to_numpy()
@@ -108,7 +112,7 @@ def _partials_tick_table(partials: pa.Table, main_splits: list[str], first_tick:
                      min_event_time=event_times[0], max_event_time_all=event_times[1])
 
 
-def _to_tick_table(table: pa.Table, main_splits: list[str]) -> TickTable:
+def to_tick_table(table: pa.Table, main_splits: list[str]) -> TickTable:
     index = _main_split_index(table.column("split").combine_chunks(), main_splits)
     main = pc.is_valid(index).to_numpy(zero_copy_only=False)
     split = index.to_numpy(zero_copy_only=False)[main].astype(np.int32)
@@ -135,32 +139,40 @@ def _main_split_index(split: pa.Array, main_splits: list[str]) -> pa.Array:
 
 
 @dataclass
-class DriverTimeline:
-    """What the driver path produces beyond the contract's Timeline: the stream on the driver."""
-    timeline: Timeline
+class DriverStream:
+    """The stream of one range computed on the driver, with what its end state needs."""
     stream: StreamTimeline
     groups: SplitGroups
     max_ts_after: np.ndarray  # per group: the split's max_ts after it
 
 
-def periodic_on_driver(rows: DataFrame, cfg: JobConfig, table: TickTable, main_splits: list[str],
-                       has_side: bool, initial: int, prev0: int, prev_idle0: bool, first_tick: int,
-                       last_tick: int, origin: int, pseudo: list[tuple[str, int, int]]) -> DriverTimeline:
-    """The Timeline of `rows` (published at ticks first_tick..last_tick) from their tick table and the carried
-    pseudo-groups (split, t, m) of a previous partition (empty: the start of a history)."""
-    spark = rows.sparkSession
-    interval = cfg.watermark.interval_ms
+def stream_of_table(cfg: JobConfig, table: TickTable, main_splits: list[str], has_side: bool, before: StreamBefore,
+                    ticks: Ticks, pseudo: list[tuple[str, int, int]]) -> DriverStream:
+    """The stream over ticks.first..ticks.last from the range's tick table, continuing from `before` and the
+    carried pseudo-groups (split, t, m) of the range before (empty: the start of a history)."""
     groups = _with_pseudo_groups(table, pseudo, main_splits)
-    changes = split_changes(groups, cfg.watermark, len(main_splits), last_tick + interval, origin)
-    stream = combine_splits(changes, len(main_splits), first_tick, last_tick, has_side, initial, prev0,
-                            prev_idle0)
-    watermarks = driver_frame(spark, _watermark_rows(stream, main_splits), WATERMARKS_SCHEMA)
-    out_rows = _with_wm_before(rows, stream, table.row_ticks, first_tick, interval, initial)
+    changes = split_changes(groups, cfg.watermark, len(main_splits), ticks.end_bound, ticks.origin)
+    stream = combine_splits(changes, len(main_splits), ticks.first, ticks.last, has_side, before.initial,
+                            before.value, before.idle)
+    return DriverStream(stream, groups, changes.max_ts_after)
+
+
+def periodic_on_driver(rows: DataFrame, cfg: JobConfig, table: TickTable, main_splits: list[str], has_side: bool,
+                       before: StreamBefore, ticks: Ticks,
+                       pseudo: list[tuple[str, int, int]]) -> tuple[Timeline, DriverStream]:
+    """The Timeline of `rows` (published at ticks.first..ticks.last) from their tick table (see stream_of_table)."""
+    spark = rows.sparkSession
+    done = stream_of_table(cfg, table, main_splits, has_side, before, ticks, pseudo)
+    stream = done.stream
+    watermarks = driver_frame(spark, watermark_rows(stream, main_splits), WATERMARKS_SCHEMA)
+    floor_ticks, floor_wm = floor_table(stream)
+    out_rows = with_wm_before(rows, floor_ticks, floor_wm, table.row_ticks, ticks.first, ticks.interval,
+                              before.initial)
     values = driver_frame(spark, pa.table({"watermark": pa.array(stream.values, pa.int64())}))
     e_range = None if table.min_event_time is None else (table.min_event_time, table.max_event_time_all)
     timeline = Timeline(rows=out_rows, watermarks=watermarks, stream_values=values,
                         known_stream_values=stream.values, event_time_range=e_range)
-    return DriverTimeline(timeline, stream, groups, changes.max_ts_after)
+    return timeline, done
 
 
 def _with_pseudo_groups(table: TickTable, pseudo: list[tuple[str, int, int]], main_splits: list[str]) -> SplitGroups:
@@ -179,7 +191,7 @@ def _with_pseudo_groups(table: TickTable, pseudo: list[tuple[str, int, int]], ma
     return SplitGroups(split=split[first], tick=tick[first], max_event_time=emax[first])
 
 
-def _watermark_rows(stream: StreamTimeline, main_splits: list[str]) -> pa.Table:
+def watermark_rows(stream: StreamTimeline, main_splits: list[str]) -> pa.Table:
     """The `watermarks` output as Arrow columns: the splits' changes, then the stream's (null while idle)."""
     names = pa.array(main_splits, pa.string())
     split_part = pa.table({
@@ -195,24 +207,37 @@ def _watermark_rows(stream: StreamTimeline, main_splits: list[str]) -> pa.Table:
     return pa.concat_tables([split_part.cast(stream_part.schema), stream_part])
 
 
-def _with_wm_before(rows: DataFrame, stream: StreamTimeline, row_ticks: np.ndarray, first_tick: int, interval: int,
-                    initial: int) -> DataFrame:
-    """`rows` with `wm_before`: the stream watermark after the last change tick <= the row's tick - interval
-    (`initial` before the first): a lookup in the extension, else a broadcast join of `_tick_lookup`."""
+def floor_table(stream: StreamTimeline) -> tuple[np.ndarray, np.ndarray]:
+    """(tick, watermark) where the stream's watermark moves (and its first tick): what a floor lookup of the
+    watermark after a tick needs, without the ticks where only a split or the idleness changed."""
+    keep = np.ones(len(stream.tick), bool)
+    keep[1:] = stream.watermark[1:] != stream.watermark[:-1]
+    return stream.tick[keep], stream.watermark[keep]
+
+
+def with_wm_before(rows: DataFrame, floor_ticks: np.ndarray, floor_wm: np.ndarray, row_ticks: np.ndarray | None,
+                   first_tick: int, interval: int, initial: int) -> DataFrame:
+    """`rows` with `wm_before`: the stream watermark after the last tick <= the row's tick - interval (`initial`
+    before the first), from the stream's (floor_ticks, floor_wm): a lookup in the extension, else a broadcast join
+    of `_tick_lookup` over `row_ticks` (every tick with rows; None: the extension is required)."""
     tick = publish_tick(F.col("arrival_time"), first_tick, interval)
-    wm = floor_value(rows.sparkSession, stream.tick, stream.watermark, tick - F.lit(interval), initial)
+    wm = floor_value(rows.sparkSession, floor_ticks, floor_wm, tick - F.lit(interval), initial)
     if wm is not None:
         return rows.withColumn("wm_before", wm)
-    lookup = driver_frame(rows.sparkSession, _tick_lookup(stream, row_ticks, interval, initial), TICK_LOOKUP)
+    if row_ticks is None:
+        raise RuntimeError("the rows' watermark lookup needs the engine's extension here")
+    lookup = driver_frame(rows.sparkSession, _tick_lookup(floor_ticks, floor_wm, row_ticks, interval, initial),
+                          TICK_LOOKUP)
     return (rows.withColumn("_tick", tick).join(F.broadcast(lookup), "_tick", "left")
             .select(*rows.columns, F.coalesce(F.col("wm_before"), F.lit(initial).cast("long")).alias("wm_before")))
 
 
-def _tick_lookup(stream: StreamTimeline, ticks: np.ndarray, interval: int, initial: int) -> pa.Table:
+def _tick_lookup(floor_ticks: np.ndarray, floor_wm: np.ndarray, ticks: np.ndarray, interval: int,
+                 initial: int) -> pa.Table:
     """tick -> the stream watermark after the last tick before it (`initial` before the first tick)."""
     before = ticks - interval
-    at = np.searchsorted(stream.tick, before, side="right") - 1
-    wm = np.where(at >= 0, stream.watermark[np.maximum(at, 0)], initial)
+    at = np.searchsorted(floor_ticks, before, side="right") - 1
+    wm = np.where(at >= 0, floor_wm[np.maximum(at, 0)], initial)
     return pa.table({"_tick": pa.array(ticks, pa.int64()), "wm_before": pa.array(wm, pa.int64())})
 
 
@@ -230,3 +255,10 @@ def end_split_state(groups: SplitGroups, m_after: np.ndarray, last_tick: int,
             out.append((main_splits[i], int(groups.tick[j]), int(groups.max_event_time[j])))
     return out
 
+
+def driver_end(spark: SparkSession, done: DriverStream, ticks: Ticks, main_splits: list[str]) -> TimelineEnd:
+    """The state a range computed on the driver in one piece leaves."""
+    end_splits = local_frame(spark, end_split_state(done.groups, done.max_ts_after, ticks.last, main_splits),
+                             SPLIT_STATE_SCHEMA)
+    last = local_frame(spark, [(bool(done.stream.idle[-1]),)], "s_idle boolean")
+    return TimelineEnd(splits=end_splits, origin_tick=ticks.origin, stream_last=last)

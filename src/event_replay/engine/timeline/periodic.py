@@ -15,7 +15,8 @@ from ...semantics.config import JobConfig
 from ...spark import local_frame
 from ..contract import NEG_INF, SPLIT_STATE_SCHEMA, WATERMARKS_SCHEMA, Timeline
 from .carry import StreamBefore, Ticks, TimelineCarry, TimelineEnd
-from .driver import collect_tick_table, end_split_state, periodic_on_driver
+from .driver import collect_tick_table, driver_end, periodic_on_driver
+from .driver_chunks import periodic_in_chunks, plan_chunks
 from .frames import empty, lit, stream_values_const, with_rows_watermark
 from .periodic_spark import periodic_spark
 
@@ -62,15 +63,14 @@ def _constant(rows: DataFrame, cols: list[str], before: StreamBefore, origin: in
 def _on_driver(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side: bool, before: StreamBefore,
                ticks: Ticks, carry: TimelineCarry | None,
                tick_partials: TickPartials | None) -> tuple[Timeline, TimelineEnd] | None:
-    """The driver path (driver.py) when the per-(split, tick) aggregate is small enough; else None."""
+    """The driver path (driver.py) when the per-(split, tick) aggregate is small enough, else in chunks of ticks
+    (driver_chunks.py); None when not even a chunk fits."""
     table = collect_tick_table(rows, main_splits, ticks.first, ticks.interval, partials=tick_partials)
-    if table is None:
-        return None
     pseudo = [(r["split"], r["t"], r["m"]) for r in carry.splits.collect()] if carry is not None else []
-    done = periodic_on_driver(rows, cfg, table, main_splits, has_side, before.initial, before.value, before.idle,
-                              ticks.first, ticks.last, ticks.origin, pseudo)
-    spark = rows.sparkSession
-    end_splits = local_frame(spark, end_split_state(done.groups, done.max_ts_after, ticks.last, main_splits),
-                             SPLIT_STATE_SCHEMA)
-    last = local_frame(spark, [(bool(done.stream.idle[-1]),)], "s_idle boolean")
-    return done.timeline, TimelineEnd(splits=end_splits, origin_tick=ticks.origin, stream_last=last)
+    if table is None:
+        chunks = plan_chunks(rows, main_splits, ticks)
+        if chunks is None:
+            return None
+        return periodic_in_chunks(rows, cfg, chunks, main_splits, has_side, before, ticks, pseudo)
+    timeline, done = periodic_on_driver(rows, cfg, table, main_splits, has_side, before, ticks, pseudo)
+    return timeline, driver_end(rows.sparkSession, done, ticks, main_splits)
