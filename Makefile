@@ -35,6 +35,11 @@ DEMO_CALIBRATE ?= 1
 comma := ,
 DEMO_CALIBRATION := $(if $(DEMO_CALIBRATE),$(comma) "calibrate_max_out_of_orderness": "500ms$(comma)1s"$(comma) "calibrate_idle_timeout": "5s$(comma)30s")
 DEMO_CONF ?= {"config": "jobs/configs/demo_partitioned.yaml", "start_date": "$(DEMO_START)", "end_date": "$(DEMO_END)", "dq_warn_only": false, $(DEMO_LIVE)$(DEMO_CALIBRATION)}
+# The demo's Spark jobs are short (seconds of work on a few thousand rows, most of it Spark's per-job overhead): their
+# driver JVM compiles with C1 only and collects with the serial GC (C2's and G1's threads cost more CPU than they
+# save in a minute-long JVM on 2 cores), without the Spark UI. Results do not depend on it; a REPLAY_SPARK_CONF of
+# your own replaces it (BENCHMARKS.md has the figures).
+DEMO_SPARK_CONF ?= {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC", "spark.ui.enabled": "false"}
 # The LocalExecutor starts [core] parallelism worker processes at once (Airflow's default 32, ~1.8 GB): one per core
 # here (at least 2); the replay_spark pool still runs REPLAY_SPARK_SLOTS Spark jobs at a time.
 AIRFLOW_PARALLELISM ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ "$$n" -lt 2 ] && n=2; echo $$n)
@@ -141,13 +146,23 @@ bench: install
 # make demo: a multi-day partitioned sample log, replayed partition by partition by the event_time_backfill DAG
 # (airflow dags test: real task execution, one spark-submit per chunk of partitions_per_job days; through
 # scripts/dag_test.py so the task logs show in the UI) on a project-local Airflow (SQLite).
+# The sample log is generated again only when its arguments, its generator, the lock or its files changed (a stamp
+# beside the folder: the folder is replaced whole).
+DEMO_SAMPLE_ARGS = --first-day $(DEMO_START) --days $(DEMO_DAYS) --rows-per-day $(DEMO_ROWS_PER_DAY) --splits 4 --seed 7
+DEMO_SAMPLE_FROM := src/event_replay/sample.py src/event_replay/orchestration/sample.py uv.lock
+DEMO_SAMPLE_STAMP := data/.partitioned.sample
 demo: install airflow-init data-docs-assets
 	@echo "demo: a $(DEMO_DAYS)-day sample log ($(DEMO_START)..$(DEMO_END)) replayed by event_time_backfill"
-	@$(VENV)/bin/python -m event_replay.orchestration.sample --out data/partitioned --first-day $(DEMO_START) \
-	  --days $(DEMO_DAYS) --rows-per-day $(DEMO_ROWS_PER_DAY) --splits 4 --seed 7
+	@sample() { echo "$(DEMO_SAMPLE_ARGS)" $$(cat $(DEMO_SAMPLE_FROM) | sha1sum) \
+	  $$(find data/partitioned -type f -printf '%P %s %T@\n' 2>/dev/null | sort | sha1sum); }; \
+	if [ -f $(DEMO_SAMPLE_STAMP) ] && [ "$$(cat $(DEMO_SAMPLE_STAMP))" = "$$(sample)" ]; then \
+	  echo "demo: the sample log in data/partitioned is current (not generated again)"; else \
+	  $(VENV)/bin/python -m event_replay.orchestration.sample --out data/partitioned $(DEMO_SAMPLE_ARGS) || exit 1; \
+	  sample > $(DEMO_SAMPLE_STAMP); fi
 	@start=$$(date +%s); logical="$(DEMO_LOGICAL_DATE)"; logical="$${logical:-$$(date -u +%FT%T+00:00)}"; \
-	echo "demo: event_time_backfill run at $$logical"; \
-	$(AIRFLOW_ENV) $(VENV)/bin/python scripts/dag_test.py event_time_backfill "$$logical" -c '$(DEMO_CONF)' \
+	echo "demo: event_time_backfill run at $$logical"; demo_spark_conf='$(DEMO_SPARK_CONF)'; \
+	REPLAY_SPARK_CONF="$${REPLAY_SPARK_CONF:-$$demo_spark_conf}" \
+	  $(AIRFLOW_ENV) $(VENV)/bin/python scripts/dag_test.py event_time_backfill "$$logical" -c '$(DEMO_CONF)' \
 	  > $(AIRFLOW_HOME_DIR)/demo-dags-test.log 2>&1 || { tail -n 80 $(AIRFLOW_HOME_DIR)/demo-dags-test.log; \
 	  echo "demo: the DAG run failed; full log: $(AIRFLOW_HOME_DIR)/demo-dags-test.log" >&2; exit 1; }; \
 	echo "demo: event_time_backfill ran in $$(( $$(date +%s) - start )) s (log: $(AIRFLOW_HOME_DIR)/demo-dags-test.log)"
@@ -182,12 +197,17 @@ $(DOCS_ASSETS_STAMP): src/event_replay/quality/docs_assets.py | install
 	@touch $@
 
 # A project-local Airflow: metadata DB (SQLite) under .airflow/, the replay_spark pool for the Spark jobs.
+# Skipped when the DB is current (scripts/airflow_db_current.py: same Airflow, same revision, same pool).
 airflow-init: install
 	@mkdir -p $(AIRFLOW_HOME_DIR) && echo '*' > $(AIRFLOW_HOME_DIR)/.gitignore
-	@$(AIRFLOW_ENV) $(VENV)/bin/airflow db migrate > $(AIRFLOW_HOME_DIR)/db-migrate.log 2>&1 || \
-	  { tail -n 40 $(AIRFLOW_HOME_DIR)/db-migrate.log; exit 1; }
-	@$(AIRFLOW_ENV) $(VENV)/bin/airflow pools set replay_spark $(REPLAY_SPARK_SLOTS) "Concurrent replay Spark jobs" >/dev/null
-	@echo "airflow: metadata DB and pool replay_spark ready in $(AIRFLOW_HOME_DIR) (log: $(AIRFLOW_HOME_DIR)/db-migrate.log)"
+	@if $(VENV)/bin/python scripts/airflow_db_current.py $(AIRFLOW_HOME_DIR) $(REPLAY_SPARK_SLOTS) check; then \
+	  echo "airflow: metadata DB and pool replay_spark current in $(AIRFLOW_HOME_DIR) (not migrated again)"; else \
+	  $(AIRFLOW_ENV) $(VENV)/bin/airflow db migrate > $(AIRFLOW_HOME_DIR)/db-migrate.log 2>&1 || \
+	    { tail -n 40 $(AIRFLOW_HOME_DIR)/db-migrate.log; exit 1; }; \
+	  $(AIRFLOW_ENV) $(VENV)/bin/airflow pools set replay_spark $(REPLAY_SPARK_SLOTS) "Concurrent replay Spark jobs" >/dev/null \
+	    || exit 1; \
+	  $(VENV)/bin/python scripts/airflow_db_current.py $(AIRFLOW_HOME_DIR) $(REPLAY_SPARK_SLOTS) record; \
+	  echo "airflow: metadata DB and pool replay_spark ready in $(AIRFLOW_HOME_DIR) (log: $(AIRFLOW_HOME_DIR)/db-migrate.log)"; fi
 
 # make airflow: the UI and scheduler on http://localhost:$(AIRFLOW_PORT) with the project's DAGs and plugins.
 # Log in as admin; the generated password is in $(AIRFLOW_HOME_DIR)/simple_auth_manager_passwords.json.generated
@@ -200,7 +220,7 @@ airflow: airflow-init
 
 # Generated data and caches; distclean also drops the environments.
 clean:
-	rm -rf data/sample data/partitioned .airflow out build spark-warehouse metastore_db derby.log .pytest_cache .hypothesis
+	rm -rf data/sample data/partitioned data/.partitioned.sample .airflow out build spark-warehouse metastore_db derby.log .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -not -path './.venv*' -not -path './.tools/*' -prune -exec rm -rf {} +
 
 distclean: clean

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib
 import random
 from pathlib import Path
 
@@ -92,6 +93,21 @@ def test_partition_by_partition_without_the_extensions_lookups(spark, tmp_path, 
     monkeypatch.setattr(fire_lookup, "fire_table", lambda *a, _f=fire_lookup.fire_table: tables.append(1) or _f(*a))
     test_partition_by_partition_equals_one_replay(spark, tmp_path, "periodic_tumbling_idle", 3)
     assert len(tables) > 1  # one per partition
+
+
+def test_partition_by_partition_in_chunks_of_ticks(spark, tmp_path, monkeypatch):
+    """Timelines computed on the driver a few ticks at a time (engine/timeline/driver_chunks.py): the carried
+    state enters the first chunk and the last chunk's state is carried on, with the same outputs."""
+    from event_replay.engine.timeline import driver, driver_chunks
+    periodic = importlib.import_module("event_replay.engine.timeline.periodic")
+
+    monkeypatch.setattr(driver, "DRIVER_GROUPS_MAX", 1)  # the case has one split: a tick per chunk
+    monkeypatch.setattr(driver_chunks, "N_TICK_BUCKETS", 1 << 20)
+    chunks = []
+    monkeypatch.setattr(periodic, "periodic_in_chunks", lambda rows, cfg, c, *a, _f=periodic.periodic_in_chunks:
+                        chunks.append(len(c.chunks)) or _f(rows, cfg, c, *a))
+    test_partition_by_partition_equals_one_replay(spark, tmp_path, "periodic_tumbling_idle", 3)
+    assert len(chunks) > 1 and max(chunks) > 1  # several partitions, each in several chunks
 
 
 # --- the CLI path: hourly dt=/hour= partitions on disk --------------------------------------------------------

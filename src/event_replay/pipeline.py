@@ -2,9 +2,10 @@
 
 A plan says what is replayed: the whole source (`WholeSource`, every dataset replaced, no state kept), one
 partition continuing its predecessor's carried state (`OnePartition`), or a span of consecutive partitions
-(`PartitionSpan`, committed partition by partition); the last two share what a plan in a history has (`HistoryPlan`). Each plan has one read and one staging of the outputs (the
-span's variants: io/span_source.py, io/span_output.py); the pipeline does the rest the same way for all.
-job.py and range_replay.py build plans; tuning/runner.py reads through WholeSource and replays each variant itself."""
+(`PartitionSpan`, committed partition by partition); the last two share what a plan in a history has
+(`HistoryPlan`). Each plan has one read and one staging of the outputs (the span's variants: io/span_source.py,
+io/span_output.py); the pipeline does the rest the same way for all. job.py and range_replay.py build plans;
+tuning/runner.py reads through WholeSource and replays each variant itself."""
 from __future__ import annotations
 
 import sys

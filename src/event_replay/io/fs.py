@@ -150,7 +150,14 @@ class HadoopFs:
         return bool(self._fs.exists(p) and self._fs.getFileStatus(p).isDirectory())
 
     def rename(self, src: str, dst: str) -> bool:
-        return bool(self._fs.rename(self._p(src), self._p(dst)))
+        # HDFS and S3A say False for a missing source, Hadoop's local file system raises: False for all (the
+        # lock's stale-holder race counts on it: the run whose rename lost competes again instead of failing).
+        try:
+            return bool(self._fs.rename(self._p(src), self._p(dst)))
+        except Exception as exc:  # noqa: BLE001 - py4j wraps FileNotFoundException
+            if "java.io.FileNotFoundException" in str(exc):
+                return False
+            raise
 
     def delete(self, path: str) -> None:
         self._fs.delete(self._p(path), True)
@@ -173,7 +180,8 @@ class HadoopFs:
 
     def copy_tree(self, src: str, dst: str) -> None:
         conf = self._fs.getConf()
-        if not self._jvm.org.apache.hadoop.fs.FileUtil.copy(self._fs, self._p(src), self._fs, self._p(dst), False, conf):
+        copy = self._jvm.org.apache.hadoop.fs.FileUtil.copy
+        if not copy(self._fs, self._p(src), self._fs, self._p(dst), False, conf):
             raise OSError(f"cannot copy {src} to {dst}")
 
     def read_text(self, path: str) -> str | None:
