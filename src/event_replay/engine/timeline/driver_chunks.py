@@ -25,12 +25,11 @@ from pyspark.sql import functions as F
 from ...io.read_order import tick_partials_max
 from ...io.scratch import driver_frame, scratch_dataset
 from ...semantics.config import JobConfig
-from ...spark import local_frame
-from ..contract import SPLIT_STATE_SCHEMA, WATERMARKS_SCHEMA, Timeline
+from ..contract import WATERMARKS_SCHEMA, Timeline
 from ..lookups import available
 from . import driver
 from .carry import StreamBefore, Ticks, TimelineEnd
-from .driver import end_split_state, floor_table, stream_of_table, watermark_rows, with_wm_before
+from .driver import driver_end, end_split_state, floor_table, stream_of_table, watermark_rows, with_wm_before
 
 N_TICK_BUCKETS = 256  # buckets of the written table: a chunk is a run of them (finer: chunks nearer the bound)
 
@@ -77,10 +76,9 @@ def _cut(path: str, counts: dict[int, int], n_buckets: int, per_bucket: int, tic
             lo, held = b, 0
         held += n
     chunks.append((lo, n_buckets - 1))
-    bounds = [(i, j, ticks.first + i * width, min(ticks.first + (j + 1) * width - ticks.interval, ticks.last))
-              for i, j in chunks]
-    return TickChunks(path, [(i, j, a, ticks.last if k == len(bounds) - 1 else b)
-                             for k, (i, j, a, b) in enumerate(bounds)])
+    # A chunk ends where the next begins; the last at the range's last tick (its bucket holds every later row).
+    ends = [ticks.first + (j + 1) * width - ticks.interval for _, j in chunks[:-1]] + [ticks.last]
+    return TickChunks(path, [(i, j, ticks.first + i * width, end) for (i, j), end in zip(chunks, ends)])
 
 
 def _tables(spark: SparkSession, chunks: TickChunks, main_splits: list[str]) -> Iterator[driver.TickTable]:
@@ -97,7 +95,7 @@ def periodic_in_chunks(rows: DataFrame, cfg: JobConfig, chunks: TickChunks, main
     """The Timeline of `rows`, one chunk after the other, each continuing from the state the one before left."""
     spark = rows.sparkSession
     watermarks, floor_ticks, floor_wm, values, e_lo, e_hi = [], [], [], [], [], []
-    state, done = before, None
+    state = before
     for (_, _, first, last), table in zip(chunks.chunks, _tables(spark, chunks, main_splits)):
         done = stream_of_table(cfg, table, main_splits, has_side, state, Ticks(ticks.interval, first, last,
                                                                                ticks.origin), pseudo)
@@ -119,8 +117,7 @@ def periodic_in_chunks(rows: DataFrame, cfg: JobConfig, chunks: TickChunks, main
     timeline = Timeline(rows=out_rows, watermarks=_union(watermarks), known_stream_values=all_values,
                         stream_values=driver_frame(spark, pa.table({"watermark": pa.array(all_values, pa.int64())})),
                         event_time_range=(min(e_lo), max(e_hi)) if e_lo else None)
-    return timeline, TimelineEnd(splits=local_frame(spark, pseudo, SPLIT_STATE_SCHEMA), origin_tick=ticks.origin,
-                                 stream_last=local_frame(spark, [(state.idle,)], "s_idle boolean"))
+    return timeline, driver_end(spark, done, ticks, main_splits)  # the last chunk ends at ticks.last
 
 
 def _union(frames: list[DataFrame]) -> DataFrame:
