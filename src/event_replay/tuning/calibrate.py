@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -71,13 +70,8 @@ class AgainstLive:
     scope: Scope = field(default_factory=Scope)
     live: LiveOutput | None = None
     _cached: list[DataFrame] = field(default_factory=list)
-    _lock: threading.Lock = field(default_factory=threading.Lock)  # variants run two at a time (runner.py)
 
     def _load(self, types) -> LiveOutput:
-        with self._lock:
-            return self._load_once(types)
-
-    def _load_once(self, types) -> LiveOutput:
         if self.live is None:
             live = read_live(self.spark, self.spec, self.cfg, types)
             live.firings = live.firings.localCheckpoint(eager=True)

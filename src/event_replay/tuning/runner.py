@@ -1,9 +1,9 @@
 """Run a what-if grid in one Spark application and write the table and the plot.
 
 The source is read, quarantined and cut once; its clean rows are materialised (a local checkpoint) and every
-variant replays them with its own config (engine.replay; two variants at a time), so variants differ only in their
-settings. The result goes to `<output.path>/_tuning/<grid name>/` (see grid.Grid.name: no timestamp, the same grid
-replaces its previous result), written to a staging folder first and renamed into place:
+variant replays them with its own config (engine.replay), so variants differ only in their settings. The result
+goes to `<output.path>/_tuning/<grid name>/` (see grid.Grid.name: no timestamp, the same grid replaces its
+previous result), written to a staging folder first and renamed into place:
     tuning.parquet, tuning.csv, tuning.md, index.html (table + plot), late_share_vs_lag.png, tuning.json
 (the grid, the definitions and the rows: what the why-report and the Airflow page read).
 Output paths are local folders (the tables are a few rows, written by the driver).
@@ -13,7 +13,6 @@ from __future__ import annotations
 import html
 import json
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -34,7 +33,6 @@ from .figures import __doc__ as definitions
 from .grid import Grid, Variant, grid_value
 from .table import html_table, markdown_table, ms_text
 
-VARIANTS_AT_ONCE = 2  # variants replayed side by side in the one Spark application (run_tuning)
 COLUMNS = ["variant", "max_out_of_orderness_ms", "idle_timeout_ms", "allowed_lateness_ms", "rows", "late_rows",
            "late_share", "windows_late_fired", "wm_lag_mean_ms", "wm_lag_p99_ms", "first_fire_delay_mean_ms",
            "first_fire_delay_windows", "firings", "windows", "late_rows_by_cause", "late_rows_by_split"]
@@ -64,33 +62,24 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
         try:
             clock = whole.clock(source)
             # Materialised once for every variant (and independent of the session's Dataset cache, which
-            # engine.release clears after the variants).
+            # engine.release clears after each variant).
             rows = source.rows.localCheckpoint(eager=True)
             newest = fig.newest_event_series(rows).localCheckpoint(eager=True)
-
-            def one(variant: Variant, vcfg: JobConfig) -> tuple[dict[str, Any], float]:
+            table = []
+            for i, (variant, vcfg) in enumerate(variants, 1):
                 t1 = time.monotonic()
                 result, _ = engine.replay(spark, rows, vcfg, source.splits, clock)
-                row = fig.variant_figures(result, newest, vcfg, source.clean_rows, clock.end_ms)
-                if per_variant is not None:
-                    row.update(per_variant(result, vcfg))
+                try:
+                    row = fig.variant_figures(result, newest, vcfg, source.clean_rows, clock.end_ms)
+                    if per_variant is not None:
+                        row.update(per_variant(result, vcfg))
+                finally:
+                    engine.release(spark)
                 row["variant"] = variant.name
-                return row, time.monotonic() - t1
-
-            table = []
-            try:
-                # A variant is a few dozen small Spark jobs, each planned on the driver (one core) and run on few
-                # rows: two variants at a time overlap one's planning with the other's jobs (BENCHMARKS.md,
-                # "make demo"). Each variant reads only its own frames, so the rows do not depend on it.
-                with ThreadPoolExecutor(max_workers=VARIANTS_AT_ONCE, thread_name_prefix="variant") as pool:
-                    done = pool.map(lambda vv: one(*vv), variants)  # in the grid's order
-                    for i, ((variant, _), (row, seconds)) in enumerate(zip(variants, done), 1):
-                        table.append(row)
-                        log(f"tune: {i}/{len(variants)} {variant.name}: late rows {row['late_rows']} "
-                            f"({row['late_share']:.2%}), mean watermark lag {ms_text(row['wm_lag_mean_ms'])} "
-                            f"({seconds:.1f} s)")
-            finally:
-                engine.release(spark)
+                table.append(row)
+                log(f"tune: {i}/{len(variants)} {variant.name}: late rows {row['late_rows']} "
+                    f"({row['late_share']:.2%}), mean watermark lag {ms_text(row['wm_lag_mean_ms'])} "
+                    f"({time.monotonic() - t1:.1f} s)")
         finally:
             source.release()
     folder = tuning_folder(cfg, grid)
