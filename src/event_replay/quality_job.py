@@ -22,6 +22,7 @@ from typing import Any
 from . import engine
 from .layout import DATA_QUALITY_FILE, DOCS_FOLDER, WHY_FOLDER
 from .quality.prepare import OutputsMissing
+from .quality.validation import validate
 from .semantics.config import JobConfig, load_config
 from .spark import build_session
 from .why.report import why_report
@@ -32,37 +33,24 @@ def run_quality(cfg: JobConfig, folder: str | Path, run_name: str | None = None,
     of `cfg`, in one Spark session (the one given, else spark-submit's); returns what `DATA_QUALITY_FILE` holds."""
     folder = Path(folder).resolve()
     own = spark is None
-    # Side by side: on a small output the suites and the why-report are bound by GX's import (~10 CPU s, a Python
-    # thread) and Spark's per-job overhead (the JVM), which overlap on two cores. So GX is imported in the worker
-    # thread while the session starts and the why-report runs; then the suites run there. The why-report is
-    # written also when an expectation fails: it explains.
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gx")
-    gx_validate = pool.submit(_import_validate)
+    if own:
+        spark = build_session(app_name="event-replay-dq")
+    engine.fixed_plans(spark)  # the replay's plans: no re-planning at run time, a Spark job per stage (BENCHMARKS.md)
     try:
-        if own:
-            spark = build_session(app_name="event-replay-dq")
-        try:
-            with pool:
-                engine.fixed_plans(spark)  # the replay's plans: no re-planning at run time (BENCHMARKS.md)
-                suites = pool.submit(lambda: gx_validate.result()(
-                    cfg.output.path, cfg, docs_dir=str(folder / DOCS_FOLDER), spark=spark, run_name=run_name))
-                why = why_report(cfg.output.path, cfg, spark=spark, report_dir=folder / WHY_FOLDER)
-                report = suites.result()
-        finally:
-            if own:
-                spark.stop()
+        # Side by side in one session: on a small output both are bound by Spark's per-job overhead and GX's import,
+        # which overlap. The why-report is written also when an expectation fails: it explains.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gx") as pool:
+            suites = pool.submit(validate, cfg.output.path, cfg, docs_dir=str(folder / DOCS_FOLDER), spark=spark,
+                                 run_name=run_name)
+            why = why_report(cfg.output.path, cfg, spark=spark, report_dir=folder / WHY_FOLDER)
+            report = suites.result()
     finally:
-        pool.shutdown()
+        if own:
+            spark.stop()
     return {"success": report.success, "expectations": len(report.results), "failed": len(report.failed),
             "failed_names": sorted(report.failed_names()), "data_docs": report.docs_index,
             "why_report": why if "://" in why else str(Path(why).resolve()), "output_path": cfg.output.path,
             "summary": report.summary()}
-
-
-def _import_validate():
-    from .quality.validation import validate  # Great Expectations: imported in the worker thread (run_quality)
-
-    return validate
 
 
 def write_result(result: dict[str, Any], folder: str | Path) -> Path:
