@@ -95,19 +95,32 @@ def test_partition_by_partition_without_the_extensions_lookups(spark, tmp_path, 
     assert len(tables) > 1  # one per partition
 
 
-def test_partition_by_partition_in_chunks_of_ticks(spark, tmp_path, monkeypatch):
+@pytest.mark.parametrize("written_by", ["aggregate", "read"])
+def test_partition_by_partition_in_chunks_of_ticks(spark, tmp_path, monkeypatch, written_by):
     """Timelines computed on the driver a few ticks at a time (engine/timeline/driver_chunks.py): the carried
-    state enters the first chunk and the last chunk's state is carried on, with the same outputs."""
-    from event_replay.engine.timeline import driver, driver_chunks
+    state enters the first chunk and the last chunk's state is carried on, with the same outputs. The bucketed
+    entries come from an aggregate of the rows, or from the read-order pass past its bound (io/read_order.py)."""
+    from event_replay.engine.timeline import driver
+    from event_replay import engine
+    from event_replay.io import read_order, tick_buckets
+    from timeline_cases import read_partials
     periodic = importlib.import_module("event_replay.engine.timeline.periodic")
 
     monkeypatch.setattr(driver, "DRIVER_GROUPS_MAX", 1)  # the case has one split: a tick per chunk
-    monkeypatch.setattr(driver_chunks, "N_TICK_BUCKETS", 1 << 20)
-    chunks = []
+    monkeypatch.setattr(tick_buckets, "N_TICK_BUCKETS", 1 << 20)
+    if written_by == "read":  # engine_partitioned reads no files: each partition's rows get the read's records
+        monkeypatch.setattr(read_order, "tick_partials_max", lambda spark: 1)
+        real = engine.replay
+        monkeypatch.setattr(engine, "replay", lambda spark, df, cfg, *a: real(
+            spark, df, cfg, *a, tick_partials=read_partials(df, cfg.watermark.interval_ms)))
+    chunks, sources = [], []
     monkeypatch.setattr(periodic, "periodic_in_chunks", lambda rows, cfg, c, *a, _f=periodic.periodic_in_chunks:
                         chunks.append(len(c.chunks)) or _f(rows, cfg, c, *a))
+    monkeypatch.setattr(periodic, "plan_chunks", lambda rows, splits, ticks, written, _f=periodic.plan_chunks:
+                        sources.append(written is not None) or _f(rows, splits, ticks, written))
     test_partition_by_partition_equals_one_replay(spark, tmp_path, "periodic_tumbling_idle", 3)
     assert len(chunks) > 1 and max(chunks) > 1  # several partitions, each in several chunks
+    assert set(sources) == {written_by == "read"}
 
 
 # --- the CLI path: hourly dt=/hour= partitions on disk --------------------------------------------------------

@@ -7,6 +7,7 @@ from typing import Any, Sequence
 from pyspark.sql import functions as F
 
 from event_replay.engine.timeline import compute_timeline
+from event_replay.io.read_order import TickPartials, read_order_records
 from event_replay.semantics.config import JobConfig, parse_config
 from event_replay.semantics.durations import NEG_INF
 from event_replay.semantics.model import LogRow
@@ -37,15 +38,27 @@ def log_rows(triples: Sequence[tuple[str, int, int]]) -> list[LogRow]:
     return out
 
 
-def run_timeline(spark, rows: Sequence[LogRow], cfg: JobConfig, declared: Sequence[str] | None = None):
-    """The engine's timeline and the reference's answer for the same log, as plain Python values."""
+def read_partials(rows, interval: int) -> TickPartials | None:
+    """What the read-order pass (io/read_order.py) gives the timeline for `rows`, every row a clean candidate. The
+    rows are spread over 5 partitions by offset, so that a (split, tick) gets an entry from each of several, as
+    where a real read's files meet."""
+    spread = rows.repartition(5, F.col("offset"))
+    return read_order_records(F.lit(0), F.col("split"), F.lit(0).cast("long"), F.col("offset"),
+                              F.col("arrival_time"), spread, F.col("event_time"), interval).ticks
+
+
+def run_timeline(spark, rows: Sequence[LogRow], cfg: JobConfig, declared: Sequence[str] | None = None,
+                 with_read_partials: bool = False):
+    """The engine's timeline and the reference's answer for the same log, as plain Python values;
+    `with_read_partials`: the timeline takes the read-order pass's tick records, as after a read."""
     start, end, in_range = replay_range_of(list(rows), cfg)
     splits = declared_splits_of(in_range, cfg, declared)
     if cfg.window.time != "event":  # the IO layer's job: event time is the arrival time
         in_range = [LogRow(r.split, r.offset, r.arrival_time, r.arrival_time, r.key, r.payload) for r in in_range]
     df = spark.createDataFrame([(r.split, r.offset, r.arrival_time, r.event_time, str(r.key),
                                  r.payload.get("value")) for r in in_range], SCHEMA)
-    tl = compute_timeline(df, cfg, splits, start, end)
+    partials = read_partials(df, cfg.watermark.interval_ms) if with_read_partials and cfg.watermark.periodic else None
+    tl = compute_timeline(df, cfg, splits, start, end, partials)
     # One action for the three outputs (tagged union), so their shared plan runs once.
     out = (tl.rows.select(F.lit("r").alias("o"), F.lit(None).cast("long").alias("replay_time"),
                           F.lit(None).cast("string").alias("scope"), "split", "offset",

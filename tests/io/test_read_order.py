@@ -127,6 +127,17 @@ def _tables_equal(a, b) -> bool:
             and (a.min_event_time, a.max_event_time_all) == (b.min_event_time, b.max_event_time_all))
 
 
+def _clean_log(interval: int) -> tuple[dict, dict]:
+    """400 rows over 200 ms in 5 splits, offsets rising with arrival in every split; periodic watermarks."""
+    rnd = random.Random(interval)
+    rows = [[f"s{rnd.randrange(5)}", 0, BASE + rnd.randrange(200), 0, rnd.choice("kq"), 1] for _ in range(400)]
+    rows.sort(key=lambda r: r[2])
+    for i, r in enumerate(rows):
+        r[1], r[3] = i, r[2] - rnd.randrange(60)
+    return ({name: list(col) for name, col in zip(SCHEMA.names, zip(*rows))},
+            {"max_out_of_orderness": "1s", "interval": f"{interval}ms"})
+
+
 @pytest.mark.parametrize("interval", [1, 7])
 def test_the_passs_tick_partials_are_the_timelines_aggregate(spark, tmp_path, interval):
     """The pass's per-(split, tick) event times, summed on the driver, equal the timeline's own Spark aggregate
@@ -135,13 +146,7 @@ def test_the_passs_tick_partials_are_the_timelines_aggregate(spark, tmp_path, in
     from event_replay.engine.timeline.driver import collect_tick_table
     from event_replay.io import read_source
 
-    rnd = random.Random(interval)
-    rows = [[f"s{rnd.randrange(5)}", 0, BASE + rnd.randrange(200), 0, rnd.choice("kq"), 1] for _ in range(400)]
-    rows.sort(key=lambda r: r[2])
-    for i, r in enumerate(rows):
-        r[1], r[3] = i, r[2] - rnd.randrange(60)  # offsets rise with arrival in every split
-    table = {name: list(col) for name, col in zip(SCHEMA.names, zip(*rows))}
-    every = {"max_out_of_orderness": "1s", "interval": f"{interval}ms"}
+    table, every = _clean_log(interval)
     cfg = make_cfg(_write_in_arrival_order(tmp_path / "log", table, 3, interval), watermark=every)
     data = read_source(spark, cfg)
     try:
@@ -165,6 +170,36 @@ def test_the_passs_tick_partials_are_the_timelines_aggregate(spark, tmp_path, in
     data = read_source(spark, make_cfg(_write_in_arrival_order(tmp_path / "bad", table, 1, interval), watermark=every))
     try:
         assert data.quarantined_rows >= 1 and data.tick_partials is None
+    finally:
+        data.release()
+
+
+@pytest.mark.parametrize("interval", [1, 7])
+def test_past_the_bound_the_pass_writes_its_tick_records_in_buckets(spark, tmp_path, monkeypatch, interval):
+    """Over the driver's bound the pass collects nothing and writes its entries to the scratch folder in buckets
+    of ticks (io/tick_buckets.py); every bucket's entries, combined, are the timeline's own aggregate, for any first
+    tick; each entry sits in the bucket of its tick."""
+    from event_replay.engine.timeline.driver import collect_tick_table, combine_partials
+    from event_replay.io import read_source, tick_buckets
+
+    monkeypatch.setattr(read_order, "tick_partials_max", lambda spark: 10)
+    monkeypatch.setattr(tick_buckets, "N_TICK_BUCKETS", 16)
+    table, every = _clean_log(interval)
+    data = read_source(spark, make_cfg(_write_in_arrival_order(tmp_path / "log", table, 3, interval),
+                                       watermark=every))
+    try:
+        partials = data.tick_partials
+        assert partials.over_bound and partials.take() is None
+        b = partials.buckets
+        assert b.first_tick == -(-min(table["arrival_time"]) // interval) * interval
+        assert 1 < b.n_buckets <= 16 and sum(b.counts.values()) >= 10
+        entries = spark.read.parquet(b.path).collect()
+        assert all(r["_bucket"] == b.bucket_of(r["tick"]) for r in entries)
+        every_bucket = tick_buckets.read_buckets(spark, b, 0, b.n_buckets - 1).toArrow()
+        splits = sorted(set(table["split"]) - {"s4"})
+        for first_tick in (BASE - 5 * interval, BASE + 50):
+            spark_side = collect_tick_table(data.rows, splits, first_tick, interval, limit=10_000)
+            assert _tables_equal(combine_partials(every_bucket, splits, first_tick), spark_side)
     finally:
         data.release()
 

@@ -25,7 +25,8 @@ class Fs(Protocol):
 
 
 def _write_synced(f, text: str) -> None:
-    """`text` into the open file `f`, on disk before this returns (a crash cannot leave it half written)."""
+    """`text` into the open file `f`, on disk before this returns. Not atomic by itself (a crash mid-write can leave
+    part of it): callers write into staging or a private draft, and only a rename or link makes it visible."""
     f.write(text)
     f.flush()
     os.fsync(f.fileno())

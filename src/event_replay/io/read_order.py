@@ -32,6 +32,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ..extension import extension_class, missing_reason
+from .tick_buckets import TickBuckets, write_tick_buckets
 
 MAX_RUNS = 64  # runs of one split in one partition before the rest of its rows there only count
 # The most (split, tick) entries the driver takes (here and in engine/timeline/driver.py): about 100 bytes each at
@@ -67,12 +68,16 @@ class TickPartials:
     combines them and clamps ticks before the range's first). At 100M rows that is ~40 MB of the driver's memory,
     so the timeline takes it once (`take`), and it is freed as soon as the tick table is built."""
 
-    def __init__(self, interval: int, table: pa.Table | None):
-        """`table` None: the read counted more entries than the driver's bound and did not collect them."""
+    def __init__(self, interval: int, table: pa.Table | None, buckets: TickBuckets | None = None):
+        """`table` None: the read counted more entries than the driver's bound and did not collect them; it wrote
+        them to the scratch folder in `buckets` instead, if it had one."""
         if interval <= 0:
             raise ValueError(f"interval must be positive, got {interval}")
+        if table is not None and buckets is not None:
+            raise ValueError("the entries are either collected or written, not both")
         self.interval = interval
         self.over_bound = table is None
+        self.buckets = buckets
         self._table: pa.Table | None = table
 
     def take(self) -> pa.Table | None:
@@ -102,7 +107,8 @@ def read_order_records(code: Column, split: Column, folder: Column, offset: Colu
     if not interval:
         return ReadOrder(records=passed.drop("ticks", "min_e", "max_e").toArrow().to_pylist(), ticks=None)
     # The pass once, kept (spilling if need be), then read twice: the runs with each tick record's size, and the
-    # tick records only if they fit the driver's bound (tick_partials_max); else the timeline takes the Spark path.
+    # tick records: collected if they fit the driver's bound (tick_partials_max), else written to the scratch
+    # folder in buckets of ticks, which the timeline takes a chunk at a time.
     passed = passed.persist(StorageLevel.MEMORY_AND_DISK)
     try:
         table = passed.select(*_RUN_COLUMNS, F.col("ticks").isNotNull().alias("is_tick"),
@@ -110,10 +116,11 @@ def read_order_records(code: Column, split: Column, folder: Column, offset: Colu
         is_tick = table.column("is_tick")
         runs = table.drop_columns(["is_tick", "n_ticks"]).filter(pc.invert(is_tick))
         entries = pc.sum(table.column("n_ticks").filter(is_tick)).as_py() or 0
-        ticks = TickPartials(interval, None)
+        records = passed.where(F.col("ticks").isNotNull()).select("s", "ticks", "min_e", "max_e")
         if entries <= tick_partials_max(spark):
-            records = passed.where(F.col("ticks").isNotNull()).select("s", "ticks", "min_e", "max_e").toArrow()
-            ticks = TickPartials(interval, _tick_partials(records))
+            ticks = TickPartials(interval, _tick_partials(records.toArrow()))
+        else:
+            ticks = TickPartials(interval, None, _written(records, runs, interval))
     finally:
         passed.unpersist()
     return ReadOrder(records=runs.to_pylist(), ticks=ticks)
@@ -130,6 +137,23 @@ def _tick_partials(records: pa.Table) -> pa.Table:
     return pa.table({
         "split": pa.DictionaryArray.from_arrays(pc.index_in(split, value_set=splits).take(entry_record), splits),
         "tick": pc.list_flatten(ticks), "min_event_time": flat("min_e"), "max_event_time": flat("max_e")})
+
+
+def _written(records: DataFrame, runs: pa.Table, interval: int) -> TickBuckets | None:
+    """The tick records, one entry per tick, bucketed over the candidates' ticks (from the runs' arrival range)."""
+    candidates = runs.filter(pc.equal(runs.column("c"), 0))
+    if candidates.num_rows == 0 or pc.min(candidates.column("lo")).as_py() is None:
+        return None
+    first, last = (_tick_of(pc.min(candidates.column("lo")).as_py(), interval),
+                   _tick_of(pc.max(candidates.column("hi")).as_py(), interval))
+    entries = records.select(F.col("s").alias("split"), F.inline(F.arrays_zip(
+        F.col("ticks").alias("tick"), F.col("min_e").alias("min_event_time"),
+        F.col("max_e").alias("max_event_time"))))
+    return write_tick_buckets(entries, first, last, interval, one_file_per_bucket=False)
+
+
+def _tick_of(arrival: int, interval: int) -> int:
+    return -(-arrival // interval) * interval
 
 
 def _summed(narrow: DataFrame) -> pa.Table:

@@ -73,7 +73,7 @@ def collect_tick_table(rows: DataFrame, main_splits: list[str], first_tick: int,
         return None  # the read counted more entries than that: no aggregate of the rows to find it out again
     table = partials.take() if same else None
     if table is not None:
-        return _partials_tick_table(table, main_splits, first_tick, limit)
+        return combine_partials(table, main_splits, first_tick, limit)
     # Every split's rows (side inputs too: their event times reach windows), side inputs dropped on the driver.
     agg = (rows.groupBy("split", publish_tick(F.col("arrival_time"), first_tick, interval).alias("tick"))
            .agg(F.max("event_time").alias("max_event_time"), F.min("event_time").alias("min_event_time")))
@@ -83,12 +83,12 @@ def collect_tick_table(rows: DataFrame, main_splits: list[str], first_tick: int,
     return to_tick_table(table, main_splits)
 
 
-def _partials_tick_table(partials: pa.Table, main_splits: list[str], first_tick: int,
-                         limit: int) -> TickTable | None:
-    """The tick table from the read's partials: the entries of one (main split, tick) combined, ticks before
-    `first_tick` published at it (as publish_tick); side inputs' entries count only for the row ticks and the event
-    time range. One numpy sort of the entries (Arrow's group_by starts a thread pool whose arenas cost the driver
-    ~40 MB); None above `limit` (split, tick) groups."""
+def combine_partials(partials: pa.Table, main_splits: list[str], first_tick: int,
+                     limit: int | None = None) -> TickTable | None:
+    """The tick table from per-(split, tick) entries, several per group allowed (the read's partials): the entries
+    of one (main split, tick) combined, ticks before `first_tick` published at it (as publish_tick); side inputs'
+    entries count only for the row ticks and the event time range. One numpy sort of the entries (Arrow's group_by
+    starts a thread pool whose arenas cost the driver ~40 MB); None above `limit` (split, tick) groups."""
     if partials.num_rows == 0:
         return to_tick_table(partials, main_splits)
     tick = np.maximum(partials.column("tick").to_numpy(), first_tick)
@@ -105,7 +105,7 @@ def _partials_tick_table(partials: pa.Table, main_splits: list[str], first_tick:
     split, tick, emax = split[order], tick[order], emax[order]
     del order
     starts = np.flatnonzero(np.r_[len(split) > 0, (split[1:] != split[:-1]) | (tick[1:] != tick[:-1])])
-    if len(starts) > limit:
+    if limit is not None and len(starts) > limit:
         return None
     group_max = np.maximum.reduceat(emax, starts) if len(starts) else emax
     return TickTable(split=split[starts], tick=tick[starts], max_event_time=group_max, row_ticks=row_ticks,

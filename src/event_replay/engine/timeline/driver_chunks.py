@@ -1,12 +1,13 @@
 """The driver path for a range whose (split, tick) table exceeds the driver's bound: the same timeline, computed
 chunk by chunk of ticks.
 
-Spark aggregates the rows once per (split, tick) into the scratch folder, bucketed into at most N_TICK_BUCKETS
-equal spans of ticks; consecutive buckets make a chunk of at most the bound's entries. Each chunk's timeline
-continues from the state the chunk before left (its splits' last groups, the stream's watermark and idleness),
-as a partition continues from the one before it, so the result is the one-piece computation's. The driver holds
-one chunk's table at a time; for the whole range it keeps only the ticks where the stream's watermark moves (16
-bytes each, at most one per tick of the range), which the rows look up in the engine's extension.
+The range's (split, tick) entries lie in the scratch folder in buckets of equal tick spans (io/tick_buckets.py):
+written by the read-order pass when it took them, else by an aggregate of the rows here. Consecutive buckets make a
+chunk of at most the bound's entries. Each chunk's timeline continues from the state the chunk before left (its
+splits' last groups, the stream's watermark and idleness), as a partition continues from the one before it, so the
+result is the one-piece computation's. The driver holds one chunk's table at a time; for the whole range it keeps
+only the ticks where the stream's watermark moves (16 bytes each, at most one per tick of the range), which the
+rows look up in the engine's extension.
 
 None (the caller then takes the Spark path) without a scratch folder or the extension, or when a single bucket
 exceeds the bound.
@@ -23,7 +24,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ...io.read_order import tick_partials_max
-from ...io.scratch import driver_frame, scratch_dataset
+from ...io.scratch import driver_frame
+from ...io.tick_buckets import TickBuckets, read_buckets, write_tick_buckets
 from ...semantics.config import JobConfig
 from ..contract import WATERMARKS_SCHEMA, Timeline
 from ..lookups import available
@@ -31,62 +33,60 @@ from . import driver
 from .carry import StreamBefore, Ticks, TimelineEnd
 from .driver import driver_end, end_split_state, floor_table, stream_of_table, watermark_rows, with_wm_before
 
-N_TICK_BUCKETS = 256  # buckets of the written table: a chunk is a run of them (finer: chunks nearer the bound)
-
 
 @dataclass(frozen=True)
 class TickChunks:
-    """The range's tick table in the scratch folder (`path`, column `_bucket`), and its chunks: (first bucket,
-    last bucket, first tick, last tick), in tick order."""
-    path: str
+    """The range's bucketed entries and its chunks: (first bucket, last bucket, first tick, last tick), in tick
+    order; the first chunk reads from bucket 0 and the last to the last bucket (entries outside the range's ticks
+    are published at its first tick, or held by its last chunk)."""
+    buckets: TickBuckets
     chunks: list[tuple[int, int, int, int]]
 
 
-def plan_chunks(rows: DataFrame, main_splits: list[str], ticks: Ticks) -> TickChunks | None:
-    """Write the rows' tick table bucketed by tick and cut it into chunks of at most the driver's bound."""
+def plan_chunks(rows: DataFrame, main_splits: list[str], ticks: Ticks,
+                written: TickBuckets | None = None) -> TickChunks | None:
+    """Chunks of at most the driver's bound over `written` (the read's entries), else over the rows' aggregate."""
     spark = rows.sparkSession
-    path = scratch_dataset(spark)
-    if path is None or not available(spark):
+    if not available(spark):
         return None
     limit = driver.DRIVER_GROUPS_MAX if driver.DRIVER_GROUPS_MAX is not None else tick_partials_max(spark)
-    per_bucket = -(-ticks.count // N_TICK_BUCKETS)  # ticks per bucket
-    n_buckets = -(-ticks.count // per_bucket)
-    tick = driver.publish_tick(F.col("arrival_time"), ticks.first, ticks.interval)
-    bucket = F.least(F.floor((F.col("tick") - ticks.first) / (per_bucket * ticks.interval)), F.lit(n_buckets - 1))
-    (rows.groupBy("split", tick.alias("tick"))
-     .agg(F.max("event_time").alias("max_event_time"), F.min("event_time").alias("min_event_time"))
-     .withColumn("_bucket", bucket.cast("int"))
-     .repartition("_bucket")  # one file per bucket
-     .write.partitionBy("_bucket").parquet(path))
-    counts = {r["_bucket"]: r["count"] for r in spark.read.parquet(path).groupBy("_bucket").count().collect()}
-    return _cut(path, counts, n_buckets, per_bucket, ticks, limit)
+    if written is None:
+        tick = driver.publish_tick(F.col("arrival_time"), ticks.first, ticks.interval)
+        entries = (rows.groupBy("split", tick.alias("tick"))
+                   .agg(F.max("event_time").alias("max_event_time"), F.min("event_time").alias("min_event_time")))
+        written = write_tick_buckets(entries, ticks.first, ticks.last, ticks.interval, one_file_per_bucket=True)
+    return None if written is None else _cut(written, ticks, limit)
 
 
-def _cut(path: str, counts: dict[int, int], n_buckets: int, per_bucket: int, ticks: Ticks,
-         limit: int) -> TickChunks | None:
-    """Consecutive buckets while their entries stay within `limit`; None if one bucket alone exceeds it."""
-    if any(n > limit for n in counts.values()):
+def _cut(buckets: TickBuckets, ticks: Ticks, limit: int) -> TickChunks | None:
+    """Consecutive buckets while their entries stay within `limit`; None if one bucket alone exceeds it. Buckets
+    before the range's first tick count with its first bucket, those after its last tick with its last."""
+    lo_b, hi_b = buckets.bucket_of(ticks.first), buckets.bucket_of(ticks.last)
+    held_by = {}
+    for b, n in buckets.counts.items():
+        e = min(max(b, lo_b), hi_b)
+        held_by[e] = held_by.get(e, 0) + n
+    if any(n > limit for n in held_by.values()):
         return None
-    width = per_bucket * ticks.interval
-    chunks, lo, held = [], 0, 0
-    for b in range(n_buckets):
-        n = counts.get(b, 0)
+    runs, lo, held = [], lo_b, 0
+    for b in range(lo_b, hi_b + 1):
+        n = held_by.get(b, 0)
         if held + n > limit:
-            chunks.append((lo, b - 1))
+            runs.append((lo, b - 1))
             lo, held = b, 0
         held += n
-    chunks.append((lo, n_buckets - 1))
-    # A chunk ends where the next begins; the last at the range's last tick (its bucket holds every later row).
-    ends = [ticks.first + (j + 1) * width - ticks.interval for _, j in chunks[:-1]] + [ticks.last]
-    return TickChunks(path, [(i, j, ticks.first + i * width, end) for (i, j), end in zip(chunks, ends)])
+    runs.append((lo, hi_b))
+    firsts = [ticks.first] + [buckets.start_of(i) for i, _ in runs[1:]]
+    lasts = [f - ticks.interval for f in firsts[1:]] + [ticks.last]  # a chunk ends where the next begins
+    reads = [(0 if k == 0 else i, buckets.n_buckets - 1 if k == len(runs) - 1 else j) for k, (i, j) in enumerate(runs)]
+    return TickChunks(buckets, [(i, j, f, t) for (i, j), f, t in zip(reads, firsts, lasts)])
 
 
-def _tables(spark: SparkSession, chunks: TickChunks, main_splits: list[str]) -> Iterator[driver.TickTable]:
-    table = spark.read.parquet(chunks.path)
+def _tables(spark: SparkSession, chunks: TickChunks, main_splits: list[str],
+            first_tick: int) -> Iterator[driver.TickTable]:
     for i, j, _, _ in chunks.chunks:
-        part = (table.filter(F.col("_bucket").between(i, j))
-                .select("split", "tick", "max_event_time", "min_event_time").toArrow())
-        yield driver.to_tick_table(part, main_splits)
+        part = read_buckets(spark, chunks.buckets, i, j).toArrow()
+        yield driver.combine_partials(part, main_splits, first_tick)
 
 
 def periodic_in_chunks(rows: DataFrame, cfg: JobConfig, chunks: TickChunks, main_splits: list[str], has_side: bool,
@@ -96,7 +96,7 @@ def periodic_in_chunks(rows: DataFrame, cfg: JobConfig, chunks: TickChunks, main
     spark = rows.sparkSession
     watermarks, floor_ticks, floor_wm, values, e_lo, e_hi = [], [], [], [], [], []
     state = before
-    for (_, _, first, last), table in zip(chunks.chunks, _tables(spark, chunks, main_splits)):
+    for (_, _, first, last), table in zip(chunks.chunks, _tables(spark, chunks, main_splits, ticks.first)):
         done = stream_of_table(cfg, table, main_splits, has_side, state, Ticks(ticks.interval, first, last,
                                                                                ticks.origin), pseudo)
         stream = done.stream

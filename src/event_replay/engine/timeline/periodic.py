@@ -68,7 +68,8 @@ def _on_driver(rows: DataFrame, cfg: JobConfig, main_splits: list[str], has_side
     table = collect_tick_table(rows, main_splits, ticks.first, ticks.interval, partials=tick_partials)
     pseudo = [(r["split"], r["t"], r["m"]) for r in carry.splits.collect()] if carry is not None else []
     if table is None:
-        chunks = plan_chunks(rows, main_splits, ticks)
+        same = tick_partials is not None and tick_partials.interval == ticks.interval
+        chunks = plan_chunks(rows, main_splits, ticks, tick_partials.buckets if same else None)
         if chunks is None:
             return None
         return periodic_in_chunks(rows, cfg, chunks, main_splits, has_side, before, ticks, pseudo)
