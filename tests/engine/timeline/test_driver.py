@@ -60,8 +60,8 @@ def test_the_tick_table_from_partials_equals_the_one_by_hand():
                       "max_event_time": pa.array([x[2] for x in entries], pa.int64()),
                       "min_event_time": pa.array([x[3] for x in entries], pa.int64())})
     keys, maxima, row_ticks = _by_hand(200, 200)  # the first tick after some rows' ticks
-    assert _as_lists(driver._partials_tick_table(table, MAIN, 200, 100)) == (keys, maxima, row_ticks, (-20, 900))
-    assert driver._partials_tick_table(table, MAIN, 200, len(keys) - 1) is None
+    assert _as_lists(driver.combine_partials(table, MAIN, 200, 100)) == (keys, maxima, row_ticks, (-20, 900))
+    assert driver.combine_partials(table, MAIN, 200, len(keys) - 1) is None
 
 
 def _stream(ticks, watermarks) -> StreamTimeline:
