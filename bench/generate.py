@@ -132,9 +132,11 @@ def write_log(out: str | Path, p: Profile, *, quiet: bool = False) -> dict:
     return write_chunks(out, tables(), {"profile": asdict(p)}, quiet=quiet)
 
 
-def write_chunks(out: str | Path, tables, meta: dict, *, quiet: bool = False) -> dict:
+def write_chunks(out: str | Path, tables, meta: dict, *, quiet: bool = False, place=None) -> dict:
     """Writes the tables (in arrival order, disjoint arrival ranges) as one Parquet file each into `out` (replaced,
-    through a staging folder); returns the manifest (`meta`, rows, arrival range, seconds), also out/_bench.json."""
+    through a staging folder); returns the manifest (`meta`, rows, arrival range, seconds), also out/_bench.json.
+    `place(table)`: (sub-folder, rows) pieces of a table, each written as that chunk's file in its sub-folder
+    (e.g. dt= partition folders); by default the whole table in `out`."""
     out = Path(out)
     staging = out.with_name(out.name + ".staging")
     shutil.rmtree(staging, ignore_errors=True)
@@ -148,7 +150,9 @@ def write_chunks(out: str | Path, tables, meta: dict, *, quiet: bool = False) ->
             a0, a1 = arr[0].as_py(), arr[-1].as_py()
             first_arrival = a0 if first_arrival is None else first_arrival
             last_arrival = a1
-        pq.write_table(table, staging / f"part-{i:05d}.parquet", row_group_size=256 * 1024)
+        for folder, piece in (place(table) if place else [("", table)]):
+            (staging / folder).mkdir(parents=True, exist_ok=True)
+            pq.write_table(piece, staging / folder / f"part-{i:05d}.parquet", row_group_size=256 * 1024)
         rows += n
         del table
         if not quiet:
