@@ -1,4 +1,6 @@
-"""A partitioned history needs its splits declared (history/state.py, docs/semantics.md "Partitions").
+"""history/state.py: a partitioned history needs its splits declared (docs/semantics.md "Partitions"), and a carried
+state is continued only under the config, format, predecessor and emission that wrote it.
+
 
 Without `source.splits` the splits are those seen in the range: a split whose first row is in hour 1 holds a
 replay of hours 0-1 back from its start (it has not published), while hour 0 replayed alone never hears of it
@@ -17,6 +19,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from event_replay.engine.carry import Carry
+from event_replay.history.state import FORMAT_VERSION, Manifest, StateError, checked_manifest, manifest_json
 from event_replay.job import run_partition
 from event_replay.semantics.config import ConfigError, parse_config
 from event_replay.semantics.model import LogRow
@@ -73,3 +77,48 @@ def test_replay_run_partition_exits_2_naming_source_splits_before_spark(tmp_path
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert "source.splits" in proc.stderr
     assert time.monotonic() - t0 < 15 and not (tmp_path / "out").exists()  # no Spark, no output
+
+
+def _declared(**window):
+    return parse_config({**RAW, "source": {"path": "unused", "splits": ["p0", "p1"]},
+                         "window": {**RAW["window"], **window}})
+
+
+def _manifest(cfg, partition="2024-01-01T00", **changes) -> Manifest:
+    carry = Carry(origin_tick=DAY0, stream_watermark=DAY0 + 999, stream_idle=False, splits=["p0", "p1"],
+                  last_offsets={"p0": 4})
+    m = Manifest.after(cfg, partition, None, carry)
+    return Manifest(**{**m.__dict__, **changes})
+
+
+def _check(cfg, m: Manifest):
+    return checked_manifest(cfg, manifest_json(m), "state/x", "state/x/manifest.json", "2024-01-01T01",
+                            "2024-01-01T00")
+
+
+def test_a_manifest_round_trips_and_holds_the_carry():
+    cfg = _declared()
+    m = _check(cfg, _manifest(cfg))
+    assert (m.format_version, m.partition, m.previous, m.emit) == (FORMAT_VERSION, "2024-01-01T00", None, "periodic")
+    assert (m.origin_tick, m.stream_watermark, m.splits, m.last_offsets) == (DAY0, DAY0 + 999, ["p0", "p1"],
+                                                                              {"p0": 4})
+    assert m.flushed is False  # end_of_input hold
+
+
+@pytest.mark.parametrize("changes, says", [({"format_version": FORMAT_VERSION + 1}, "format version"),
+                                            ({"partition": "2023-12-31T23"}, "belongs to partition"),
+                                            ({"flushed": True}, "end_of_input=flush"),
+                                            ({"emit": "per_event"}, "emit=per_event"),
+                                            ({"fingerprint": "0" * 16}, "another config")])
+def test_a_state_another_run_wrote_is_refused(changes, says):
+    cfg = _declared()
+    with pytest.raises(StateError, match=says):
+        _check(cfg, _manifest(cfg, **changes))
+
+
+def test_a_changed_window_changes_the_fingerprint_and_a_torn_file_is_refused():
+    cfg = _declared()
+    with pytest.raises(StateError, match="another config"):
+        _check(_declared(size=2000), _manifest(cfg))
+    with pytest.raises(StateError, match="unreadable"):
+        checked_manifest(cfg, manifest_json(_manifest(cfg))[:40], "f", "f/manifest.json", "b", "a")

@@ -1,5 +1,5 @@
-"""build_session's machine-dependent default: few shuffle partitions on a local master only, whoever set the master
-(--master, MASTER, spark-submit), and never over a count somebody chose."""
+"""spark.py: build_session's machine-dependent default (few shuffle partitions on a local master only, whoever set
+the master: --master, MASTER, spark-submit; never over a count somebody chose) and the `--conf` pairs."""
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -61,3 +61,15 @@ def test_the_driver_allocates_arrow_memory_from_the_c_allocator(monkeypatch):
         assert pa.default_memory_pool().backend_name == "mimalloc"
     finally:
         pa.set_memory_pool(before)
+
+
+def test_conf_pairs_split_at_the_first_equals_sign():
+    from event_replay.semantics.config import ConfigError
+    from event_replay.spark import parse_conf
+
+    assert parse_conf([" spark.a = 1 ", "spark.b=x=y", "spark.c="]) == {"spark.a": "1", "spark.b": "x=y",
+                                                                         "spark.c": ""}
+    for bad in ["spark.a", "=1"]:
+        with pytest.raises(ConfigError) as err:
+            parse_conf([bad])
+        assert err.value.key == "--conf"

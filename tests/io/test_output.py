@@ -1,4 +1,4 @@
-"""What the outputs say about a firing and a late row (io/output.py, docs/semantics.md "Outputs").
+"""io/output.py: what the outputs say about a firing and a late row (docs/semantics.md "Outputs").
 
 +inf is not null: a firing at a stream watermark of +inf (every split idle, a side input declared) and an end-of-input
 flush both have no timestamp, so the exact long goes next to it (fire_watermark_ms, late_watermark_ms), and only

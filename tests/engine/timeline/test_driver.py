@@ -1,0 +1,83 @@
+"""engine/timeline/driver.py, the periodic timeline on the driver: the tick a row is published at, the per-(split,
+tick) table (from the rows, from the read's partials, by hand: all equal; side inputs only in the row ticks and the
+event-time range), and the floor lookup of the stream watermark before each row's tick."""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from pyspark.sql import functions as F
+
+from event_replay.engine.timeline import driver
+from event_replay.engine.timeline.stream import StreamTimeline
+
+# split, arrival_time, event_time; "side" is not a main split
+ROWS = [("a", 0, 10), ("a", 150, 40), ("a", 200, 5), ("b", 90, 70), ("a", 420, 300), ("side", 610, 900),
+        ("b", -30, -20)]
+MAIN = ["a", "b"]
+
+
+def _published(arrival: int, first: int, interval: int) -> int:
+    return max(first, -(-arrival // interval) * interval)
+
+
+@pytest.mark.spark
+def test_a_row_is_published_at_the_first_tick_at_or_after_it(spark):
+    df = spark.createDataFrame([(a,) for _, a, _ in ROWS], "arrival_time long")
+    got = [r[0] for r in df.select(driver.publish_tick(F.col("arrival_time"), 0, 200)).collect()]
+    assert got == [_published(a, 0, 200) for _, a, _ in ROWS] == [0, 200, 200, 200, 600, 800, 0]
+
+
+def _by_hand(first: int, interval: int):
+    groups: dict[tuple[int, int], int] = {}
+    for s, a, e in ROWS:
+        if s in MAIN:
+            k = (MAIN.index(s), _published(a, first, interval))
+            groups[k] = max(groups.get(k, e), e)
+    keys = sorted(groups)
+    return keys, [groups[k] for k in keys], sorted({_published(a, first, interval) for _, a, _ in ROWS})
+
+
+def _as_lists(table: driver.TickTable):
+    return (list(zip(table.split.tolist(), table.tick.tolist())), table.max_event_time.tolist(),
+            table.row_ticks.tolist(), (table.min_event_time, table.max_event_time_all))
+
+
+@pytest.mark.spark
+def test_the_tick_table_from_rows_equals_the_one_by_hand(spark):
+    df = spark.createDataFrame(ROWS, "split string, arrival_time long, event_time long")
+    keys, maxima, row_ticks = _by_hand(0, 200)
+    assert _as_lists(driver.collect_tick_table(df, MAIN, 0, 200, limit=100)) == (keys, maxima, row_ticks, (-20, 900))
+    entries = len({(s, _published(a, 0, 200)) for s, a, _ in ROWS})  # every split's entries count for the bound
+    assert driver.collect_tick_table(df, MAIN, 0, 200, limit=entries) is not None
+    assert driver.collect_tick_table(df, MAIN, 0, 200, limit=entries - 1) is None
+
+
+def test_the_tick_table_from_partials_equals_the_one_by_hand():
+    # the read's partials: several entries per (split, tick), ticks before the first one not yet clamped
+    entries = [(s, -(-a // 200) * 200, e, e) for s, a, e in ROWS] + [("a", 200, 1, 1)]
+    table = pa.table({"split": [x[0] for x in entries], "tick": pa.array([x[1] for x in entries], pa.int64()),
+                      "max_event_time": pa.array([x[2] for x in entries], pa.int64()),
+                      "min_event_time": pa.array([x[3] for x in entries], pa.int64())})
+    keys, maxima, row_ticks = _by_hand(200, 200)  # the first tick after some rows' ticks
+    assert _as_lists(driver.combine_partials(table, MAIN, 200, 100)) == (keys, maxima, row_ticks, (-20, 900))
+    assert driver.combine_partials(table, MAIN, 200, len(keys) - 1) is None
+
+
+def _stream(ticks, watermarks) -> StreamTimeline:
+    empty = np.array([], dtype=np.int64)
+    return StreamTimeline(np.array(ticks, dtype=np.int64), np.array(watermarks, dtype=np.int64),
+                          np.zeros(len(ticks), bool), empty, empty, empty, empty.astype(bool), empty, empty, empty,
+                          empty.astype(bool))
+
+
+def test_the_floor_table_keeps_the_first_tick_and_where_the_watermark_moves():
+    ticks, wms = driver.floor_table(_stream([0, 200, 400, 600, 800], [5, 5, 9, 9, 12]))
+    assert (ticks.tolist(), wms.tolist()) == ([0, 400, 800], [5, 9, 12])
+
+
+def test_a_rows_watermark_is_the_streams_after_the_last_tick_before_its_own():
+    floor_ticks, floor_wm = np.array([0, 400, 800]), np.array([5, 9, 12])
+    lookup = driver._tick_lookup(floor_ticks, floor_wm, np.array([0, 200, 400, 600, 1000]), 200, -99)
+    assert lookup.column("wm_before").to_pylist() == [-99, 5, 5, 9, 12]
+    assert lookup.column("_tick").to_pylist() == [0, 200, 400, 600, 1000]

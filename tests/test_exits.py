@@ -1,0 +1,46 @@
+"""exits.py: every command's exit codes: 0 done, 2 refused (a config key named), 1 failed (one line for a Failure,
+else the traceback), 130 interrupted."""
+from __future__ import annotations
+
+import pytest
+
+from event_replay.exits import Failure, guarded
+from event_replay.semantics.config import ConfigError
+
+
+def _raises(exc: BaseException):
+    def run() -> int:
+        raise exc
+    return run
+
+
+def test_a_run_that_finishes_gives_its_own_code():
+    assert guarded("replay", lambda: 0) == 0
+    assert guarded("replay", lambda: 3) == 3
+
+
+def test_a_config_error_is_refused_naming_the_key(capsys):
+    assert guarded("replay", _raises(ConfigError("window.size", "must be positive"))) == 2
+    assert capsys.readouterr().err == "replay: config error: key 'window.size': must be positive\n"
+
+
+def test_listed_refusals_exit_2_and_others_fail(capsys):
+    class Stale(RuntimeError):
+        pass
+
+    assert guarded("replay", _raises(Stale("state from another config")), (Stale,)) == 2
+    assert capsys.readouterr().err == "replay: state from another config\n"
+    assert guarded("replay", _raises(Stale("boom"))) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" in err and err.endswith("replay: failed\n")
+
+
+def test_a_failure_is_one_line_and_an_interrupt_is_130(capsys):
+    assert guarded("tune", _raises(Failure("disk full: nothing was committed"))) == 1
+    assert capsys.readouterr().err == "tune: failed: disk full: nothing was committed\n"
+    assert guarded("tune", _raises(KeyboardInterrupt())) == 130
+
+
+def test_a_system_exit_is_not_swallowed():
+    with pytest.raises(SystemExit):
+        guarded("replay", _raises(SystemExit(4)))
