@@ -83,10 +83,17 @@ $(UV):
 
 # uv sync is idempotent and fast when .venv is up to date, so it runs every time (uv.lock is the truth).
 # uv's package list goes to a log file (shown only when the sync fails): the targets' output starts with what matters.
+# Bytecode is compiled here, the venv's and the project's (a second run only checks it is current): every Python
+# process of make demo (Airflow, each task, each spark-submit's driver) otherwise compiles what it imports, each
+# time where PYTHONDONTWRITEBYTECODE is set, about half of its start (BENCHMARKS.md, "make demo").
 SYNC_LOG := build/uv-sync.log
+BYTECODE_DIRS := src dags plugins jobs scripts
 sync: $(UV)
-	@mkdir -p $(dir $(SYNC_LOG)); $(UV) sync --frozen --python "$$($(PYTHON) -c 'import sys; print(sys.executable)')" \
+	@mkdir -p $(dir $(SYNC_LOG)); $(UV) sync --frozen --compile-bytecode \
+	  --python "$$($(PYTHON) -c 'import sys; print(sys.executable)')" \
 	  > $(SYNC_LOG) 2>&1 || { cat $(SYNC_LOG) >&2; echo "error: uv sync failed (log: $(SYNC_LOG))" >&2; exit 1; }
+	@$(VENV)/bin/python -m compileall -q -j 0 $(BYTECODE_DIRS) >> $(SYNC_LOG) 2>&1 || \
+	  { cat $(SYNC_LOG) >&2; echo "error: compiling the project's Python failed (log: $(SYNC_LOG))" >&2; exit 1; }
 	@echo "install: .venv in sync with uv.lock (uv's log: $(SYNC_LOG))"
 	@$(VENV)/bin/python -c "import pyspark" || \
 	  { echo "error: .venv has no usable pyspark after uv sync (pyspark and pyspark-client share the pyspark/ folder: try make distclean install)" >&2; exit 1; }
@@ -168,7 +175,7 @@ demo: install airflow-init data-docs-assets
 	echo "demo: event_time_backfill ran in $$(( $$(date +%s) - start )) s (log: $(AIRFLOW_HOME_DIR)/demo-dags-test.log)"
 	@report=$$(ls -t out/demo_partitioned/_airflow/*/report.md | head -n 1); cat "$$report"; \
 	run=$$(dirname "$$report"); if [ -f "$$run/compare/summary.json" ]; then \
-	  $(VENV)/bin/python -c 'import json,sys; s=json.load(open(sys.argv[1])); from event_replay.compare.run import summary_line; print("demo versus live (jobs/live/demo, a stand-in made by Flink with other settings):", summary_line(s))' "$$run/compare/summary.json"; \
+	  $(VENV)/bin/python -c 'import json,sys; s=json.load(open(sys.argv[1])); from event_replay.compare.summary import summary_line; print("demo versus live (jobs/live/demo, a stand-in made by Flink with other settings):", summary_line(s))' "$$run/compare/summary.json"; \
 	  if [ -n "$(DEMO_CALIBRATE)" ]; then cat out/demo_partitioned/_tuning/*/calibration.md 2>/dev/null | sed -n 3p; \
 	  else echo "which settings did the live job run with? make demo DEMO_CALIBRATE=1 ranks a grid against it"; fi; fi; \
 	echo "demo outputs (Parquet, one dt= folder per partition) under $(CURDIR)/out/demo_partitioned:" \

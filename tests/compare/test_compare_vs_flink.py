@@ -79,7 +79,7 @@ def _every_difference_explained(spark, summary: dict) -> list[dict]:
 
 @pytest.mark.parametrize("fmt,keeps_updates,late_identity", [("json", True, "key"), ("parquet", False, "split")])
 def test_equal_settings_agree_fully(spark, world, fmt, keeps_updates, late_identity):
-    from event_replay.compare.run import differs
+    from event_replay.compare.summary import differs
 
     s = _compare(spark, world, "equal", fmt=fmt, keeps_updates=keeps_updates, late_identity=late_identity,
                  out=f"equal-{fmt}")
@@ -132,7 +132,8 @@ def test_a_split_the_live_job_never_read_is_found(spark, world):
 
 @pytest.mark.parametrize("keeps_updates", [False, True])
 def test_a_restart_that_reemitted_an_hour_is_reported_as_duplicates(spark, world, keeps_updates):
-    from event_replay.compare.run import differs, windows_frame
+    from event_replay.compare.run import windows_frame
+    from event_replay.compare.summary import differs
 
     lo, hi = duplicated_hour(world["flink"]["equal"])
     s = _compare(spark, world, "equal", fmt="parquet", keeps_updates=keeps_updates, reemit=(lo, hi),

@@ -42,7 +42,8 @@ def spec_from_args(args: argparse.Namespace) -> LiveSpec:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from ..compare.run import CompareOptions, compare, differs, summary_line  # lazy: pandas, not for --help
+    from ..compare.run import CompareOptions, compare  # lazy: pandas, not for --help
+    from ..compare.summary import differs, summary_line
 
     t0 = time.monotonic()
     cfg = load_config(args.config)  # refused before Spark starts (exit 2)

@@ -10,7 +10,7 @@ One concept per module:
 - explain.py: the evidence the replay has (late rows, who held the watermark, idle spans, rows per split) and
   what it suggests about the live job;
 - output.py, page.py: compare/ (per-window table, per-partition summary, the page);
-- run.py: one comparison end to end.
+- run.py: one comparison end to end; summary.py: its summary read as one line (no Spark).
 Elsewhere: `replay compare` is commands/compare.py, the agreement of each what-if variant (`replay tune
 --against-live`) tuning/calibrate.py, the backfill DAG's optional compare task orchestration/compare_task.py, the live
 parity suite's batch quality/parity.py, the why-report's "versus live" entry why/versus_live.py.

@@ -111,27 +111,9 @@ def _config_line(cfg: JobConfig) -> dict[str, str]:
             "end of input": cfg.replay.end_of_input}
 
 
-def summary_line(summary: dict[str, Any]) -> str:
-    t = summary["totals"]
-    parts = [f"compare: windows compared {t['windows']}, equal {t['agreeing']}, differing {t['differing']} "
-             f"(value {t['value_differs']}, replay only {t['replay_only']}, live only {t['live_only']})",
-             f"agreement {t['agreement_pct']:.2f}%"]
-    if t.get("duplicate"):
-        parts.append(f"duplicates {t['duplicate']}")
-    if "late_matched" in t:
-        parts.append(f"late rows matched {t['late_matched']}, replay only {t['late_replay_only']}, "
-                     f"live only {t['late_live_only']}")
-    return ", ".join(parts) + f" -> {summary.get('page', summary.get('out_dir'))}"
-
-
-def differs(summary: dict[str, Any]) -> bool:
-    t = summary["totals"]
-    return bool(t["differing"] or t.get("late_replay_only") or t.get("late_live_only"))
-
-
 def windows_frame(spark: SparkSession, out_dir: str):
     """The per-window table a comparison wrote (for tests and notebooks)."""
     return spark.read.parquet(str(Path(out_dir, "windows")))
 
 
-__all__ = ["compare", "CompareOptions", "summary_line", "differs", "default_out_dir"]
+__all__ = ["compare", "CompareOptions", "default_out_dir"]
