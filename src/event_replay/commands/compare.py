@@ -23,6 +23,7 @@ import time
 from pyspark.sql import SparkSession
 
 from ..compare.live import FORMATS, CompareInputError, LiveSpec, parse_mapping, parse_options
+from ..compare.summary import differs, summary_line
 from ..compare.replay_side import Scope
 from ..compare.rules import DEFAULT_TOLERANCE, SUMMATION_ORDERS
 from ..exits import guarded
@@ -43,7 +44,6 @@ def spec_from_args(args: argparse.Namespace) -> LiveSpec:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from ..compare.run import CompareOptions, compare  # lazy: pandas, not for --help
-    from ..compare.summary import differs, summary_line
 
     t0 = time.monotonic()
     cfg = load_config(args.config)  # refused before Spark starts (exit 2)
