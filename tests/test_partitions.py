@@ -109,10 +109,11 @@ def test_partition_by_partition_in_chunks_of_ticks(spark, tmp_path, monkeypatch,
     monkeypatch.setattr(driver, "DRIVER_GROUPS_MAX", 1)  # the case has one split: a tick per chunk
     monkeypatch.setattr(tick_buckets, "N_TICK_BUCKETS", 1 << 20)
     if written_by == "read":  # engine_partitioned reads no files: each partition's rows get the read's records
+        # in one read partition, so that an entry is a (split, tick) group and a tick per chunk fits the bound
         monkeypatch.setattr(read_order, "tick_partials_max", lambda spark: 1)
         real = engine.replay
         monkeypatch.setattr(engine, "replay", lambda spark, df, cfg, *a: real(
-            spark, df, cfg, *a, tick_partials=read_partials(df, cfg.watermark.interval_ms)))
+            spark, df, cfg, *a, tick_partials=read_partials(df, cfg.watermark.interval_ms, partitions=1)))
     chunks, sources = [], []
     monkeypatch.setattr(periodic, "periodic_in_chunks", lambda rows, cfg, c, *a, _f=periodic.periodic_in_chunks:
                         chunks.append(len(c.chunks)) or _f(rows, cfg, c, *a))

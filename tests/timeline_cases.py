@@ -38,11 +38,11 @@ def log_rows(triples: Sequence[tuple[str, int, int]]) -> list[LogRow]:
     return out
 
 
-def read_partials(rows, interval: int) -> TickPartials | None:
+def read_partials(rows, interval: int, partitions: int = 5) -> TickPartials | None:
     """What the read-order pass (io/read_order.py) gives the timeline for `rows`, every row a clean candidate. The
-    rows are spread over 5 partitions by offset, so that a (split, tick) gets an entry from each of several, as
+    rows are spread over `partitions` by offset, so that a (split, tick) gets an entry from each of several, as
     where a real read's files meet."""
-    spread = rows.repartition(5, F.col("offset"))
+    spread = rows.repartition(partitions, F.col("offset"))
     return read_order_records(F.lit(0), F.col("split"), F.lit(0).cast("long"), F.col("offset"),
                               F.col("arrival_time"), spread, F.col("event_time"), interval).ticks
 
