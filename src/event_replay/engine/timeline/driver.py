@@ -60,6 +60,12 @@ def publish_tick(arrival, first_tick: int, interval: int):
     return F.greatest(F.lit(first_tick).cast("long"), arrival + F.pmod(-arrival, F.lit(interval).cast("long")))
 
 
+def groups_limit(spark: SparkSession) -> int:
+    """The (split, tick) entries the driver takes at once: DRIVER_GROUPS_MAX when a test set it, else the read's
+    bound."""
+    return DRIVER_GROUPS_MAX if DRIVER_GROUPS_MAX is not None else tick_partials_max(spark)
+
+
 def collect_tick_table(rows: DataFrame, main_splits: list[str], first_tick: int, interval: int,
                        limit: int | None = None, partials: TickPartials | None = None) -> TickTable | None:
     """One aggregate of the rows per (split, tick): None if it has more than `limit` (default: the driver's
@@ -67,7 +73,7 @@ def collect_tick_table(rows: DataFrame, main_splits: list[str], first_tick: int,
     io/read_order.py) are summed on the driver instead of aggregating the rows again (taken: see
     TickPartials.take)."""
     if limit is None:
-        limit = DRIVER_GROUPS_MAX if DRIVER_GROUPS_MAX is not None else tick_partials_max(rows.sparkSession)
+        limit = groups_limit(rows.sparkSession)
     same = partials is not None and partials.interval == interval
     if same and partials.over_bound and limit <= tick_partials_max(rows.sparkSession):
         return None  # the read counted more entries than that: no aggregate of the rows to find it out again

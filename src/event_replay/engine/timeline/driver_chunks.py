@@ -23,7 +23,6 @@ import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from ...io.read_order import tick_partials_max
 from ...io.scratch import driver_frame
 from ...io.tick_buckets import TickBuckets, read_buckets, write_tick_buckets
 from ...semantics.config import JobConfig
@@ -49,7 +48,7 @@ def plan_chunks(rows: DataFrame, main_splits: list[str], ticks: Ticks,
     spark = rows.sparkSession
     if not available(spark):
         return None
-    limit = driver.DRIVER_GROUPS_MAX if driver.DRIVER_GROUPS_MAX is not None else tick_partials_max(spark)
+    limit = driver.groups_limit(spark)
     if written is None:
         tick = driver.publish_tick(F.col("arrival_time"), ticks.first, ticks.interval)
         entries = (rows.groupBy("split", tick.alias("tick"))
