@@ -21,7 +21,6 @@ MISSING = {
     "compare/page.py",
     "compare/replay_side.py",
     "compare/run.py",
-    "compare/summary.py",
     "engine/processing_time.py",
     "engine/timeline/periodic_changes.py",
     "from_flink/cli.py",
@@ -48,9 +47,7 @@ MISSING = {
     "tuning/calibrate.py",
     "tuning/cli.py",
     "tuning/figures.py",
-    "tuning/results.py",
     "tuning/runner.py",
-    "tuning/table.py",
     "why/timelines.py",
     "why/versus_live.py",
 }
