@@ -30,7 +30,6 @@ MISSING = {
     "from_flink/settings.py",
     "from_flink/typed.py",
     "io/span_output.py",
-    "local_folder.py",
     "orchestration/links.py",
     "orchestration/operators.py",
     "orchestration/tuning.py",
@@ -49,7 +48,6 @@ MISSING = {
     "tuning/figures.py",
     "tuning/runner.py",
     "why/timelines.py",
-    "why/versus_live.py",
 }
 
 
