@@ -27,7 +27,6 @@ MISSING = {
     "from_flink/dialect.py",
     "from_flink/query.py",
     "from_flink/script.py",
-    "from_flink/settings.py",
     "from_flink/typed.py",
     "io/span_output.py",
     "orchestration/links.py",
