@@ -24,7 +24,6 @@ MISSING = {
     "engine/processing_time.py",
     "engine/timeline/periodic_changes.py",
     "from_flink/cli.py",
-    "from_flink/dialect.py",
     "from_flink/query.py",
     "from_flink/script.py",
     "from_flink/typed.py",
