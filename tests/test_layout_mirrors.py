@@ -16,7 +16,6 @@ MISSING = {
     "compare/explain.py",
     "compare/output.py",
     "compare/page.py",
-    "compare/replay_side.py",
     "compare/run.py",
     "engine/processing_time.py",
     "engine/timeline/periodic_changes.py",

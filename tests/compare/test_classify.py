@@ -39,3 +39,21 @@ def test_partition_counts_and_scope(spark):
     assert Scope.parse(None, "2024-01-01..2024-01-03").widened() == ("2023-12-31", "2024-01-04")
     with pytest.raises(CompareInputError, match="exclude each other"):
         Scope.parse("2024-01-01", "2024-01-01..2024-01-02")
+
+
+def test_totals_sum_the_counts_and_recompute_the_agreement():
+    from event_replay.compare.classify import CLASSES, totals
+
+    rows = [{"partition": "2024-01-01", "windows": 3, "equal": 2, "duplicate": 1, "value_differs": 0,
+             "replay_only": 0, "live_only": 0, "differing": 0, "agreeing": 3, "agreement_pct": 100.0,
+             "late_matched": 4, "late_replay_only": None},
+            {"partition": "2024-01-02", "windows": 1, "equal": 0, "duplicate": 0, "value_differs": 0,
+             "replay_only": 1, "live_only": 0, "differing": 1, "agreeing": 0, "agreement_pct": 0.0,
+             "late_matched": 1, "late_replay_only": 2}]
+    t = totals(rows)
+    assert (t["windows"], t["agreeing"], t["differing"], t["replay_only"]) == (4, 3, 1, 1)
+    assert (t["late_matched"], t["late_replay_only"]) == (5, 2)  # a missing count is 0
+    assert t["agreement_pct"] == 75.0  # of the sums, not the mean of 100 % and 0 %
+    assert "partition" not in t
+    none = totals([])
+    assert none["agreement_pct"] == 100.0 and all(none[c] == 0 for c in (*CLASSES, "windows", "differing"))
