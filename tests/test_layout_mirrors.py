@@ -17,7 +17,6 @@ MISSING = {
     "compare/output.py",
     "compare/page.py",
     "compare/run.py",
-    "engine/processing_time.py",
     "engine/timeline/periodic_changes.py",
     "from_flink/cli.py",
     "from_flink/query.py",
