@@ -15,7 +15,6 @@ TESTS = ROOT / "tests"
 MISSING = {
     "compare/explain.py",
     "compare/output.py",
-    "compare/page.py",
     "compare/run.py",
     "engine/timeline/periodic_changes.py",
     "from_flink/cli.py",
