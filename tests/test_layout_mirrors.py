@@ -30,7 +30,6 @@ MISSING = {
     "quality/prepare.py",
     "quality/validation.py",
     "quality_job.py",
-    "sample.py",
     "tuning/calibrate.py",
     "tuning/cli.py",
     "tuning/figures.py",
