@@ -34,7 +34,6 @@ MISSING = {
     "tuning/cli.py",
     "tuning/figures.py",
     "tuning/runner.py",
-    "why/timelines.py",
 }
 
 
