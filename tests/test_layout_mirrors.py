@@ -26,7 +26,6 @@ MISSING = {
     "orchestration/tuning.py",
     "orchestration/wiring.py",
     "pipeline.py",
-    "quality/attribution.py",
     "quality/prepare.py",
     "quality/validation.py",
     "quality_job.py",
