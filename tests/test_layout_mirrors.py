@@ -31,7 +31,6 @@ MISSING = {
     "quality_job.py",
     "tuning/calibrate.py",
     "tuning/cli.py",
-    "tuning/figures.py",
     "tuning/runner.py",
 }
 
