@@ -17,7 +17,6 @@ MISSING = {
     "compare/output.py",
     "compare/run.py",
     "engine/timeline/periodic_changes.py",
-    "from_flink/cli.py",
     "from_flink/query.py",
     "from_flink/script.py",
     "from_flink/typed.py",
