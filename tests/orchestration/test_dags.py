@@ -124,7 +124,7 @@ def test_validate_task_rejects_bad_range_and_bad_duration(dagbag, dag_id, tmp_pa
     dag = dagbag.dags[dag_id]
     fn = dag.get_task("validate").python_callable
     # A day-partitioned source that exists (the demo's own is written by make demo; one that does not exist is
-    # refused before anything else: test_orchestration.py, test_a_config_without_dt_folders_is_named_first).
+    # refused before anything else: test_params.py, test_a_config_without_dt_folders_is_named_first).
     import yaml
 
     for day in ("2024-01-01", "2024-01-02", "2024-01-03"):

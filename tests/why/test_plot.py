@@ -1,26 +1,15 @@
-"""The why-report's timelines without Spark: where traffic spans are cut, the buckets, the newest event time drawn
-from the downsampled series, the lag and share steps the panels draw, and the figure's documented size (the PNG is
-looked at by a person: the browser test screenshots it)."""
+"""The why-report's plot (why/plot.py) without Spark (where traffic spans are cut and their buckets:
+test_timelines.py): the newest event time drawn from the downsampled series, the lag and share steps the panels
+draw, and the figure's documented size (the PNG is looked at by a person: the browser test screenshots it)."""
 from __future__ import annotations
 
 import math
 import struct
 
-from event_replay.why.plot import figure_size_px, lag_steps, newest_event_time, plot, \
-    share_steps
-from event_replay.why.timelines import HELD, IDLE, MAX_SPANS, LagBucket, Span, Timelines, _cut
+from event_replay.why.plot import figure_size_px, lag_steps, newest_event_time, plot, share_steps
+from event_replay.why.timelines import HELD, IDLE, LagBucket, Span, Timelines
 
 LAG_MS = 501  # bounded out-of-orderness 500 ms
-
-
-def test_cut_keeps_bursts_apart_and_the_widest_gaps_only():
-    assert _cut([3, 4, 5, 900, 901, 1990], min_gap=100) == [(3, 5), (900, 901), (1990, 1990)]
-    assert _cut([3, 4, 5, 50], min_gap=100) == [(3, 50)]  # a short silence is no cut
-    busy = [i * 300 for i in range(MAX_SPANS + 3)]
-    busy[-1] += 500  # the widest gap: always cut
-    groups = _cut(busy, min_gap=100)
-    assert len(groups) == MAX_SPANS and groups[-1] == (busy[-1], busy[-1])
-    assert sum(1 for a, b in groups for x in busy if a <= x <= b) == len(busy)  # every busy bucket in one span
 
 
 def _timelines() -> Timelines:
@@ -35,13 +24,6 @@ def _timelines() -> Timelines:
                              (HELD, "p0", 0): {b: 1.0 for b in range(70, 100)}},
                      lag={0: [LagBucket(b, 501.0, 700.0, 4101, 100) for b in range(10, 70)]
                           + [LagBucket(b, 501.0, 501.0, 501, 100) for b in range(70, 100)]})
-
-
-def test_buckets_cover_the_span_and_the_last_is_cut_at_its_end():
-    s = Span(1000, 1000 + 9_999, (1000, 10_999), buckets=400)
-    assert s.bucket_ms() == 25 and s.bucket_count() == 400 and s.bucket_bounds(399) == (10_975, 11_000)
-    odd = Span(0, 999, (0, 999), buckets=3)  # 1000 ms in 3 buckets of 334 ms: the last is 332 ms
-    assert [odd.bucket_bounds(b) for b in range(odd.bucket_count())] == [(0, 334), (334, 668), (668, 1000)]
 
 
 def test_newest_event_time_is_the_highest_split_watermark_plus_the_strategy_lag():

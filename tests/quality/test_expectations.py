@@ -1,9 +1,9 @@
-"""The GX suites on replay outputs: all pass on the reference model's outputs (tumbling, sliding, session; flush and
-hold), and each rule fails on an output broken on purpose. One Spark session and one GX import for the module; a
-broken output is validated with its own suite only, to keep the module short."""
+"""The custom expectations (quality/expectations.py) in the GX suites on replay outputs (the saved suites themselves:
+test_suites.py): all pass on the reference model's outputs (tumbling, sliding, session; flush and hold), and each
+rule fails on an output broken on purpose. One Spark session and one GX import for the module; a broken output is
+validated with its own suite only, to keep the module short."""
 from __future__ import annotations
 
-import json
 import logging
 import shutil
 from pathlib import Path
@@ -76,35 +76,6 @@ def base(tmp_path_factory):
 def _validate(spark, out: Path, cfg, **kw):
     from event_replay.quality.validation import validate
     return validate(str(out), cfg, spark=spark, **kw)
-
-
-def test_saved_suites_are_the_built_ones_and_load_complete():
-    from event_replay.quality.suites import SUITE_NAMES, build_suites, load_suites, suite_path
-
-    built, saved = build_suites(), load_suites()
-    for name in SUITE_NAMES:
-        assert saved[name].expectations, name
-        a, b = built[name].to_json_dict(), saved[name].to_json_dict()
-        a.pop("id", None), b.pop("id", None)
-        assert a == b, f"expectations/suites for {name} is stale: python -m event_replay.quality.suites"
-        assert all(e.description for e in saved[name].expectations)
-        assert json.loads(suite_path(name).read_text())["expectations"]
-
-
-def test_a_suite_that_loses_an_expectation_is_refused(tmp_path):
-    from event_replay.quality.suites import SuiteError, load_suite, suite_path
-
-    raw = json.loads(suite_path("windows").read_text())
-    raw["expectations"][1]["type"] = "expect_something_never_registered"
-    target = suite_path("windows", tmp_path)
-    target.parent.mkdir(parents=True)
-    target.write_text(json.dumps(raw))
-    with pytest.raises(SuiteError):
-        load_suite("windows", tmp_path)
-    raw["expectations"] = []
-    target.write_text(json.dumps(raw))
-    with pytest.raises(SuiteError):
-        load_suite("windows", tmp_path)
 
 
 @pytest.mark.parametrize("wtype,eoi", COMBOS)

@@ -1,0 +1,93 @@
+"""The compare page and the why-report's "versus live" section (compare/page.py), from the summary dict alone: the
+verdict first (agrees, or how many windows and late rows differ), the glance line, each partition against the
+threshold, the differences in words, every value from the summary escaped. (tests/why/test_page.py is the
+why-report's page.)"""
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+import pytest
+
+from event_replay.compare.page import glance, pct, render, verdict, versus_live_section
+
+TOTALS = {"windows": 1200, "agreeing": 1198, "differing": 2, "equal": 1198, "duplicate": 0, "value_differs": 1,
+          "replay_only": 1, "live_only": 0, "agreement_pct": 99.8333}
+
+
+def summary(**kw):
+    s = {"output_path": "/out", "scope": "2024-01-01", "live": {"path": "/live/<sink>", "format": "json", "rows": 9},
+         "mode": "last firing", "totals": TOTALS, "min_agreement_pct": 99.9,
+         "partitions": [{"partition": "2024-01-01", "windows": 1200, "agreement_pct": 99.8333}],
+         "rules": [{"aggregate": "cnt", "text": "cnt: exact"}],
+         "differences_sample": [{"partition": "2024-01-01", "key": "<k>", "window_start": "2024-01-01 00:00:00",
+                                 "window_end": "2024-01-01 00:00:10", "class": "value_differs",
+                                 "differing": "cnt,firings", "replay_firings": 2, "live_versions": 1,
+                                 "replay_cnt": 3, "live_cnt": 4.0, "explanation": "a late row & more"}],
+         "late_sample": None, "hints": [{"text": "idle timeout <5s>"}], "files": {"differences": "differences.csv"}}
+    return {**s, **kw}
+
+
+@pytest.mark.parametrize("v, text", [(None, "-"), (0, "0.00%"), (99.8333, "99.83%"), (100.0, "100%")])
+def test_pct(v, text):
+    assert pct(v) == text
+
+
+def test_the_verdict_says_agrees_or_what_differs():
+    agrees = {"totals": {**TOTALS, "differing": 0, "duplicate": 3, "agreement_pct": 100.0}}
+    assert "agrees with the live output (3 windows duplicated in the live output)." in verdict(agrees)
+    assert "class='verdict ok'" in verdict(agrees)
+    v = verdict(summary())
+    assert "class='verdict bad'" in v and "2 of 1,200 windows (agreement 99.83%)" in v
+    only_late = verdict({"totals": {**TOTALS, "differing": 0, "late_replay_only": 1, "late_live_only": 0}})
+    assert "differs from the live output: 1 late row (" in only_late
+    both = verdict({"totals": {**TOTALS, "late_replay_only": 2, "late_live_only": 1}})
+    assert "2 of 1,200 windows and 3 late rows" in both
+
+
+def test_the_glance_line():
+    g = glance(summary(scope="<all>"))
+    assert g == ("1,200 windows compared (&lt;all&gt;): 1,198 agree (99.83%), 2 differ (value 1, replay only 1, "
+                 "live only 0).")
+    late = glance({"totals": {**TOTALS, "duplicate": 4, "late_matched": 5, "late_replay_only": 1,
+                              "late_live_only": 0}, "scope": "x"})
+    assert late.endswith("; 4 windows are duplicated in the live output; late rows: 5 matched, 1 late in the "
+                         "replay only, 0 in live only.")
+
+
+class _Text(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.text = []
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def test_the_page_escapes_what_the_summary_holds_and_marks_partitions_below_the_threshold():
+    page = render(summary())
+    parsed = _Text()
+    parsed.feed(page)
+    text = "".join(parsed.text)
+    assert "<k>" not in page and "<sink>" not in page
+    for raw in ("/live/<sink>", "<k>", "idle timeout <5s>", "a late row & more"):
+        assert raw in text and raw.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") in page
+    assert "below (>= 99.90%)" in text  # 99.83 % is under the 99.9 % threshold
+    assert "cnt, number of firings (replay 2, live 1)" in text
+    assert "3 / 4" in text  # the values of each side
+    assert "Not compared: no live late output" in text
+    assert "ok (&gt;= 99.00%)" in render(summary(min_agreement_pct=99.0))
+
+
+def test_the_versus_live_section():
+    assert versus_live_section(None) == "" and versus_live_section({}) == ""
+    section = versus_live_section({**summary(), "page": "../compare/index.html", "calibrations": []}, base="run/")
+    assert "id='versus-live'" in section and "href='run/../compare/index.html'" in section
+    assert "id='versus-live-partitions'" in section and "2 of 1,200 windows" in section
+    cal = {"verdict": "idle timeout 30s agrees best", "ranking": [
+        {"live_rank": 2, "variant": "b", "live_score": 0.5, "live_agreement_pct": 50.0},
+        {"live_rank": 1, "variant": "a", "live_score": 1.0, "live_agreement_pct": 100.0,
+         "live_firings_matched": 10, "live_firings": 10, "live_late_matched": 2, "live_late_union": 2}]}
+    only_cal = versus_live_section({"calibrations": [cal], "config": {"watermark": "1s", "idle timeout": "5s"}})
+    assert "idle timeout 30s agrees best" in only_cal and "ran with 1s, idle timeout 5s" in only_cal
+    assert only_cal.index("<td>a</td>") < only_cal.index("<td>b</td>")  # best first
+    assert "2 of 2" in only_cal and "id='versus-live-partitions'" not in only_cal

@@ -1,0 +1,112 @@
+"""Reading the live output (compare/live.py) on small hand-made tables: the column mapping parsed, unknown roles
+refused, every bad input named (a missing column, a value that does not convert, epoch seconds for ms)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from compare_frames import S, T0, cfg
+from event_replay.compare.live import AGG_PREFIX, CompareInputError, LiveSpec, parse_mapping
+
+
+def test_mapping_parse():
+    assert parse_mapping("key=user, window_start=ws,cnt=n", "--live-columns") == \
+        {"key": "user", "window_start": "ws", "cnt": "n"}
+    with pytest.raises(CompareInputError, match="twice"):
+        parse_mapping(["key=a", "key=b"], "--live-columns")
+    with pytest.raises(CompareInputError, match="ROLE=COLUMN"):
+        parse_mapping("key", "--live-columns")
+    with pytest.raises(CompareInputError, match="unknown role 'cnnt'"):
+        LiveSpec(path="x", columns={"cnnt": "n"}).check(cfg())
+
+
+def _live_table(tmp: Path, rows: list[dict], name: str = "live", fmt: str = "parquet") -> str:
+    path = tmp / name
+    path.mkdir()
+    if fmt == "json":
+        (path / "part-0.json").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    else:
+        pq.write_table(pa.Table.from_pylist(rows), path / "part-0.parquet")
+    return str(path)
+
+
+def _types():
+    from pyspark.sql import types as T
+
+    return {"cnt": T.LongType(), "total": T.LongType()}
+
+
+@pytest.mark.spark
+def test_live_reading_normalises_and_names_bad_input(spark, tmp_path):
+    from event_replay.compare.live import read_live
+
+    good = [{"user": "a", "ws": "2024-01-01T00:00:00Z", "we": "2024-01-01T00:00:10Z", "n": 3, "s": "12", "wm": T0 + S}]
+    path = _live_table(tmp_path, good, fmt="json")
+    spec = LiveSpec(path=path, format="json", columns={"key": "user", "window_start": "ws", "window_end": "we",
+                                                       "cnt": "n", "total": "s", "fire_watermark": "wm"})
+    live = read_live(spark, spec, cfg(), _types())
+    r = live.firings.first()
+    assert (r.key, r.window_start_ms, r.window_end_ms, r[AGG_PREFIX + "cnt"], r[AGG_PREFIX + "total"],
+            r.fire_watermark_ms) == ("a", T0, T0 + S, 3, 12, T0 + S)
+    assert live.has == frozenset({"fire_watermark"}) and live.rows == 1
+
+    def refused(rows, match, **columns):
+        p = _live_table(tmp_path, rows, name=f"bad{len(list(tmp_path.iterdir()))}", fmt="json")
+        with pytest.raises(CompareInputError, match=match):
+            read_live(spark, LiveSpec(path=p, format="json", columns={**spec.columns, **columns}), cfg(), _types())
+
+    missing = [{k: v for k, v in good[0].items() if k != "n"}]
+    refused(missing, "live column 'n'.*missing: role cnt")
+    refused([{**good[0], "n": "three"}], "live column 'n'.*not a valid value of aggregate cnt.*'three'")
+    refused([{**good[0], "n": 2.5}], "live column 'n'.*not a valid value of aggregate cnt.*2.5")
+    refused([{**good[0], "ws": "soon"}], "live column 'ws'.*not a valid window_start.*'soon'")
+    refused([{**good[0], "ws": T0 // 1000, "we": T0 // 1000 + 10}], "no live window is 10000 ms long.*epoch seconds")
+    refused([{**good[0], "user": {"id": 1}}], "live column 'user'.*for the key: not comparable")
+    refused(good, "live column 'fired'.*missing", fire_time="fired")
+    with pytest.raises(CompareInputError, match="--live: no such file"):
+        read_live(spark, LiveSpec(path=str(tmp_path / "nowhere")), cfg(), _types())
+
+
+def test_reader_options_and_escapes():
+    from event_replay.compare.live import parse_options
+
+    assert parse_options(["sep=\\t", "header=false", "nullValue=", " quote ='"]) == \
+        {"sep": "\t", "header": "false", "nullValue": "", "quote": "'"}
+    assert parse_options(None) == {}
+    for bad in ("sep", "=x"):
+        with pytest.raises(CompareInputError) as e:
+            parse_options([bad])
+        assert e.value.what == "--live-option"
+
+
+def test_mapping_skips_blank_items_and_names_the_option():
+    assert parse_mapping(["key=a,", " , cnt = n"], "--live-columns") == {"key": "a", "cnt": "n"}
+    assert parse_mapping(None, "--live-columns") == {} and parse_mapping("", "--live-columns") == {}
+    for bad in ("key=", "=a"):
+        with pytest.raises(CompareInputError) as e:
+            parse_mapping(bad, "--live-late-columns")
+        assert e.value.what == "--live-late-columns" and str(e.value).startswith("bad input: --live-late-columns: ")
+
+
+def test_spec_checks_before_reading(tmp_path):
+    LiveSpec(path="x", format="csv", columns={"key": "k", "fire_time": "t", "partition": "day", "total": "s"},
+             late_columns={"split": "p", "arrival_time": "a"}).check(cfg())
+    for spec, what in [(LiveSpec(path="x", format="avro"), "--live-format"),
+                       (LiveSpec(path="x", late_columns={"window_start": "w"}), "--live-late-columns"),
+                       (LiveSpec(path="x", columns={"late_key": "k"}), "--live-columns")]:
+        with pytest.raises(CompareInputError) as e:
+            spec.check(cfg())
+        assert e.value.what == what
+    LiveSpec(path=str(tmp_path), late_path="s3a://bucket/late").check_paths()  # remote: not checked here
+    with pytest.raises(CompareInputError) as e:
+        LiveSpec(path=str(tmp_path), late_path=str(tmp_path / "late")).check_paths()
+    assert e.value.what == "--live-late"
+
+
+def test_the_aggregates_compared():
+    assert LiveSpec(path="x").compared_aggregates(cfg()) == ["cnt", "total"]  # none mapped: every one
+    assert LiveSpec(path="x", columns={"key": "k", "total": "s"}).compared_aggregates(cfg()) == ["total"]

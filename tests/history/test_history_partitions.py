@@ -1,0 +1,59 @@
+"""Partitions of a history (history/partitions.py): a UTC day or hour parsed from its id, refused naming
+`--partition` when it is no date, its folder, the partition before it (across months, years and midnight), and the
+clock of a whole source. (tests/test_partitions.py is the partition-by-partition replay.)"""
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from event_replay.history.partitions import Clock, Partition
+from event_replay.io.source import SourceData
+from event_replay.semantics.config import ConfigError
+
+
+def ms(text: str) -> int:
+    return int(dt.datetime.fromisoformat(text).replace(tzinfo=dt.timezone.utc).timestamp() * 1000)
+
+
+def test_a_day_and_an_hour_cover_their_utc_range():
+    day = Partition.parse("2024-02-29")
+    assert (day.start_ms, day.end_ms, day.hourly) == (ms("2024-02-29"), ms("2024-03-01"), False)
+    hour = Partition.parse(" 2024-03-31T23 ")
+    assert hour.id == "2024-03-31T23" and hour.hourly
+    assert (hour.start_ms, hour.end_ms) == (ms("2024-03-31T23:00"), ms("2024-04-01T00:00"))
+
+
+def test_its_folder_under_the_source():
+    assert Partition.parse("2024-01-02").subpath == "dt=2024-01-02"
+    assert Partition.parse("2024-01-02T05").subpath == "dt=2024-01-02/hour=05"
+
+
+@pytest.mark.parametrize("text", ["2024-1-2", "2024-01-02T5", "2024-01-02 05", "yesterday", "", "2024-02-30",
+                                  "2024-13-01", "2024-01-02T24"])
+def test_an_id_that_is_no_day_or_hour_is_refused_naming_the_option(text):
+    with pytest.raises(ConfigError) as e:
+        Partition.parse(text)
+    assert e.value.key == "--partition" and repr(text) in e.value.why
+
+
+@pytest.mark.parametrize("text, before", [
+    ("2024-03-01", "2024-02-29"), ("2024-01-01", "2023-12-31"), ("2024-01-02", "2024-01-01"),
+    ("2024-01-01T00", "2023-12-31T23"), ("2024-03-01T10", "2024-03-01T09"),
+])
+def test_the_partition_before(text, before):
+    p = Partition.parse(text)
+    assert p.previous() == Partition.parse(before)
+    assert p.previous().end_ms == p.start_ms
+
+
+def _source(start_ms, end_ms) -> SourceData:
+    # Only where the rows start and end matter to the clock (no Spark frame is read).
+    return SourceData(rows=None, quarantine=None, rows_read=0, clean_rows=0, quarantined_rows=0, skipped_rows=0,
+                      splits=[], start_ms=start_ms, end_ms=end_ms, source_columns={}, payload_columns=[])
+
+
+def test_a_whole_source_clock_runs_from_its_first_row_to_the_end_of_input():
+    assert Clock.of_source(_source(5, 20)) == Clock(5, 20, None)
+    assert Clock.of_source(_source(None, None)) == Clock(0, 0)  # no row, no explicit range
+    assert Clock.of_source(_source(7, None)) == Clock(7, 7)
