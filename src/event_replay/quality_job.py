@@ -71,6 +71,10 @@ def main_quality(config_path: str, out_dir: str, run_name: str | None = None) ->
     except OutputsMissing as exc:
         print(f"replay quality: {exc}", file=sys.stderr)
         return 1
-    path = write_result(result, out_dir)
-    print(f"{result['summary']}\nwhy-report: {result['why_report']}\nreplay quality: result -> {path}", flush=True)
+    announce(result, write_result(result, out_dir))
     return 0
+
+
+def announce(result: dict[str, Any], path: Path, who: str = "replay quality") -> None:
+    """What the job prints once the result is written: the suites' summary, where both reports are."""
+    print(f"{result['summary']}\nwhy-report: {result['why_report']}\n{who}: result -> {path}", flush=True)

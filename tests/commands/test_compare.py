@@ -147,3 +147,33 @@ def test_live_parity_suite_and_why_report_versus_live(replayed, spark, capsys):
     assert "id='versus-live'" in html and "compare page" in html and "../compare/index.html" in html
     summary = json.loads(Path(index).with_name("summary.json").read_text())
     assert summary["versus_live"]["totals"]["value_differs"] == 1
+
+
+def test_quality_out_runs_the_check_in_the_same_application(replayed, capsys, monkeypatch):
+    """--quality-out (the DAGs' compare_live task): `replay quality` after the comparison, on the same session,
+    reading it (the live parity suite); whatever stops it leaves no result, says so, and changes no exit code."""
+    root, windows, _ = replayed
+    live = _write_live(root, "live-quality", windows)
+    run = root / "run-quality"
+    assert _compare(root, live, "--out", str(run / "compare"), "--quality-out", str(run),
+                    "--quality-run-name", "manual__q") == 0
+    result = json.loads((run / "data_quality.json").read_text())
+    assert result["success"] and result["failed"] == 0, result
+    assert result["data_docs"] == str(run.resolve() / "_data_docs" / "index.html")
+    parity = run / "_data_docs" / "results" / "replay_live_parity"  # the suite ran on this comparison
+    assert parity.is_dir() and [p.name for p in parity.iterdir()] == ["manual__q"]
+    why = json.loads((run / "why_report" / "summary.json").read_text())
+    assert why["versus_live"]["totals"]["windows"] == len({(w["key"], w["window_start"]) for w in windows})
+    assert "replay compare, data quality: result -> " in capsys.readouterr().out
+
+    import event_replay.quality_job
+
+    def broken(*a, **k):
+        raise RuntimeError("no GX here\nsecond line")
+
+    monkeypatch.setattr(event_replay.quality_job, "run_quality", broken)
+    (run / "data_quality.json").unlink()
+    assert _compare(root, live, "--out", str(run / "compare"), "--quality-out", str(run)) == 0
+    assert not (run / "data_quality.json").exists()
+    assert ("the data-quality check did not run in this job, the data_quality task runs it: RuntimeError: no GX here"
+            in capsys.readouterr().out)

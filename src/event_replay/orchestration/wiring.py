@@ -22,7 +22,8 @@ def replay_check_report(planned: Any, project_dir: str, replay_task_id: str = "r
         return t.make_report(planned, dq, dag_run.dag_id, run_id)
 
     replay = ReplayPartitionsOperator(task_id=replay_task_id, plan_task_id="plan", project_dir=project_dir)
-    dq = DataQualityOperator(task_id="data_quality", plan_task_id="plan", project_dir=project_dir)
+    dq = DataQualityOperator(task_id="data_quality", plan_task_id="plan", project_dir=project_dir,
+                             compare_task_id="compare_live")  # with a live path, compare_live's job runs the check
 
     compare = CompareLiveOperator(task_id="compare_live", plan_task_id="plan", project_dir=project_dir)
     planned >> replay >> compare >> dq
