@@ -67,3 +67,36 @@ def test_the_split_is_copied_when_kept(java):
     assert split.toString() == "p9"
     java.call(ticks, "add", java.utf8("p1"), 1, 1)
     assert sorted(_emitted(java, ticks)) == ["p0", "p1"]
+
+
+def test_past_its_bound_the_map_is_emitted_in_pieces_that_combine_to_the_whole(java):
+    """A partition holding days of ticks is emitted whenever the map is full (bounded memory per task): each piece
+    one record per split, the map empty after it, and the pieces combined per (split, tick) equal one emit."""
+    rows = [("a", 1, 1), ("b", 2, 100), ("a", 15, 2), ("b", 3, 101), ("a", 5, 3), ("a", 25, 4), ("a", 6, 0),
+            ("b", 31, 7), ("a", 12, -5)]
+    whole = _emitted(java, _ticks(java, 10, rows))
+    ticks = java.new("TickTimes", 10, 2)
+    pieces = []
+    for split, arrival, event_time in rows:
+        java.call(ticks, "add", java.utf8(split), arrival, event_time)
+        assert java.call(ticks, "full") == (java.field(ticks, "byTick").size() >= 2)
+        if java.call(ticks, "full"):
+            pieces.append(_emitted(java, ticks))
+            assert not java.call(ticks, "full") and _emitted(java, ticks) == {}  # emptied
+    pieces.append(_emitted(java, ticks))
+    assert len(pieces) > 2
+    combined: dict[str, dict[int, list[int]]] = {}
+    for piece in pieces:
+        for split, (_, entries) in piece.items():
+            for tick, lo, hi in entries:
+                seen = combined.setdefault(split, {}).setdefault(tick, [lo, hi])
+                seen[:] = [min(seen[0], lo), max(seen[1], hi)]
+    assert {s: sorted((t, lo, hi) for t, (lo, hi) in e.items()) for s, e in combined.items()} == \
+        {s: entries for s, (_, entries) in whole.items()}
+    assert sum(n for piece in pieces for n, _ in piece.values()) == len(rows)
+
+
+def test_the_bounds_must_be_positive(java):
+    for interval, flush_at in ((0, 5), (10, 0)):
+        with pytest.raises(java.Error, match="must be positive"):
+            java.new("TickTimes", interval, flush_at)

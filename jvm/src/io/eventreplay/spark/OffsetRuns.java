@@ -108,6 +108,9 @@ public final class OffsetRuns {
                 long file = r.getLong(5);
                 if (ticks != null && key.code() == 0) {
                     ticks.add(key.split(), arrival, r.getLong(6));
+                    if (ticks.full()) {
+                        ticks.emit(out);
+                    }
                 }
                 Run run = open.get(key);
                 if (run == null) {
