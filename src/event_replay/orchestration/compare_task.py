@@ -52,8 +52,8 @@ def compare_args(p: Mapping[str, Any], params: Mapping[str, Any], project_dir: s
                           ("calibrate_idle_timeout", "--calibrate-idle-timeout")):
         if _text(params, field):
             args += [option, _text(params, field)]
-    if quality_run is not None:
-        args += ["--quality-out", str(Path(p["run_dir"]).resolve()), "--quality-run-name", quality_run]
+    if quality_run is not None:  # into the folder the data_quality task's own job writes (tasks.quality_args)
+        args += ["--quality-out", str(quality_args(p, quality_run)[1].parent), "--quality-run-name", quality_run]
     return args, folder / COMPARE_SUMMARY_FILE
 
 
