@@ -15,22 +15,13 @@ TESTS = ROOT / "tests"
 MISSING = {
     "compare/explain.py",
     "compare/output.py",
-    "compare/run.py",
     "engine/timeline/periodic_changes.py",
     "from_flink/query.py",
-    "from_flink/script.py",
     "from_flink/typed.py",
     "io/span_output.py",
-    "orchestration/operators.py",
-    "orchestration/tuning.py",
     "orchestration/wiring.py",
     "pipeline.py",
     "quality/prepare.py",
-    "quality/validation.py",
-    "quality_job.py",
-    "tuning/calibrate.py",
-    "tuning/cli.py",
-    "tuning/runner.py",
 }
 
 
