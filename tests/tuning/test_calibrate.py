@@ -27,8 +27,8 @@ def test_rank_best_first_ties_share_a_rank_and_watermarks_break_them():
 def test_verdict_names_the_best_variant_or_the_tie():
     assert verdict([]) == "calibration: no variant"
     one = rank([_row("delay 3s, idle 30s", 1.0), _row("delay 1s, idle 5s", 0.75)])
-    assert verdict(one) == ("calibration: the live output agrees best with delay 3s, idle 30s (score 100.00%, "
-                            "windows agreeing 100.00%)")
+    assert verdict(one) == ("calibration: the live output agrees best with delay 3s, idle 30s (score 100%, "
+                            "windows agreeing 100%)")
     tie = rank([_row("x", 0.5), _row("y", 0.5)])
     assert verdict(tie) == ("calibration: 2 variants agree equally with the live output (50.00%): x; y (the grid "
                             "cannot tell them apart on this output)")
