@@ -1,6 +1,6 @@
 """A comparison's summary read without Spark (compare/summary.py): the one line `replay compare` and make demo print,
-percentages that never round onto 100 % or 0 %, and whether the comparison differs (a window of any class of difference, or a late row on one side only; duplicates
-in the live output alone do not)."""
+percentages that never round onto 100 % or 0 %, and whether the comparison differs (a window of any class of
+difference, or a late row on one side only; duplicates in the live output alone do not)."""
 from __future__ import annotations
 
 import pytest

@@ -1,5 +1,5 @@
-"""`replay config from-flink-sql`: the corpus of Flink SQL shapes (read: test_script.py) maps, every refusal (construct and
-line named), and jobs/flink/demo.sql against the hand-written jobs/configs/demo.yaml. Pure Python."""
+"""`replay config from-flink-sql`: the corpus of Flink SQL shapes (read: test_script.py) maps, every refusal
+(construct and line named), and jobs/flink/demo.sql against the hand-written jobs/configs/demo.yaml. Pure Python."""
 from __future__ import annotations
 
 import dataclasses
