@@ -19,6 +19,7 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 
 from airflow.api_fastapi.core_api.security import requires_authenticated
 
+from event_replay.compare.summary import pct
 from event_replay.html_page import STYLE, THEME_SCRIPT
 from event_replay.layout import AIRFLOW_FOLDER, DOCS_FOLDER, TUNING_FOLDER, TUNING_PLOT_FILE, WHY_FOLDER, \
     WHY_SUMMARY_FILE
@@ -155,7 +156,7 @@ def _live_cell(request: Request, r: RunRow) -> str:
     a = r.live
     if a is None:
         return "<td class='live n' title='not compared with the live output'>&ndash;</td>"
-    text = "100%" if a.pct >= 100 else f"{a.pct:.2f}%"
+    text = pct(a.pct)
     detail = f"{a.differing:,} of {a.windows:,} windows differ" if a.differing else f"{a.windows:,} windows agree"
     title = f"agreement with the live output: {detail}; threshold {a.min_pct:g}%"
     return (f"<td class='live n nw {'pass' if a.ok else 'fail'}' title='{html.escape(title, quote=True)}'>"

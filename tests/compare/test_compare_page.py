@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
-import pytest
-
-from event_replay.compare.page import glance, pct, render, verdict, versus_live_section
+from event_replay.compare.page import glance, render, verdict, versus_live_section
 
 TOTALS = {"windows": 1200, "agreeing": 1198, "differing": 2, "equal": 1198, "duplicate": 0, "value_differs": 1,
           "replay_only": 1, "live_only": 0, "agreement_pct": 99.8333}
@@ -27,11 +25,6 @@ def summary(**kw):
     return {**s, **kw}
 
 
-@pytest.mark.parametrize("v, text", [(None, "-"), (0, "0.00%"), (99.8333, "99.83%"), (100.0, "100%")])
-def test_pct(v, text):
-    assert pct(v) == text
-
-
 def test_the_verdict_says_agrees_or_what_differs():
     agrees = {"totals": {**TOTALS, "differing": 0, "duplicate": 3, "agreement_pct": 100.0}}
     assert "agrees with the live output (3 windows duplicated in the live output)." in verdict(agrees)
@@ -42,6 +35,19 @@ def test_the_verdict_says_agrees_or_what_differs():
     assert "differs from the live output: 1 late row (" in only_late
     both = verdict({"totals": {**TOTALS, "late_replay_only": 2, "late_live_only": 1}})
     assert "2 of 1,200 windows and 3 late rows" in both
+
+
+def test_a_share_just_short_of_100_is_not_shown_as_100():
+    from event_replay.compare.classify import totals
+
+    t = totals([{"partition": "2024-01-01", "windows": 10_000_000, "equal": 9_999_999, "duplicate": 0,
+                 "value_differs": 1, "replay_only": 0, "live_only": 0, "differing": 1, "agreeing": 9_999_999}])
+    assert t["agreement_pct"] < 100  # the figure itself: not rounded onto 100
+    s = summary(totals={**TOTALS, **t}, partitions=[{"partition": "2024-01-01", "windows": 10_000_000,
+                                                     "agreement_pct": t["agreement_pct"]}], min_agreement_pct=100.0)
+    page = render(s)
+    assert "99.99999%" in verdict(s) and "100.00%" not in page and "(99.99999%)" in glance(s)
+    assert "below (&gt;= 100%)" in page  # the partition is below a 100 % threshold, and says so
 
 
 def test_the_glance_line():

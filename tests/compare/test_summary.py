@@ -1,11 +1,11 @@
 """A comparison's summary read without Spark (compare/summary.py): the one line `replay compare` and make demo print,
-and whether the comparison differs (a window of any class of difference, or a late row on one side only; duplicates
-in the live output alone do not)."""
+percentages that never round onto 100 % or 0 %, and whether the comparison differs (a window of any class of
+difference, or a late row on one side only; duplicates in the live output alone do not)."""
 from __future__ import annotations
 
 import pytest
 
-from event_replay.compare.summary import differs, summary_line
+from event_replay.compare.summary import differs, pct, summary_line
 
 
 def summary(**totals):
@@ -45,3 +45,19 @@ def test_the_line_points_at_the_folder_when_no_page_was_written():
 ])
 def test_differs(totals, expected):
     assert differs(summary(**totals)) is expected
+
+
+@pytest.mark.parametrize("v, text", [
+    (None, "-"), (0, "0.00%"), (99.8333, "99.83%"), (99.994, "99.99%"), (100.0, "100%"), (100, "100%"),
+    # Two decimals would say 100.00% or 0.00%: more digits, until the figure is not rounded onto the bound.
+    (99.995, "99.995%"), (99.9951, "99.995%"), (99.9999, "99.9999%"), (99.99999, "99.99999%"),
+    (0.004, "0.004%"), (0.0049, "0.005%"), (0.00001, "0.00001%"),
+    (100 - 1e-12, "< 100%"), (1e-12, "> 0%"),  # closer than any digits shown: said in words
+])
+def test_pct(v, text):
+    assert pct(v) == text
+
+
+def test_the_line_never_says_100_for_a_window_that_differs():
+    s = summary(windows=100_000, agreeing=99_999, differing=1, value_differs=1, agreement_pct=99.999)
+    assert "agreement 99.999% ->" in summary_line(s)

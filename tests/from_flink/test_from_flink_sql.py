@@ -1,5 +1,5 @@
-"""`replay config from-flink-sql`: the corpus of Flink SQL shapes parses, each mapping, every refusal (construct and
-line named), and jobs/flink/demo.sql against the hand-written jobs/configs/demo.yaml. Pure Python."""
+"""`replay config from-flink-sql`: the corpus of Flink SQL shapes (read: test_script.py) maps, every refusal
+(construct and line named), and jobs/flink/demo.sql against the hand-written jobs/configs/demo.yaml. Pure Python."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from event_replay.cli import main
-from event_replay.from_flink.script import read_script
 from event_replay.from_flink.settings import FlinkSettingsError, flink_duration_ms
 from event_replay.from_flink.sql import config_from_flink_sql
 from event_replay.semantics.config import load_config
@@ -46,31 +45,6 @@ def refusal(tmp_path, sql: str, **kw) -> FlinkSettingsError:
 
 
 # --- the corpus ----------------------------------------------------------------------------------------------
-
-def test_corpus_parses_every_statement_the_replay_reads():
-    files = [CORPUS / f for f in ("create_table_shapes.sql", "script_statements.sql", "window_tvf_shapes.sql")]
-    for f in files:
-        script = read_script(f.read_text())
-        assert script.unparsed == [], f.name
-    tables = read_script((CORPUS / "create_table_shapes.sql").read_text()).tables
-    assert sorted(tables) == ["bid", "clicks", "kafkatable", "orders", "print_sink", "user_actions",
-                              "user_actions_ltz", "user_actions_proc"]
-    assert tables["kafkatable"].watermark.this.name == "event_time" and "offset" in tables["kafkatable"].columns
-    assert tables["user_actions_proc"].watermark is None
-    assert tables["clicks"].options["scan.watermark.idle-timeout"] == "1min"
-    assert "bids" not in tables["bid"].options  # COMMENT 'bids' is not an option
-    windows = read_script((CORPUS / "window_tvf_shapes.sql").read_text()).windows
-    assert [w.name for w in windows] == ["TUMBLE"] * 3 + ["HOP"] * 3 + ["CUMULATE"] * 2 + ["SESSION"] * 4 + \
-        ["TUMBLE"] * 9
-    assert [w.line for w in windows[:4]] == [11, 16, 24, 28]
-    script = read_script((CORPUS / "script_statements.sql").read_text())
-    assert script.settings == {"execution.runtime-mode": ("streaming", 2),
-                               "sql-client.execution.result-mode": ("tableau", 3),
-                               "table.exec.source.idle-timeout": ("30 s", 4),
-                               "pipeline.auto-watermark-interval": ("500ms", 5)}  # parallelism.default RESET
-    assert [(w.name, w.line, w.legacy) for w in script.windows] == [
-        ("TUMBLE", 45, False), ("HOP", 49, False), ("TUMBLE", 56, False), ("TUMBLE", 64, False), ("TUMBLE", 70, True)]
-
 
 def test_corpus_statement_set_windows_map(tmp_path):
     """The windows inside EXECUTE STATEMENT SET / BEGIN STATEMENT SET, sink columns naming the aggregates."""

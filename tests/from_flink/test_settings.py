@@ -15,13 +15,15 @@ from event_replay.semantics.config import ConfigError
     (5000, 5000), ("5000", 5000), ("200ms", 200), ("5 s", 5000), ("1 min", 60_000), ("2m", 120_000),
     ("3 hours", 10_800_000), ("1d", 86_400_000), (" 10 SECONDS ", 10_000), ("PT5S", 5000), ("PT1M", 60_000),
     (0, 0),
+    # ISO-8601 in any case, as java.time.Duration.parse reads it (Flink's Duration options).
+    ("pt10s", 10_000), (" Pt0,5S ", 500), ("p1dt2h", 93_600_000), ("PT1h30m", 5_400_000),
 ])
 def test_flink_durations(value, ms):
     assert flink_duration_ms(value, "WATERMARK FOR ts") == ms
 
 
 @pytest.mark.parametrize("value", ["5 us", "100 ns", "-5 s", "1.5 s", "five seconds", "", None, True, -1, 1.5,
-                                   "P1M"])
+                                   "P1M", "p1w", "pt", "P1DT", "PT1.5M", "-PT5S", "pt0.0001s"])
 def test_what_is_no_flink_duration_is_refused_naming_the_construct_and_line(value):
     with pytest.raises(FlinkSettingsError) as e:
         flink_duration_ms(value, "pipeline.auto-watermark-interval", line=7)

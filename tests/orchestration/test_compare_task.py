@@ -107,7 +107,7 @@ def test_live_parity_suite_is_saved_and_loads_complete():
     built, saved = build_suites()[LIVE_PARITY], load_suite(LIVE_PARITY)
     a, b = built.to_json_dict(), saved.to_json_dict()
     a.pop("id", None), b.pop("id", None)
-    assert a == b, "expectations/suites/replay_live_parity.json is stale: python -m event_replay.quality.suites"
+    assert a == b, "expectations/suites/replay_live_parity.json is stale: python scripts/build_suites.py"
     assert [e["type"] for e in json.loads(suite_path(LIVE_PARITY).read_text())["expectations"]] == \
         ["expect_table_columns_to_match_set", "expect_live_agreement_per_partition"]
     assert len(saved.expectations) == 2

@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DAGS = ROOT / "dags"
 BACKFILL_DAG_IDS = {"event_time_backfill", "nightly_event_time_backfill"}
-DAG_IDS = BACKFILL_DAG_IDS | {"watermark_tuning"}  # watermark_tuning's own checks: tests/tuning/test_tuning.py
+DAG_IDS = BACKFILL_DAG_IDS | {"watermark_tuning"}  # watermark_tuning's own checks: tests/orchestration/test_tuning.py
 
 
 @pytest.fixture(scope="module")

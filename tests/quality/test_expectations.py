@@ -5,14 +5,11 @@ validated with its own suite only, to keep the module short."""
 from __future__ import annotations
 
 import logging
-import shutil
 from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
-from event_replay.semantics.config import to_raw
 from quality_outputs import read_frames, write_case, write_frames
 from strategies import random_case
 
@@ -235,32 +232,3 @@ def test_the_base_case_passes_the_suites_the_breaks_use(gx_spark, base):
     seed, cfg, good = base
     report = _validate(gx_spark, good, cfg, build_docs=False)
     assert report.success, f"seed {seed}: {report.summary()}"
-
-
-def test_main_validate_exit_codes(gx_spark, base, tmp_path):
-    from event_replay.quality.validation import main_validate
-
-    seed, cfg, good = base
-    bad = tmp_path / "bad.yaml"
-    raw = to_raw(cfg)
-    raw["window"]["type"] = "hopping"
-    bad.write_text(yaml.safe_dump(raw))
-    # A config that cannot be used: main_validate raises ConfigError, `replay validate` exits 2 (exits.py).
-    from event_replay.cli import main
-
-    assert main(["validate", "--config", str(bad)]) == 2
-    assert main(["validate", "--config", str(tmp_path / "absent.yaml")]) == 2
-    broken = tmp_path / "broken"
-    shutil.copytree(good, broken)
-    frames = read_frames(good)
-    frames["counts"].loc[0, "skipped_rows"] += 1
-    write_frames(broken, frames, like=good)
-    raw = to_raw(cfg)
-    raw["output"]["path"] = str(broken)
-    path = tmp_path / "job.yaml"
-    path.write_text(yaml.safe_dump(raw))
-    assert main_validate(str(path)) == 1
-    assert (broken / "_data_docs" / "index.html").is_file()
-    raw["output"]["path"] = str(tmp_path / "nothing-here")
-    path.write_text(yaml.safe_dump(raw))
-    assert main_validate(str(path)) == 1

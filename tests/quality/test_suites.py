@@ -17,7 +17,7 @@ def test_saved_suites_are_the_built_ones_and_load_complete():
         assert saved[name].expectations, name
         a, b = built[name].to_json_dict(), saved[name].to_json_dict()
         a.pop("id", None), b.pop("id", None)
-        assert a == b, f"expectations/suites for {name} is stale: python -m event_replay.quality.suites"
+        assert a == b, f"expectations/suites for {name} is stale: python scripts/build_suites.py"
         assert all(e.description for e in saved[name].expectations)
         assert json.loads(suite_path(name).read_text())["expectations"]
 

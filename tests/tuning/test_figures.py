@@ -1,7 +1,7 @@
 """The figures of a what-if variant (tuning/figures.py) on small hand-made series, against its definitions: the
 stream value V kept while the stream is idle (the running max of the split values), the lag N - V time-weighted
 where both are defined and V finite, its p99 the smallest lag covering 99 % of the time, first-firing delays, and
-counts ranked largest first. (tests/tuning/test_tuning.py checks every figure against a separate replay.)"""
+counts ranked largest first. (tests/tuning/test_runner.py checks every figure against a separate replay.)"""
 from __future__ import annotations
 
 import pytest

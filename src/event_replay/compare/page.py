@@ -6,6 +6,7 @@ import html
 from typing import Any, Iterable
 
 from ..html_page import STYLE, THEME_SCRIPT, table
+from .summary import pct
 
 CLASS_TITLES = {"equal": "equal", "duplicate": "duplicate (equal, repeated in the live output)",
                 "value_differs": "value differs", "replay_only": "in the replay only", "live_only": "in live only"}
@@ -20,12 +21,6 @@ EXTRA_STYLE = ("td.bad,span.bad{color:var(--bad);font-weight:600}td.ok,span.ok{c
                "#partitions td,#differences td:nth-child(-n+3),#late-rows td{white-space:nowrap}"
                ".verdict{font-size:1.2em;font-weight:600;margin:.6em 0 .2em}.verdict.bad{color:var(--bad)}"
                ".verdict.ok{color:var(--ok)}")
-
-
-def pct(v: float | None) -> str:
-    if v is None:
-        return "-"
-    return f"{v:.2f}%" if v < 100 else "100%"
 
 
 def glance(s: dict[str, Any]) -> str:

@@ -8,11 +8,25 @@ from __future__ import annotations
 from typing import Any
 
 
+def pct(v: float | None) -> str:
+    """A percentage as the pages and logs show it: two decimals, and more where two would round a share that is not
+    100 % to "100.00%" (or one that is not 0 % to "0.00%"): 99.996 is "99.996%"; 100 is "100%"."""
+    if v is None:
+        return "-"
+    if v >= 100:
+        return "100%"
+    for digits in range(2, 10):
+        text = f"{v:.{digits}f}"
+        if float(text) < 100 and (float(text) != 0 or v == 0):
+            return f"{text}%"
+    return "< 100%" if v > 50 else "> 0%"  # within 1e-9 of a bound: said, not rounded onto it
+
+
 def summary_line(summary: dict[str, Any]) -> str:
     t = summary["totals"]
     parts = [f"compare: windows compared {t['windows']}, equal {t['agreeing']}, differing {t['differing']} "
              f"(value {t['value_differs']}, replay only {t['replay_only']}, live only {t['live_only']})",
-             f"agreement {t['agreement_pct']:.2f}%"]
+             f"agreement {pct(t['agreement_pct'])}"]
     if t.get("duplicate"):
         parts.append(f"duplicates {t['duplicate']}")
     if "late_matched" in t:

@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..compare.summary import pct
 from ..layout import COMPARE_FOLDER, COMPARE_SUMMARY_FILE
 from .operators import QUALITY_KEY, ReplaySparkSubmitOperator, replay_job
 from .params import resolve_path
@@ -60,7 +61,7 @@ def compare_args(p: Mapping[str, Any], params: Mapping[str, Any], project_dir: s
 def compare_result(summary: Mapping[str, Any]) -> dict[str, Any]:
     """What the task returns: a status line, the agreement, where the page is."""
     t = summary["totals"]
-    status = (f"agreement {t['agreement_pct']:.2f}% of {t['windows']} windows ({t['differing']} differing"
+    status = (f"agreement {pct(t['agreement_pct'])} of {t['windows']} windows ({t['differing']} differing"
               + (f", {t['duplicate']} duplicated" if t.get("duplicate") else "")
               + (f"; late rows {t['late_replay_only']} replay only, {t['late_live_only']} live only"
                  if "late_matched" in t else "") + ")")

@@ -1,6 +1,6 @@
 """The expectation suites, saved as JSON under expectations/suites/ and loaded from there for every validation.
 
-`build_suites()` is the source of the saved files (`python -m event_replay.quality.suites` rewrites them);
+`build_suites()` is the source of the saved files (`scripts/build_suites.py` rewrites them);
 `load_suites()` imports the custom expectations first (so GX knows their types), then loads each saved suite and
 refuses one that comes back with fewer expectations than its file lists (GX drops an expectation whose type it
 does not know with only a log line, which would make a broken suite pass).
@@ -94,8 +94,3 @@ def load_suite(name: str, root: Path | None = None) -> gx.ExpectationSuite:
 
 def load_suites(root: Path | None = None) -> dict[str, gx.ExpectationSuite]:
     return {name: load_suite(name, root) for name in SUITE_NAMES}
-
-
-if __name__ == "__main__":
-    for p in save_suites():
-        print(p)

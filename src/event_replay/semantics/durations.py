@@ -14,7 +14,7 @@ _SHORT = re.compile(r"^\s*(\d+)\s*(ms|s|min|m|h|d)\s*$")
 
 
 def parse_duration_ms(value: object) -> int:
-    """`500ms`, `5s`, `1m`, `2h`, `1d`, ISO-8601 `PT5S`, or an int of milliseconds."""
+    """`500ms`, `5s`, `1m`, `2h`, `1d`, ISO-8601 `PT5S` (as `iso_duration_ms` reads it), or an int of milliseconds."""
     if isinstance(value, bool):
         raise ValueError(f"not a duration: {value!r}")
     if isinstance(value, int):
@@ -28,16 +28,30 @@ def parse_duration_ms(value: object) -> int:
         return int(m.group(1)) * _UNIT_MS[m.group(2)]
     text = value.strip()
     if text.upper().startswith("P"):
-        try:
-            parsed = pendulum.parse(text)
-        except Exception as exc:  # pendulum raises several types
-            raise ValueError(f"not a duration: {value!r} ({exc})") from None
-        if isinstance(parsed, pendulum.Duration):
-            if parsed.years or parsed.months:
-                # Months and years have no fixed length: refuse rather than guess.
-                raise ValueError(f"duration {value!r} uses months/years, which have no fixed length")
-            return _timedelta_ms(parsed)
+        return iso_duration_ms(text)
     raise ValueError(f"not a duration: {value!r} (use e.g. 500ms, 5s, 1m, PT5S)")
+
+
+# java.time.Duration.parse's grammar, PnDTnHnMn.nS with its letters in either case (what Flink's options and the
+# JDK accept), without its signs: a negative duration means nothing in a config.
+_ISO = re.compile(r"P(?:([0-9]+)D)?(T(?:([0-9]+)H)?(?:([0-9]+)M)?(?:([0-9]+)(?:[.,]([0-9]{0,9}))?S)?)?", re.IGNORECASE)
+
+
+def iso_duration_ms(text: str) -> int:
+    """`PT5S`, `pt0.5s`, `P1DT2H30M`, ... as milliseconds; refused as java.time.Duration.parse refuses (years, months
+    and weeks, `PT`, fractions of minutes), and a fraction finer than a millisecond (it has no replay equivalent)."""
+    m = _ISO.fullmatch(text)
+    days, t_part, hours, minutes, seconds, fraction = m.groups() if m else (None,) * 6
+    no_time = (hours, minutes, seconds) == (None, None, None)
+    # `P`, `PT`, `P1DT` are refused; the JDK checks for a bare upper-case T only, so it reads `P1Dt` as one day.
+    if m is None or (days is None and no_time) or (t_part == "T" and no_time):
+        raise ValueError(f"not a duration: {text!r} (ISO-8601 durations are PnDTnHnMn.nS, as java.time.Duration "
+                         "reads them: no years, months or weeks)")
+    nanos = (fraction or "").ljust(9, "0")
+    if nanos[3:].strip("0"):
+        raise ValueError(f"duration {text!r} is finer than a millisecond, the replay's unit")
+    return ((int(days or 0) * 24 + int(hours or 0)) * 60 + int(minutes or 0)) * 60_000 + int(seconds or 0) * 1000 \
+        + int(nanos[:3])
 
 
 def _timedelta_ms(td: dt.timedelta) -> int:

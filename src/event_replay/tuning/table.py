@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..compare.summary import pct
 from ..html_page import table
 
 # The short table (Markdown, HTML, the Airflow page): headers for people.
@@ -30,9 +31,9 @@ def display_value(col: str, v: Any) -> str:
     if col == "late_share":
         return f"{v:.3%}"
     if col == "live_score":
-        return f"{v:.2%}"
+        return pct(100 * v)
     if col == "live_agreement_pct":
-        return f"{v:.2f}%"
+        return pct(v)
     if col.endswith("_ms") and col not in ("max_out_of_orderness_ms", "idle_timeout_ms", "allowed_lateness_ms"):
         return ms_text(v)
     return str(v)

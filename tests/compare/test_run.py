@@ -1,4 +1,5 @@
-"""`replay compare` and `replay tune --against-live` with a real live side: the live job's output comes from the Flink
+"""One comparison end to end (compare/run.py: `compare`, `windows_frame`), as `replay compare` and `replay tune
+--against-live` (tuning/calibrate.py) run it, with a real live side: the live job's output comes from the Flink
 differential harness (Flink 2.3's own classes on a generated log, tests/flink), written as a sink would write it.
 
 - equal settings: full agreement (every firing, and the last firing per window);

@@ -1,0 +1,72 @@
+"""Calibration against the live output (tuning/calibrate.py): the ranking of the grid's variants (equal scores share
+a rank, the watermarks matched break a tie), its verdict and table, and the files written next to the grid's result.
+Each variant's figures against a real Flink live side: tests/compare/test_run.py (the calibration test)."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from event_replay.compare.live import LiveSpec
+from event_replay.tuning.calibrate import add_arguments, rank, ranking_table, report, spec_from_args, verdict, \
+    write_ranking
+
+
+def _row(variant: str, score: float | None, wm: int | None = None, **more) -> dict:
+    return {"variant": variant, "live_score": score, "live_agreement_pct": 100.0 * (score or 0),
+            "live_firings_matched": 7, "live_firings": 9, "live_late_matched": None, "live_late_union": None,
+            "live_watermarks_matched": wm, **more}
+
+
+def test_rank_best_first_ties_share_a_rank_and_watermarks_break_them():
+    rows = [_row("a", 0.5), _row("b", 0.9, wm=3), _row("c", 0.9, wm=5), _row("d", 0.5), _row("e", None)]
+    ordered = rank(rows)
+    assert [(r["variant"], r["live_rank"]) for r in ordered] == [("c", 1), ("b", 2), ("a", 3), ("d", 3), ("e", 5)]
+    assert {r["variant"]: r["live_rank"] for r in rows}["e"] == 5  # the rows themselves carry their rank
+
+
+def test_verdict_names_the_best_variant_or_the_tie():
+    assert verdict([]) == "calibration: no variant"
+    one = rank([_row("delay 3s, idle 30s", 1.0), _row("delay 1s, idle 5s", 0.75)])
+    assert verdict(one) == ("calibration: the live output agrees best with delay 3s, idle 30s (score 100%, "
+                            "windows agreeing 100%)")
+    tie = rank([_row("x", 0.5), _row("y", 0.5)])
+    assert verdict(tie) == ("calibration: 2 variants agree equally with the live output (50.00%): x; y (the grid "
+                            "cannot tell them apart on this output)")
+
+
+def test_ranking_table_shows_matched_of_how_many():
+    rows = rank([_row("v", 0.8, wm=4, live_late_matched=3, live_late_union=5)])
+    head, sep, line = ranking_table(rows).split("\n")
+    assert head == ("| rank | variant | score | windows agreeing | firings matched | late rows matched | "
+                    "same fire watermark |")
+    assert sep.count("---") == 7
+    assert line == "| 1 | v | 80.00% | 80.00% | 7 of 9 | 3 of 5 | 4 |"
+    assert ranking_table(rank([_row("w", 0.8)])).split("\n")[2] == "| 1 | w | 80.00% | 80.00% | 7 of 9 | - | - |"
+
+
+def test_write_ranking_beside_the_grid_and_into_its_tuning_json(tmp_path):
+    (tmp_path / "tuning.json").write_text(json.dumps({"grid": "g", "rows": []}))
+    spec = LiveSpec(path="/live/out", format="json", late_path="/live/late", keeps_updates=True)
+    rows = [_row("a", 0.5), _row("b", 1.0)]
+    write_ranking(tmp_path, spec, rows)
+    doc = json.loads((tmp_path / "calibration.json").read_text())
+    assert doc["live"] == {"path": "/live/out", "format": "json", "late_path": "/live/late", "keeps_updates": True}
+    assert [r["variant"] for r in doc["ranking"]] == ["b", "a"] and doc["verdict"].startswith(
+        "calibration: the live output agrees best with b")
+    tuning = json.loads((tmp_path / "tuning.json").read_text())
+    assert tuning["grid"] == "g" and tuning["calibration"] == doc
+    assert [(r["variant"], r["live_rank"]) for r in tuning["rows"]] == [("a", 2), ("b", 1)]  # the grid's order
+    md = (tmp_path / "calibration.md").read_text()
+    assert md.startswith("# Calibration against /live/out\n\n")
+    assert report(tmp_path) == f"{doc['verdict']}\n\n{ranking_table(doc['ranking'])}"
+
+
+def test_the_live_spec_from_the_command_line():
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert spec_from_args(parser.parse_args([])) is None
+    spec = spec_from_args(parser.parse_args(["--against-live", "/live", "--live-format", "csv", "--live-columns",
+                                             "key=user,window_end=we", "--live-late", "/late", "--live-keeps-updates",
+                                             "--live-option", "header=true"]))
+    assert (spec.path, spec.format, spec.late_path, spec.keeps_updates) == ("/live", "csv", "/late", True)
+    assert spec.columns == {"key": "user", "window_end": "we"} and spec.options == {"header": "true"}
