@@ -239,10 +239,11 @@ def test_fixed_firings_and_their_write_share_one_shuffle(spark, monkeypatch, wal
     """Elements whose aggregate does not combine (a floating-point sum) are shuffled by key into the windows
     output's files before they fire, by the extension's walk or by numbered elements, so the write's repartition
     into those files is no second shuffle: what the windows write runs has one shuffle, into `partitions`. (The
-    walk's shuffle is in the lineage of its RDD, below the plan's scan of it, so the RDDs are counted.)"""
+    walk's shuffle is in the lineage of its RDD, below the plan's scan of it, so the RDDs are counted.) The walk's
+    firings come in the output's order, so the write does not sort them again."""
     from event_replay.engine import fixed_plans
     from event_replay.engine.windows import fixed as fixed_windows
-    from event_replay.io.output import arranged, windows_output
+    from event_replay.io.output import WINDOWS_ORDER, arranged, windows_output
 
     fixed_plans(spark)  # what a replay runs with (engine.replay sets it)
     if not walk:
@@ -252,10 +253,10 @@ def test_fixed_firings_and_their_write_share_one_shuffle(spark, monkeypatch, wal
     cfg = config(watermark={"max_out_of_orderness": "5s", "emit": "per_event"}, window={"size": "10s", "allowed_lateness": "3s"},
                  aggregations={"total": "sum(value)"})
     firings, _ = compute_windows(rows_df, spark.createDataFrame([], "watermark long"), cfg, partitions=4)
-    out, order = windows_output(firings, cfg)
-    written = arranged(out, order, 4, "key")._jdf.queryExecution()
+    written = windows_output(arranged(firings, WINDOWS_ORDER, 4, "key"), cfg)._jdf.queryExecution()
     plan = written.executedPlan().toString()
     assert ("Window [" not in plan) == walk, plan
+    assert ("Sort [" not in plan) == walk, plan
     lineage = written.toRdd().toDebugString()
     assert lineage.count("ShuffledRowRDD") == 1 and written.toRdd().getNumPartitions() == 4, lineage
 

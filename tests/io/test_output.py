@@ -62,7 +62,7 @@ def test_every_nan_of_an_aggregate_is_written_as_the_one_nan(spark):
         [("k", 0, 10, 0, 10, "watermark", negative_nan, 1), ("k", 0, 10, 1, 12, "late_row", -0.0, 2)],
         "key string, window_start long, window_end long, fire_index long, fire_watermark long, "
         "fire_reason string, total double, cnt long")
-    out, _ = windows_output(firings, SimpleNamespace(aggregations={"total": "sum(value)", "cnt": "count(*)"}))
+    out = windows_output(firings, SimpleNamespace(aggregations={"total": "sum(value)", "cnt": "count(*)"}))
     bits = [struct.pack(">d", r["total"]).hex() for r in out.orderBy("fire_index").collect()]
     assert bits == ["7ff8000000000000", "8000000000000000"]
     assert [f.name for f in out.schema.fields][6:8] == ["total", "cnt"]

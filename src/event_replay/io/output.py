@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -51,7 +51,13 @@ class WriteSummary:
     skipped_rows: int
 
 
-def windows_output(firings: DataFrame, cfg: JobConfig, keep: Sequence[str] = ()) -> tuple[DataFrame, list[str]]:
+# The windows output's order, on the engine's columns (window bounds in ms, the fire index): the write sorts by them
+# before converting the bounds to timestamps, which keeps the order, so firings that come in this order (the fixed
+# windows' walk declares it) are not sorted again.
+WINDOWS_ORDER = ["key", "window_start", "window_end", "fire_index"]
+
+
+def windows_output(firings: DataFrame, cfg: JobConfig, keep: Sequence[str] = ()) -> DataFrame:
     """The windows output from the engine's firings (`keep`: more columns to pass through, e.g. folders)."""
     aggs = list(cfg.aggregations)
     return firings.select(
@@ -60,7 +66,7 @@ def windows_output(firings: DataFrame, cfg: JobConfig, keep: Sequence[str] = ())
         ms_to_timestamp(F.col("fire_watermark")).alias("fire_watermark"), "fire_reason",
         *[_one_nan(firings, a) for a in aggs], F.col("fire_watermark").cast("long").alias("fire_watermark_ms"),
         *keep,
-    ), ["key", "window_start", "window_end", "fire_index"]
+    )
 
 
 def _one_nan(firings: DataFrame, name: str) -> Column:
@@ -111,13 +117,14 @@ def watermarks_output(watermarks: DataFrame, keep: Sequence[str] = ()) -> tuple[
 
 
 def write_dataset(df: DataFrame, order: list, path: str, files: int = OUTPUT_FILES, spread_by: str | None = None,
-           folders: list[str] | None = None) -> None:
+                  folders: list[str] | None = None, shape: Callable[[DataFrame], DataFrame] | None = None) -> None:
     # A fixed number of partitions, each sorted: the same files whatever the cores, partitions or input file order.
     # Several files are filled by a hash of `spread_by` (Spark's murmur3: the same on any cluster), so file i holds
     # the same rows on every run; an empty one is not written. `folders`: one sub-folder per value of these
     # columns (a span of partitions, io/span_output.py), each holding exactly the files a write of its rows alone
-    # would (the same hash, the same order).
-    writer = arranged(df, order, files, spread_by, folders).write.mode("errorifexists")
+    # would (the same hash, the same order). `shape`: the columns written, made from the arranged rows.
+    parts = arranged(df, order, files, spread_by, folders)
+    writer = (parts if shape is None else shape(parts)).write.mode("errorifexists")
     if folders:
         writer = writer.partitionBy(*folders)
     writer.parquet(path)
@@ -169,14 +176,15 @@ def stage_datasets(spark: SparkSession, cfg: JobConfig, source: SourceData, firi
     if source.quarantined_rows == 0:  # counted by the source already: no pass over the rows to find none
         q = local_frame(spark, [], q.schema)
     quarantine_order = [REASON_COLUMN] + [c for c in orderable_columns(q) if c not in (REASON_COLUMN, *keep)]
-    specs = {"windows": (*windows_output(firings, cfg, keep), cfg.output.windows_files, "key"),
-             "late_events": (*late_events_output(late, source, keep), OUTPUT_FILES, None),
-             "watermarks": (*watermarks_output(watermarks, keep), OUTPUT_FILES, None),
-             "quarantine": (q, quarantine_order, OUTPUT_FILES, None)}
+    specs = {"windows": (firings, WINDOWS_ORDER, cfg.output.windows_files, "key",
+                         lambda arranged_firings: windows_output(arranged_firings, cfg, keep)),
+             "late_events": (*late_events_output(late, source, keep), OUTPUT_FILES, None, None),
+             "watermarks": (*watermarks_output(watermarks, keep), OUTPUT_FILES, None, None),
+             "quarantine": (q, quarantine_order, OUTPUT_FILES, None, None)}
 
     def write(name: str) -> None:
-        df, order, files, spread_by = specs[name]
-        write_dataset(df, order, f"{staging}/{name}", files, spread_by, folders)
+        df, order, files, spread_by, shape = specs[name]
+        write_dataset(df, order, f"{staging}/{name}", files, spread_by, folders, shape)
 
     # The small datasets are written beside the windows (Spark runs the jobs of several threads at once): their
     # planning and few tasks then overlap the large write instead of following it. Each write is the same.
@@ -186,7 +194,7 @@ def stage_datasets(spark: SparkSession, cfg: JobConfig, source: SourceData, firi
         failpoint("mid_staging")
         for done in beside:
             done.result()  # a failed write raises here (the pool has let every write end first)
-    return {name: spec[0] for name, spec in specs.items()}
+    return {name: df if shape is None else shape(df) for name, (df, _, _, _, shape) in specs.items()}
 
 
 def summary_of(target: str, rows_read: int, clean_rows: int, quarantined: int, skipped: int, firings: int,

@@ -47,7 +47,9 @@ import scala.jdk.javaapi.CollectionConverters;
  * sum(c) (null until a value; a long sum of int/long, overflow an error under ANSI), min(c) and max(c) (nulls
  * skipped; doubles ordered as Spark orders them: NaN above everything, -0.0 equal to 0.0, the first of equals
  * kept), over int, long and double columns. The output keeps the input's partitioning by key (Spark then drops
- * the windows write's repartition into those partitions) and is sorted by (key, window, fire index).
+ * the windows write's repartition into those partitions) and is sorted by (key, window, fire index), which it
+ * declares: a fire index is unique within its window, so that is the windows output's order and the write
+ * needs no sort of its own.
  */
 public final class FixedWalk {
     static final int COUNT_ALL = 0;
@@ -76,7 +78,7 @@ public final class FixedWalk {
                 .add(in.apply("__ws"))
                 .add(in.apply("__we"))
                 .add("__pos", DataTypes.LongType, false)
-                .add("fire_index", DataTypes.LongType, true)
+                .add("fire_index", DataTypes.IntegerType, true)
                 .add("fire_reason", DataTypes.StringType, true)
                 .add("fire_watermark", DataTypes.LongType, true)
                 .add(in.apply("arrival_time"));
@@ -92,8 +94,9 @@ public final class FixedWalk {
                         UTF8String.fromString(lateRowReason))).rdd();
         List<AttributeReference> attrs = CollectionConverters.asJava(DataTypeUtils.toAttributes(out));
         LogicalRDD plan = new LogicalRDD(toSeq(new ArrayList<Attribute>(attrs)), fired,
-                keyPartitioning(ds, attrs.get(0), fired.getNumPartitions()), toSeq(List.of(ascending(attrs.get(0)), ascending(attrs.get(1)),
-                ascending(attrs.get(2)))), false, Option.empty(), spark, Option.empty(), Option.empty());
+                keyPartitioning(ds, attrs.get(0), fired.getNumPartitions()), toSeq(List.of(ascending(attrs.get(0)),
+                ascending(attrs.get(1)), ascending(attrs.get(2)), ascending(attrs.get(4)))), false, Option.empty(),
+                spark, Option.empty(), Option.empty());
         return org.apache.spark.sql.classic.Dataset$.MODULE$.ofRows(spark, plan);
     }
 
@@ -231,7 +234,8 @@ public final class FixedWalk {
             values[1] = start;
             values[2] = end;
             values[3] = position;
-            values[4] = index;
+            values[4] = Math.toIntExact(index);  // an int, as the windows output has it: no cast between
+            // the walk and the windows write, which then keeps the walk's order instead of sorting again
             values[5] = reason;
             values[6] = watermark;
             values[7] = arrival;

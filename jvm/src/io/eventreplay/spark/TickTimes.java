@@ -1,6 +1,6 @@
 package io.eventreplay.spark;
 
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,11 +13,14 @@ import org.apache.spark.unsafe.types.UTF8String;
  * Per (split, tick) of one partition's candidate rows: the count and the largest and smallest event time, the
  * periodic timeline's aggregate (engine/timeline/driver.py), taken in the read-order pass so that it needs no scan
  * of its own. A row's tick is the first multiple of the interval at or after its arrival; the driver clamps ticks
- * below the range's first tick onto it and sums the partitions. Rows of a split arrive mostly in order, so each
- * split's current tick is kept apart from the map, which a row then touches only when its split changes tick.
+ * below the range's first tick onto it and sums the partitions.
  *
- * <p>A partition may hold days of a split's ticks (files of many days packed together): the caller emits the map
- * whenever it is {@link #full()}, so a task holds at most {@link #FLUSH_ENTRIES} entries (about 120 bytes each)
+ * <p>A split's rows arrive mostly in order, so its ticks are kept as sorted arrays that a row extends at the end
+ * (no hashing, no object per tick); a row whose tick is below the split's last finds it by binary search, or, when
+ * the tick is new there, goes to a small map of strays that the emit merges back in.
+ *
+ * <p>A partition may hold days of a split's ticks (files of many days packed together): the caller emits them
+ * whenever they are {@link #full()}, so a task holds at most {@link #FLUSH_ENTRIES} entries (about 40 bytes each)
  * and no record's arrays are longer. A (split, tick) may then appear in two records of one partition, as it does in
  * two partitions: the driver combines them.
  */
@@ -25,9 +28,8 @@ final class TickTimes {
     static final int FLUSH_ENTRIES = 1 << 20;
     private final long interval;
     private final int flushAt;
-    private final Map<Key, long[]> byTick = new HashMap<>();
-    private final Map<UTF8String, Key> current = new HashMap<>();
-    private final Map<UTF8String, long[]> currentTimes = new HashMap<>();
+    private final Map<UTF8String, SplitTicks> bySplit = new HashMap<>();
+    private int entries;
 
     TickTimes(long interval) {
         this(interval, FLUSH_ENTRIES);
@@ -41,60 +43,117 @@ final class TickTimes {
         this.flushAt = flushAt;
     }
 
-    /** Whether the map holds its bound of entries: the caller then emits them. */
+    /** Whether the entries held reach their bound: the caller then emits them. */
     boolean full() {
-        return byTick.size() >= flushAt;
+        return entries >= flushAt;
+    }
+
+    /** The (split, tick) entries held. */
+    int entries() {
+        return entries;
     }
 
     /** The split's bytes are copied when kept: they may point into a row buffer the scan reuses. */
     void add(UTF8String split, long arrival, long eventTime) {
         long tick = arrival + Math.floorMod(-arrival, interval);
-        Key key = current.get(split);
-        long[] times;
-        if (key != null && key.tick() == tick) {
-            times = currentTimes.get(split);
-        } else {
-            split = key != null ? key.split() : split.copy();
-            key = new Key(split, tick);
-            times = byTick.computeIfAbsent(key, k -> new long[] {0, Long.MIN_VALUE, Long.MAX_VALUE});
-            current.put(split, key);
-            currentTimes.put(split, times);
+        SplitTicks s = bySplit.get(split);
+        if (s == null) {
+            split = split.copy();
+            s = new SplitTicks();
+            bySplit.put(split, s);
         }
-        times[0]++;
-        times[1] = Math.max(times[1], eventTime);
-        times[2] = Math.min(times[2], eventTime);
+        if (s.add(tick, eventTime)) {
+            entries++;
+        }
     }
 
     /**
-     * Records in OffsetRuns.SCHEMA, one per split: c 0, the split, its row count, and its ticks with their min and
-     * max event times as three arrays of one length (in no particular order: the driver sorts). The map is then
-     * empty.
+     * Records in OffsetRuns.SCHEMA, one per split (in split order): c 0, the split, its row count, and its ticks
+     * (ascending) with their min and max event times as three arrays of one length. Then nothing is held.
      */
     void emit(List<InternalRow> out) {
-        Map<UTF8String, List<Map.Entry<Key, long[]>>> bySplit = new TreeMap<>();
-        for (Map.Entry<Key, long[]> e : byTick.entrySet()) {
-            bySplit.computeIfAbsent(e.getKey().split(), s -> new ArrayList<>()).add(e);
+        for (Map.Entry<UTF8String, SplitTicks> e : new TreeMap<>(bySplit).entrySet()) {
+            out.add(e.getValue().record(e.getKey()));
         }
-        for (Map.Entry<UTF8String, List<Map.Entry<Key, long[]>>> s : bySplit.entrySet()) {
-            List<Map.Entry<Key, long[]>> entries = s.getValue();
-            long[] ticks = new long[entries.size()];
-            long[] minTimes = new long[entries.size()];
-            long[] maxTimes = new long[entries.size()];
-            long n = 0;
-            for (int i = 0; i < ticks.length; i++) {
-                long[] t = entries.get(i).getValue();
-                ticks[i] = entries.get(i).getKey().tick();
-                n += t[0];
-                maxTimes[i] = t[1];
-                minTimes[i] = t[2];
-            }
-            out.add(OffsetRuns.tickRecord(s.getKey(), n, ticks, minTimes, maxTimes));
-        }
-        byTick.clear();
-        current.clear();
-        currentTimes.clear();
+        bySplit.clear();
+        entries = 0;
     }
 
-    private record Key(UTF8String split, long tick) {
+    /** One split's ticks: sorted arrays extended at the end, plus the strays that came below their last tick. */
+    private static final class SplitTicks {
+        private long[] ticks = new long[64];
+        private long[] minTimes = new long[64];
+        private long[] maxTimes = new long[64];
+        private int size;
+        private long rows;
+        private final TreeMap<Long, long[]> strays = new TreeMap<>();  // tick -> {min, max}
+
+        /** Whether the tick is a new entry. */
+        boolean add(long tick, long eventTime) {
+            rows++;
+            int at = size > 0 && ticks[size - 1] == tick ? size - 1
+                    : size == 0 || ticks[size - 1] < tick ? -1 : Arrays.binarySearch(ticks, 0, size, tick);
+            if (at >= 0) {
+                minTimes[at] = Math.min(minTimes[at], eventTime);
+                maxTimes[at] = Math.max(maxTimes[at], eventTime);
+                return false;
+            }
+            if (size == 0 || ticks[size - 1] < tick) {
+                append(tick, eventTime, eventTime);
+                return true;
+            }
+            long[] seen = strays.get(tick);
+            if (seen != null) {
+                seen[0] = Math.min(seen[0], eventTime);
+                seen[1] = Math.max(seen[1], eventTime);
+                return false;
+            }
+            strays.put(tick, new long[] {eventTime, eventTime});
+            return true;
+        }
+
+        private void append(long tick, long minTime, long maxTime) {
+            if (size == ticks.length) {
+                int grown = size * 2;
+                ticks = Arrays.copyOf(ticks, grown);
+                minTimes = Arrays.copyOf(minTimes, grown);
+                maxTimes = Arrays.copyOf(maxTimes, grown);
+            }
+            ticks[size] = tick;
+            minTimes[size] = minTime;
+            maxTimes[size] = maxTime;
+            size++;
+        }
+
+        InternalRow record(UTF8String split) {
+            if (!strays.isEmpty()) {
+                mergeStrays();
+            }
+            return OffsetRuns.tickRecord(split, rows, Arrays.copyOf(ticks, size), Arrays.copyOf(minTimes, size),
+                    Arrays.copyOf(maxTimes, size));
+        }
+
+        /** The strays merged into the sorted arrays (no tick is in both). */
+        private void mergeStrays() {
+            long[] t = ticks;
+            long[] lo = minTimes;
+            long[] hi = maxTimes;
+            int n = size;
+            ticks = new long[n + strays.size()];
+            minTimes = new long[ticks.length];
+            maxTimes = new long[ticks.length];
+            size = 0;
+            int i = 0;
+            for (Map.Entry<Long, long[]> stray : strays.entrySet()) {
+                for (; i < n && t[i] < stray.getKey(); i++) {
+                    append(t[i], lo[i], hi[i]);
+                }
+                append(stray.getKey(), stray.getValue()[0], stray.getValue()[1]);
+            }
+            for (; i < n; i++) {
+                append(t[i], lo[i], hi[i]);
+            }
+            strays.clear();
+        }
     }
 }
