@@ -192,7 +192,7 @@ class Crash(RuntimeError):
 @pytest.mark.spark
 @pytest.mark.integration
 def test_hourly_range_crash_resumes_after_the_last_commit(spark, tmp_path, monkeypatch):
-    import event_replay.io.commit as commit_module
+    import event_replay.pipeline as commit_module  # where a range run's partitions are committed (io.commit.commit)
 
     log = tmp_path / "log"
     rows = hourly_log(log)  # test_partitions: p1 idle across the first boundary, stragglers, open windows
