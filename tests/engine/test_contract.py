@@ -1,6 +1,6 @@
 """engine/contract.py: the stages' contract held by a real replay: the watermarks output has WATERMARKS_SCHEMA's
 columns and types, the firings and late rows their documented columns, and the carried split state
-SPLIT_STATE_SCHEMA's."""
+SPLIT_STATE_SCHEMA's (none for a clock without an id: no state is kept)."""
 from __future__ import annotations
 
 import pytest
@@ -40,5 +40,6 @@ def test_a_replay_keeps_the_stages_contract(spark, tmp_path):
         assert [(r["split"], r["offset"]) for r in result.late_events.collect()] == [("a", 2)]
         assert _types(carry.split_states.schema) == _types(SPLIT_STATE_SCHEMA)
         assert carry.splits == ["a"]
+        assert engine.replay(spark, rows, cfg, ["a"], Clock(0, 30000))[1] is None  # no id: no state kept
     finally:
         engine.release(spark)
