@@ -65,8 +65,8 @@ def engine_partitioned(spark, rows, cfg, splits, bounds) -> dict:
             [(r.split, r.offset, r.arrival_time, r.event_time, r.key, r.payload.get("value"))
              for r in rows if lo <= r.arrival_time < hi], ROW_SCHEMA)
         eoi = cfg.replay.end_of_input if i == n - 1 else "hold"
-        result, end = engine.replay(spark, df, cfg.with_end_of_input(eoi), splits, part,
-                                    carried.carry if carried else None)
+        result, carry = engine.replay(spark, df, cfg.with_end_of_input(eoi), splits, part,
+                                      carried.carry if carried else None)
         try:
             firings += [tuple(r) for r in result.windows.select(
                 "key", "window_start", "window_end", "fire_index", "fire_watermark", "fire_reason", *names).collect()]
@@ -74,8 +74,8 @@ def engine_partitioned(spark, rows, cfg, splits, bounds) -> dict:
             wms += [tuple(r) for r in result.watermarks.select(
                 "replay_time", "scope", "split", "watermark", "idle").collect()]
             if i < n - 1:
-                manifest = Manifest.after(cfg.with_end_of_input(eoi), part.id, f"p{i - 1}" if i else None, end.carry)
-                write_state(spark, cfg, manifest, end.carry)
+                manifest = Manifest.after(cfg.with_end_of_input(eoi), part.id, f"p{i - 1}" if i else None, carry)
+                write_state(spark, cfg, manifest, carry)
         finally:
             engine.release(spark)
     return norm(firings, late, wms)

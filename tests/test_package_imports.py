@@ -1,8 +1,10 @@
-"""No two packages of event_replay import each other, directly or round a longer circle; no import hides in a function.
+"""No two packages of event_replay import each other, directly or round a longer circle; each imports only packages
+below it in docs/architecture.md's picture (LAYERS); no import hides in a function.
 
 Reads every module's imports with ``ast`` (module level and inside functions, relative and
 absolute) and maps each to its top-level subpackage of ``event_replay``; a module directly in
-``event_replay/`` is a node of its own. A cycle in that graph fails the test, naming it.
+``event_replay/`` is a node of its own. A cycle in that graph fails the test, naming it; so does an
+import of a package on the same line of LAYERS or a higher one.
 
 An import inside a function is allowed only with a one-line reason on its line, ``# lazy: <why>``
 (a heavy dependency kept out of ``replay --help``) or ``# optional: <why>`` (an optional extra).
@@ -112,6 +114,46 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
             if cycle:
                 return cycle
     return None
+
+
+# docs/architecture.md's picture of the packages, lowest first: a package imports only packages of a lower line.
+LAYERS = (
+    ("semantics", "layout", "html_page", "extension", "fatal", "local_folder"),
+    ("spark", "exits", "sample", "from_flink"),
+    ("io",),
+    ("engine",),
+    ("history",),
+    ("pipeline",),
+    ("job",),
+    ("range_replay",),
+    ("quality",),
+    ("compare",),
+    ("tuning",),
+    ("why",),
+    ("orchestration", "quality_job"),
+    ("commands",),
+    ("cli",),
+)
+
+
+def imports_not_below(graph: dict[str, set[str]], layers: tuple[tuple[str, ...], ...]) -> list[str]:
+    """``a -> b`` for every import of ``graph`` from a package to one on its own line of ``layers`` or a higher one,
+    and ``a: no line`` for a package ``layers`` does not place."""
+    line = {name: i for i, names in enumerate(layers) for name in names}
+    unplaced = [f"{a}: no line" for a in sorted(set(graph) | {b for bs in graph.values() for b in bs})
+                if a not in line]
+    return unplaced + [f"{a} -> {b}" for a in sorted(graph) for b in sorted(graph[a])
+                       if a in line and b in line and line[b] >= line[a]]
+
+
+def test_every_package_imports_only_packages_below_it():
+    found = imports_not_below(package_graph(PACKAGE_ROOT), LAYERS)
+    assert not found, "imports of a package not below the importer (docs/architecture.md):\n" + "\n".join(found)
+
+
+def test_an_import_sideways_or_up_is_found():
+    graph = {"low": set(), "mid": {"low", "side"}, "side": set(), "top": {"mid", "new"}}
+    assert imports_not_below(graph, (("low",), ("mid", "side"), ("top",))) == ["new: no line", "mid -> side"]
 
 
 def test_no_package_imports_another_in_a_circle():

@@ -31,16 +31,16 @@ from .exits import guarded
 from .extension import refusal
 from .from_flink.cli import add_config_parser
 from .from_flink.settings import FlinkSettingsError
-from .history.partitions import Partition
 from .history.progress import RangeRequest
 from .history.state import StateError, require_declared_splits
 from .io.fs import is_local
 from .io.lock import OutputLocked, output_lock
 from .io.preflight import check_source
-from .job import run_partition, run_replay
+from .job import partition_plan, run_replay
 from .orchestration.cancel import cancellable
 from .orchestration.dry_run import main_dry_run
 from .orchestration.record import main_verify
+from .pipeline import OnePartition, run
 from .range_replay import parse_range, run_range
 from .sample import SampleSpec, write_partitioned_sample, write_sample
 from .semantics.config import JobConfig, load_config
@@ -57,9 +57,10 @@ def summary_line(summary, seconds: float, memory: str | None = None) -> str:
 def cmd_run(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
     # Validate before anything starts a JVM: a bad config costs milliseconds, not a Spark start-up.
-    cfg = _checked_run_config(args)
-    if cfg is None:
+    checked = _checked_run_config(args)
+    if checked is None:
         return 2
+    cfg, plan = checked
     if args.dry_run:  # no Spark, nothing written
         first, _, last = (args.partitions or f"{args.partition}..{args.partition}").partition("..")
         return main_dry_run(cfg, first, last, new_history=args.first, previous=args.previous)
@@ -68,12 +69,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         with ExitStack() as stack:
             if is_local(cfg.output.path):
                 # A local output is locked before Spark starts: a concurrent run is refused in milliseconds.
-                # (Elsewhere run_replay/run_partition take it through the Hadoop FileSystem.)
+                # (Elsewhere pipeline.run takes it through the Hadoop FileSystem.)
                 stack.enter_context(output_lock(cfg.output.path))
             stack.enter_context(cancellable(cfg.output.path))  # SIGTERM: stop, keep what is committed, clean up
             spark = build_session(master=args.master, app_name="event-replay", conf=conf)
             try:
-                summary = _replay(spark, cfg, args)
+                summary = _replay(spark, cfg, args, plan)
                 memory = driver_memory_note(spark)
             finally:
                 spark.stop()
@@ -87,9 +88,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _checked_run_config(args: argparse.Namespace) -> JobConfig | None:
-    """The config `replay run` replays, every check that needs no Spark done (a ConfigError propagates: exit 2);
-    None after printing why the options do not go together."""
+def _checked_run_config(args: argparse.Namespace) -> tuple[JobConfig, OnePartition | None] | None:
+    """The config `replay run` replays and, with --partition, its plan, every check that needs no Spark done (a
+    ConfigError propagates: exit 2); None after printing why the options do not go together."""
     cfg = load_config(args.config)
     partitioned = args.partition or args.partitions
     if args.partition and args.partitions:
@@ -101,26 +102,26 @@ def _checked_run_config(args: argparse.Namespace) -> JobConfig | None:
         return None
     if args.end_of_input and not partitioned:
         cfg = cfg.with_end_of_input(args.end_of_input)
-    if partitioned:
-        if args.partition:
-            Partition.parse(args.partition)  # a bad id fails before Spark starts
-        else:
-            parse_range(args.partitions)
+    plan = None
+    if args.partition:  # a bad id or undeclared splits fail before Spark starts, checked once, by the plan
+        plan = partition_plan(cfg, args.partition, first=args.first, end_of_input=args.end_of_input or "hold",
+                              previous=args.previous, allow_missing=args.allow_missing)
+    elif args.partitions:
+        parse_range(args.partitions)
         require_declared_splits(cfg)
     check_source(cfg)  # a role's column missing from a local source: refused before Spark starts
     why = refusal(cfg)  # a session config without the extension's jar
     if why is not None:
         print(f"replay: {why}", file=sys.stderr)
         return None
-    return cfg
+    return cfg, plan
 
 
-def _replay(spark, cfg: JobConfig, args: argparse.Namespace):
+def _replay(spark, cfg: JobConfig, args: argparse.Namespace, plan: OnePartition | None):
     if args.partitions:
         return _run_range(spark, cfg, args)
-    if args.partition:
-        return run_partition(spark, cfg, args.partition, first=args.first, end_of_input=args.end_of_input or "hold",
-                             previous=args.previous, allow_missing=args.allow_missing)
+    if plan is not None:
+        return run(spark, cfg, plan)
     return run_replay(spark, cfg)
 
 

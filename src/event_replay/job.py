@@ -1,6 +1,7 @@
 """The replay job: plans for pipeline.run, a whole source (`run_replay`) or one partition of a `dt=`-partitioned
-source continuing its predecessor's state (`run_partition`). What `replay run`, `jobs/replay_job.py` (the Airflow
-tasks), the benchmarks and the tests call; the CLI only parses arguments around it; a range is range_replay.py."""
+source continuing its predecessor's state (`run_partition`; its plan, checked without Spark: `partition_plan`).
+What `replay run`, `jobs/replay_job.py` (the Airflow tasks), the benchmarks and the tests call; the CLI only parses
+arguments around it; a range is range_replay.py."""
 from __future__ import annotations
 
 from .history.partitions import Partition
@@ -16,6 +17,15 @@ def run_replay(spark, cfg: JobConfig) -> WriteSummary:
     return run(spark, cfg, WholeSource())
 
 
+def partition_plan(cfg: JobConfig, partition: str, *, first: bool = False, end_of_input: str = "hold",
+                   previous: str | None = None, allow_missing: bool = False) -> OnePartition:
+    """The plan of one partition's run, checked without Spark: the id parsed, `source.splits` declared (a
+    ConfigError otherwise: exit 2). `replay run --partition` builds it before the session starts."""
+    p = Partition.parse(partition)
+    require_declared_splits(cfg)
+    return OnePartition(p, first=first, previous=previous, end_of_input=end_of_input, allow_missing=allow_missing)
+
+
 def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False, end_of_input: str = "hold",
                   previous: str | None = None, allow_missing: bool = False) -> WriteSummary:
     """Replay one partition of a `dt=`-partitioned source, continuing from its predecessor's carried state
@@ -23,6 +33,5 @@ def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False,
     and its own state, committed together (io/commit.py). `previous` defaults to the latest source partition
     before this one. A partition with no folder in the source fails unless `allow_missing` (then it replays as
     empty: time passes, the state carries on)."""
-    require_declared_splits(cfg)
-    return run(spark, cfg, OnePartition(Partition.parse(partition), first=first, previous=previous,
-                                        end_of_input=end_of_input, allow_missing=allow_missing))
+    return run(spark, cfg, partition_plan(cfg, partition, first=first, end_of_input=end_of_input, previous=previous,
+                                          allow_missing=allow_missing))

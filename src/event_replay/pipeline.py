@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from . import engine
-from .engine import RangeEnd
+from .engine.carry import Carry
 from .engine.contract import EngineResult
 from .history.partitions import Clock, Partition
 from .history.span import Span, cut_by_partition, stream_at_ends
@@ -53,6 +53,7 @@ class Plan:
         return None
 
     def config(self, cfg: JobConfig) -> JobConfig:
+        """The config the plan replays with: resolved once, by the pipeline, before anything reads it."""
         return cfg
 
     def staged(self, commits: list[Commit], seconds: float) -> None:
@@ -69,7 +70,7 @@ class WholeSource(Plan):
     def clock(self, source: SourceData) -> Clock:
         return Clock.of_source(source)
 
-    def stage(self, spark, cfg: JobConfig, source: SourceData, result: EngineResult, end: RangeEnd,
+    def stage(self, spark, cfg: JobConfig, source: SourceData, result: EngineResult, carry: Carry | None,
               carried: CarriedState | None, staging: str) -> list[Commit]:
         summary, moves = stage_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks,
                                        staging)
@@ -117,15 +118,14 @@ class OnePartition(HistoryPlan):
     def clock(self, source: SourceData) -> Partition:
         return self.partition
 
-    def stage(self, spark, cfg: JobConfig, source: SourceData, result: EngineResult, end: RangeEnd,
+    def stage(self, spark, cfg: JobConfig, source: SourceData, result: EngineResult, carry: Carry | None,
               carried: CarriedState | None, staging: str) -> list[Commit]:
         p = self.partition
         summary, moves = stage_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks,
                                        staging, p.subpath)
         # The state last: whoever finds a partition's state finds all its outputs in place.
-        manifest = Manifest.after(self.config(cfg), p.id, carried.manifest.partition if carried else None,
-                                  end.carry)
-        return [Commit(p.id, summary, moves + [stage_state(spark, cfg, manifest, end.carry, staging)])]
+        manifest = Manifest.after(cfg, p.id, carried.manifest.partition if carried else None, carry)
+        return [Commit(p.id, summary, moves + [stage_state(spark, cfg, manifest, carry, staging)])]
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,7 @@ class PartitionSpan(HistoryPlan):
     def clock(self, source: SourceData) -> Partition:
         return self.span.whole
 
-    def stage(self, spark, cfg: JobConfig, source: SourceData, result: EngineResult, end: RangeEnd,
+    def stage(self, spark, cfg: JobConfig, source: SourceData, result: EngineResult, carry: Carry | None,
               carried: CarriedState | None, staging: str) -> list[Commit]:
         span, ids = self.span, [p.id for p in self.span.parts]
         ends = stream_at_ends(span, result.watermarks, carried.carry.stream_watermark if carried else None,
@@ -159,8 +159,8 @@ class PartitionSpan(HistoryPlan):
         staged = stage_span_outputs(spark, cfg, source, cut, span.parts, span.folder_columns, staging)
         # The last partition's state continues from the one before it, as its own run's does.
         previous = ids[-2] if len(ids) > 1 else (carried.manifest.partition if carried else None)
-        manifest = Manifest.after(self.config(cfg), span.whole.id, previous, end.carry)
-        staged[-1].moves.append(stage_state(spark, cfg, manifest, end.carry, staging))
+        manifest = Manifest.after(cfg, span.whole.id, previous, carry)
+        staged[-1].moves.append(stage_state(spark, cfg, manifest, carry, staging))
         output = cfg.output.path.rstrip("/")
         # A state an earlier run left inside the range would not match these outputs.
         return [Commit(s.partition.id, s.summary, s.moves,
@@ -200,6 +200,7 @@ def run(spark, cfg: JobConfig, plan: Plan) -> WriteSummary:
 def commits(spark, cfg: JobConfig, plan: Plan) -> Iterator[tuple[str | None, WriteSummary, float]]:
     """Under held_output: read, replay and stage `plan`, then make its commits one after the other, yielding
     (partition id, counts, seconds of the commit) after each."""
+    cfg = plan.config(cfg)
     engine.fixed_plans(spark)
     t0 = time.monotonic()
     output = cfg.output.path.rstrip("/")
@@ -208,11 +209,12 @@ def commits(spark, cfg: JobConfig, plan: Plan) -> Iterator[tuple[str | None, Wri
     source = plan.read(spark, cfg, carried)
     staging = new_staging(output)
     try:
-        result, end = engine.replay(spark, source.rows, plan.config(cfg), source.splits, plan.clock(source),
-                                    carried.carry if carried else None, clean_max_offsets=source.clean_max_offsets,
-                                    with_cause=plan.with_cause, tick_partials=source.tick_partials)
+        # The engine hands back its end state (the Carry) computed: the write below only reads plain data.
+        result, carry = engine.replay(spark, source.rows, cfg, source.splits, plan.clock(source),
+                                      carried.carry if carried else None, clean_max_offsets=source.clean_max_offsets,
+                                      with_cause=plan.with_cause, tick_partials=source.tick_partials)
         fs.mkdirs(output)
-        staged = plan.stage(spark, cfg, source, result, end, carried, staging)
+        staged = plan.stage(spark, cfg, source, result, carry, carried, staging)
     except BaseException as exc:
         raise discard_staging(fs, output, staging, exc) from exc
     finally:

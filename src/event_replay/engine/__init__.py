@@ -1,8 +1,7 @@
 """The Spark engine: stage 1 (timeline) then stage 2 (windows); see contract.py for what flows between them."""
 from __future__ import annotations
 
-from functools import cached_property
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from pyspark.sql import functions as F
 
@@ -22,10 +21,12 @@ if TYPE_CHECKING:
 
 def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: Sequence[str], clock,
            carried: "Carry | None" = None, *, clean_max_offsets: dict[str, int] | None = None,
-           with_cause: bool = False, tick_partials: "TickPartials | None" = None) -> tuple["EngineResult", "RangeEnd"]:
+           with_cause: bool = False,
+           tick_partials: "TickPartials | None" = None) -> tuple["EngineResult", "Carry | None"]:
     """Replay clean rows (cut to [clock.start_ms, clock.end_ms)) over the declared splits, continuing from the state
-    `carried` from the previous range (None: the history starts here). Returns the range's outputs and its end
-    (RangeEnd: the Carry the next range continues from, computed only when read).
+    `carried` from the previous range (None: the history starts here). Returns the range's outputs and the Carry the
+    next range continues from, computed here when the clock has an id (its state is kept), else None (a replay that
+    keeps no state never pays for it).
 
     `clock`: the replay clock's range, `start_ms`, `end_ms` and `id` (history/partitions.py: a Clock of a whole
     source, a partition or a span of them, history/span.py; the id is None when no state is kept). `with_cause`: the firings say
@@ -33,8 +34,7 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     state. `tick_partials`: the rows' per-(split, tick) event times if the read took them (io/read_order.py)."""
     fixed_plans(spark)
     if cfg.window.time == "processing":  # windows on the replay clock, no timeline (processing_time.py)
-        result, end = processing_time_replay(rows, cfg, splits, clock, carried, clean_max_offsets, with_cause)
-        return result, RangeEnd(end)
+        return processing_time_replay(rows, cfg, splits, clock, carried, clean_max_offsets, with_cause)
     if clock.id is not None and cfg.watermark.periodic and clock.end_ms - clock.start_ms < cfg.watermark.interval_ms:
         raise ValueError(f"partition {clock.id} is shorter than the watermark interval")
     all_splits = sorted(set(splits) | set(carried.splits if carried else ()))
@@ -59,11 +59,13 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
         partitions=windows_partitions(spark, cfg),
         with_cause=with_cause)
     result = EngineResult(windows=firings, late_events=late_rows, watermarks=timeline.watermarks)
-    return result, RangeEnd(lambda: _end_state(cfg, rows, clock, carried, w0, all_splits, stream_values, end,
-                                               window_rows, elems, clean_max_offsets))
+    if clock.id is None:
+        return result, None
+    return result, _end_state(cfg, rows, carried, w0, all_splits, stream_values, end, window_rows, elems,
+                              clean_max_offsets)
 
 
-def _end_state(cfg, rows, clock, carried, w0, all_splits, stream_values, end, window_rows, elems, clean_max_offsets):
+def _end_state(cfg, rows, carried, w0, all_splits, stream_values, end, window_rows, elems, clean_max_offsets):
     """The Carry at the end of an event-time range that started at stream watermark `w0`: two small aggregates
     (scalars) on the driver, the rest stays in DataFrames."""
     top = stream_values.agg(F.max("watermark")).collect()[0][0]
@@ -108,18 +110,6 @@ def _kept(timeline) -> tuple["DataFrame", "DataFrame"]:
 def _materialise(df: "DataFrame") -> "DataFrame":
     """Computed once, kept on the executors, with a plan that starts here (a local checkpoint)."""
     return df.localCheckpoint(eager=True)
-
-
-class RangeEnd:
-    """What a replayed range leaves for the next one: its `carry`, computed on first read (a replay that keeps no
-    state never pays for it)."""
-
-    def __init__(self, compute: "Callable[[], Carry]"):
-        self._compute = compute
-
-    @cached_property
-    def carry(self) -> "Carry":
-        return self._compute()
 
 
 def release(spark: "SparkSession") -> None:

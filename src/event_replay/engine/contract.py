@@ -2,8 +2,8 @@
 
 The entry (`engine.replay`) takes the rows, the config, the declared splits, the replay clock's range (history/partitions.py:
 a `Clock`, a partition or a span: anything with start_ms, end_ms and id) and the state carried from the previous range
-(carry.py's `Carry`, plain data; None: the history starts), and returns the range's `EngineResult` and its `RangeEnd`:
-the Carry the next range continues from.
+(carry.py's `Carry`, plain data; None: the history starts), and returns the range's `EngineResult` and the Carry the
+next range continues from (None when the clock has no id: no state is kept).
 
 Input rows (a DataFrame, already read, cleaned and cut to the replay range by the IO layer):
     split string, offset long, arrival_time long, event_time long, key (any type), payload columns...

@@ -59,8 +59,9 @@ def timer_times(rows: DataFrame, cfg: JobConfig, end_ms: int) -> DataFrame:
 def replay(rows: DataFrame, cfg: JobConfig, splits: list[str], clock, carried: Carry | None,
            clean_max_offsets: dict[str, int] | None, with_cause: bool):
     """A range of the replay clock, from the previous range's state (None: the history starts): its outputs (no late
-    rows, no watermarks) and a function computing its end state. The carried rows are those of windows whose timer
-    is at or after the previous range's end; the clock there (its end - 1) is the carried `stream_watermark`."""
+    rows, no watermarks) and its end state if the clock has an id (its state is kept), else None. The carried rows
+    are those of windows whose timer is at or after the previous range's end; the clock there (its end - 1) is the
+    carried `stream_watermark`."""
     clocked = on_replay_clock(rows)
     window_rows = clocked if carried is None else carried.rows.select(*clocked.columns).unionByName(clocked)
     if clock.id is not None:  # its state is written: the rows are read once more for it
@@ -72,7 +73,9 @@ def replay(rows: DataFrame, cfg: JobConfig, splits: list[str], clock, carried: C
         partitions=windows_partitions(rows.sparkSession, cfg),
         with_cause=with_cause)
     result = EngineResult(windows=firings, late_events=late, watermarks=_no_watermarks(rows))
-    return result, lambda: _end_state(rows, cfg, splits, clock, carried, window_rows, elems, clean_max_offsets)
+    if clock.id is None:
+        return result, None
+    return result, _end_state(rows, cfg, splits, clock, carried, window_rows, elems, clean_max_offsets)
 
 
 def _end_state(rows, cfg, splits, clock, carried, window_rows, elems, clean_max_offsets):
