@@ -15,13 +15,13 @@ import org.apache.spark.unsafe.types.UTF8String;
  * of its own. A row's tick is the first multiple of the interval at or after its arrival; the driver clamps ticks
  * below the range's first tick onto it and sums the partitions.
  *
- * <p>A split's rows arrive mostly in order, so its ticks are kept as sorted arrays that a row extends at the end
- * (no hashing, no object per tick); a row whose tick is below the split's last finds it by binary search, or, when
- * the tick is new there, goes to a small map of strays that the emit merges back in.
+ * <p>A split's rows arrive in order within a file, so its ticks are kept as sorted arrays that a row extends at
+ * the end (no hashing, no object per tick); a row whose tick is below the split's last finds it by binary search,
+ * or, when the tick is new there, goes to the strays, which the emit sorts and merges in.
  *
  * <p>A partition may hold days of a split's ticks (files of many days packed together): the caller emits them
- * whenever they are {@link #full()}, so a task holds at most {@link #FLUSH_ENTRIES} entries (about 40 bytes each)
- * and no record's arrays are longer. A (split, tick) may then appear in two records of one partition, as it does in
+ * whenever they are {@link #full()}, so a task holds at most {@link #FLUSH_ENTRIES} entries (three longs each,
+ * at most twice that with the arrays' room to grow) and no record's arrays are longer. A (split, tick) may then appear in two records of one partition, as it does in
  * two partitions: the driver combines them.
  */
 final class TickTimes {
@@ -79,40 +79,76 @@ final class TickTimes {
         entries = 0;
     }
 
-    /** One split's ticks: sorted arrays extended at the end, plus the strays that came below their last tick. */
+    /**
+     * One split's ticks: sorted distinct entries extended at the end, and the strays whose tick came below the last
+     * one's and is not among them (a partition packs files in no time order: each file's rows are a run of strays
+     * in tick order, so a stray mostly extends the last stray). The emit sorts and merges the strays in.
+     */
     private static final class SplitTicks {
-        private long[] ticks = new long[64];
-        private long[] minTimes = new long[64];
-        private long[] maxTimes = new long[64];
-        private int size;
+        private final Entries sorted = new Entries();
+        private final Entries strays = new Entries();
         private long rows;
-        private final TreeMap<Long, long[]> strays = new TreeMap<>();  // tick -> {min, max}
 
-        /** Whether the tick is a new entry. */
+        /** Whether the tick took a new entry. */
         boolean add(long tick, long eventTime) {
             rows++;
-            int at = size > 0 && ticks[size - 1] == tick ? size - 1
-                    : size == 0 || ticks[size - 1] < tick ? -1 : Arrays.binarySearch(ticks, 0, size, tick);
-            if (at >= 0) {
-                minTimes[at] = Math.min(minTimes[at], eventTime);
-                maxTimes[at] = Math.max(maxTimes[at], eventTime);
-                return false;
-            }
-            if (size == 0 || ticks[size - 1] < tick) {
-                append(tick, eventTime, eventTime);
+            if (sorted.size == 0 || sorted.lastTick() < tick) {
+                sorted.append(tick, eventTime, eventTime);
                 return true;
             }
-            long[] seen = strays.get(tick);
-            if (seen != null) {
-                seen[0] = Math.min(seen[0], eventTime);
-                seen[1] = Math.max(seen[1], eventTime);
+            int at = sorted.lastTick() == tick ? sorted.size - 1
+                    : Arrays.binarySearch(sorted.ticks, 0, sorted.size, tick);
+            if (at >= 0) {
+                sorted.widen(at, eventTime, eventTime);
                 return false;
             }
-            strays.put(tick, new long[] {eventTime, eventTime});
+            if (strays.size > 0 && strays.lastTick() == tick) {
+                strays.widen(strays.size - 1, eventTime, eventTime);
+                return false;
+            }
+            strays.append(tick, eventTime, eventTime);
             return true;
         }
 
-        private void append(long tick, long minTime, long maxTime) {
+        InternalRow record(UTF8String split) {
+            Entries all = strays.size == 0 ? sorted : merged();
+            return OffsetRuns.tickRecord(split, rows, Arrays.copyOf(all.ticks, all.size),
+                    Arrays.copyOf(all.minTimes, all.size), Arrays.copyOf(all.maxTimes, all.size));
+        }
+
+        /** Every entry, sorted and strays, one per distinct tick in tick order. */
+        private Entries merged() {
+            long[] ticks = Arrays.copyOf(sorted.ticks, sorted.size + strays.size);
+            System.arraycopy(strays.ticks, 0, ticks, sorted.size, strays.size);
+            Arrays.sort(ticks);
+            Entries out = new Entries();
+            for (long t : ticks) {
+                if (out.size == 0 || out.lastTick() != t) {
+                    out.append(t, Long.MAX_VALUE, Long.MIN_VALUE);
+                }
+            }
+            for (Entries from : List.of(sorted, strays)) {
+                for (int i = 0; i < from.size; i++) {
+                    out.widen(Arrays.binarySearch(out.ticks, 0, out.size, from.ticks[i]), from.minTimes[i],
+                            from.maxTimes[i]);
+                }
+            }
+            return out;
+        }
+    }
+
+    /** (tick, min event time, max event time) entries in three growing arrays. */
+    private static final class Entries {
+        long[] ticks = new long[64];
+        long[] minTimes = new long[64];
+        long[] maxTimes = new long[64];
+        int size;
+
+        long lastTick() {
+            return ticks[size - 1];
+        }
+
+        void append(long tick, long minTime, long maxTime) {
             if (size == ticks.length) {
                 int grown = size * 2;
                 ticks = Arrays.copyOf(ticks, grown);
@@ -125,35 +161,9 @@ final class TickTimes {
             size++;
         }
 
-        InternalRow record(UTF8String split) {
-            if (!strays.isEmpty()) {
-                mergeStrays();
-            }
-            return OffsetRuns.tickRecord(split, rows, Arrays.copyOf(ticks, size), Arrays.copyOf(minTimes, size),
-                    Arrays.copyOf(maxTimes, size));
-        }
-
-        /** The strays merged into the sorted arrays (no tick is in both). */
-        private void mergeStrays() {
-            long[] t = ticks;
-            long[] lo = minTimes;
-            long[] hi = maxTimes;
-            int n = size;
-            ticks = new long[n + strays.size()];
-            minTimes = new long[ticks.length];
-            maxTimes = new long[ticks.length];
-            size = 0;
-            int i = 0;
-            for (Map.Entry<Long, long[]> stray : strays.entrySet()) {
-                for (; i < n && t[i] < stray.getKey(); i++) {
-                    append(t[i], lo[i], hi[i]);
-                }
-                append(stray.getKey(), stray.getValue()[0], stray.getValue()[1]);
-            }
-            for (; i < n; i++) {
-                append(t[i], lo[i], hi[i]);
-            }
-            strays.clear();
+        void widen(int at, long minTime, long maxTime) {
+            minTimes[at] = Math.min(minTimes[at], minTime);
+            maxTimes[at] = Math.max(maxTimes[at], maxTime);
         }
     }
 }
