@@ -79,7 +79,7 @@ def test_agreement_exits_0_and_writes_compare(replayed, capsys):
     assert _compare(root, live) == 0
     line = capsys.readouterr().out.splitlines()[0]
     n = len({(w["key"], w["window_start"]) for w in windows})
-    assert line.startswith(f"compare: windows compared {n}, equal {n}, differing 0") and "agreement 100%" in line
+    assert line.startswith(f"compare: windows compared {n}, equal {n}, differing 0") and "agreement 100.00%" in line
     out = root / "out" / "compare"
     s = json.loads((out / "summary.json").read_text())
     # avg_v is a floating average: compared within the tolerance (the live one is 1e-13 off)
@@ -177,3 +177,23 @@ def test_quality_out_runs_the_check_in_the_same_application(replayed, capsys, mo
     assert not (run / "data_quality.json").exists()
     assert ("the data-quality check did not run in this job, the data_quality task runs it: RuntimeError: no GX here"
             in capsys.readouterr().out)
+
+
+def test_calibration_grid_ranked_in_the_compare_job(replayed, capsys):
+    """--calibrate-* (what `make demo DEMO_CALIBRATE=1` adds to the compare_live task's job): after the comparison,
+    the grid is replayed and ranked against the same live output; the live output here is the replay's own, so the
+    config's settings (1s, 5s) rank first at full agreement, and the why-report of --quality-out shows the ranking."""
+    root, windows, _ = replayed
+    live = _write_live(root, "live-calibration", windows)
+    run = root / "run-calibration"
+    assert _compare(root, live, "--out", str(run / "compare"), "--calibrate-max-out-of-orderness", "1s,20s",
+                    "--calibrate-idle-timeout", "5s", "--quality-out", str(run)) == 0
+    out = capsys.readouterr().out
+    assert "tune: 1/2 delay 1s, idle 5s" in out and "tune: 2/2 delay 20s, idle 5s" in out
+    assert "calibration: the live output agrees best with delay 1s, idle 5s" in out
+    cal = json.loads(next((root / "out" / "_tuning").glob("delay_1s-20s*/calibration.json")).read_text())
+    best, other = cal["ranking"]
+    assert (best["variant"], best["live_rank"], best["live_score"]) == ("delay 1s, idle 5s, lateness 0ms", 1, 1.0)
+    assert other["live_rank"] == 2 and other["live_score"] < 1.0
+    why = json.loads((run / "why_report" / "summary.json").read_text())
+    assert [c["verdict"] for c in why["versus_live"]["calibrations"]] == [cal["verdict"]]
