@@ -34,6 +34,7 @@ from ...spark import local_frame
 from ..contract import SPLIT_STATE_SCHEMA, WATERMARKS_SCHEMA, Timeline
 from ..lookups import floor_value
 from .carry import StreamBefore, Ticks, TimelineEnd
+from .sorted_arrays import distinct_sorted
 from .split_changes import SplitGroups, split_changes
 from .stream import StreamTimeline, combine_splits
 
@@ -98,7 +99,7 @@ def combine_partials(partials: pa.Table, main_splits: list[str], first_tick: int
     if partials.num_rows == 0:
         return to_tick_table(partials, main_splits)
     tick = np.maximum(partials.column("tick").to_numpy(), first_tick)
-    row_ticks = np.unique(tick)
+    row_ticks = distinct_sorted(tick)
     emax = partials.column("max_event_time").to_numpy()
     event_times = (pc.min(partials.column("min_event_time")).as_py(), int(emax.max()))
     index = _main_split_index(partials.column("split").combine_chunks(), main_splits)
@@ -130,7 +131,7 @@ def to_tick_table(table: pa.Table, main_splits: list[str]) -> TickTable:
     order = np.lexsort((tick, split))
     has_rows = table.num_rows > 0
     return TickTable(split=split[order], tick=tick[order], max_event_time=emax[order],
-                     row_ticks=np.unique(tick_all),
+                     row_ticks=distinct_sorted(tick_all),
                      min_event_time=int(emin_all.min()) if has_rows else None,
                      max_event_time_all=int(emax_all.max()) if has_rows else None)
 
@@ -251,7 +252,7 @@ def end_split_state(groups: SplitGroups, m_after: np.ndarray, last_tick: int,
                     main_splits: list[str]) -> list[tuple[str, int, int]]:
     """Per split its last group up to the last tick (t, M after it) and its group after the range (t, raw max)."""
     out = []
-    for i in np.unique(groups.split):
+    for i in distinct_sorted(groups.split):
         mine = np.flatnonzero(groups.split == i)
         inside = mine[groups.tick[mine] <= last_tick]
         if len(inside):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..contract import NEG_INF, POS_INF
+from .sorted_arrays import distinct_sorted
 from .split_changes import SplitChanges
 
 
@@ -37,7 +38,7 @@ def combine_splits(changes: SplitChanges, n_splits: int, first_tick: int, last_t
                    initial: int, prev0: int, prev_idle0: bool) -> StreamTimeline:
     """The stream over ticks first_tick..last_tick, continuing from (prev0, prev_idle0)."""
     inside = (changes.tick >= first_tick) & (changes.tick <= last_tick)
-    ticks = np.unique(np.append(changes.tick[inside], first_tick))
+    ticks = distinct_sorted(np.append(changes.tick[inside], first_tick))
     n_active = np.zeros(len(ticks), np.int64)
     min_active = np.full(len(ticks), POS_INF, np.int64)
     max_all = np.full(len(ticks), NEG_INF, np.int64)
@@ -59,7 +60,7 @@ def combine_splits(changes: SplitChanges, n_splits: int, first_tick: int, last_t
     prev_idle = np.concatenate([[prev_idle0], stream_idle[:-1]])
     moved = (watermark != prev_w) | (stream_idle != prev_idle)
     return StreamTimeline(
-        tick=ticks, watermark=watermark, idle=stream_idle, values=np.unique(watermark[watermark > prev_w]),
+        tick=ticks, watermark=watermark, idle=stream_idle, values=distinct_sorted(watermark[watermark > prev_w]),
         change_tick=ticks[moved], change_value=watermark[moved], change_idle=stream_idle[moved],
         split_index=changes.split[inside], split_tick=changes.tick[inside], split_value=changes.value[inside],
         split_idle=changes.idle[inside])
