@@ -126,7 +126,7 @@ LAYERS = (
     ("pipeline",),
     ("job",),
     ("range_replay",),
-    ("quality",),
+    ("quality", "attribution"),
     ("compare",),
     ("tuning",),
     ("why",),
