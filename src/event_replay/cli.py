@@ -42,7 +42,7 @@ from .orchestration.dry_run import main_dry_run
 from .orchestration.record import main_verify
 from .pipeline import OnePartition, run
 from .range_replay import parse_range, run_range
-from .sample import SampleSpec, write_partitioned_sample, write_sample
+from .samples.log import SampleSpec, write_partitioned_sample, write_sample
 from .semantics.config import JobConfig, load_config
 from .spark import build_session, driver_memory_note, parse_conf
 from .tuning.cli import add_tune_parser

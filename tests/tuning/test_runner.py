@@ -101,7 +101,7 @@ def test_each_variant_equals_a_separate_replay_run(spark, tmp_path):
     from event_replay.job import run_replay
     from event_replay.quality.prepare import late_events_batch, read_outputs, watermarks_batch
     from event_replay.attribution import holders, late_causes
-    from event_replay.sample import SampleSpec, write_sample
+    from event_replay.samples.log import SampleSpec, write_sample
     from event_replay.tuning.figures import ranked
     from event_replay.layout import TUNING_PLOT_FILE
     from event_replay.tuning.results import read_results
