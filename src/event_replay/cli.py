@@ -29,7 +29,7 @@ from typing import Sequence
 from .commands.compare import add_compare_parser
 from .exits import guarded
 from .extension import refusal
-from .from_flink.cli import add_config_parser
+from .commands.from_flink import add_config_parser
 from .from_flink.settings import FlinkSettingsError
 from .history.progress import RangeRequest
 from .history.state import StateError, require_declared_splits
