@@ -132,7 +132,7 @@ LAYERS = (
     ("why",),
     ("orchestration", "quality_job"),
     ("commands",),
-    ("cli",),
+    ("cli", "tune_job"),
 )
 
 

@@ -45,7 +45,7 @@ from .range_replay import parse_range, run_range
 from .samples.log import SampleSpec, write_partitioned_sample, write_sample
 from .semantics.config import JobConfig, load_config
 from .spark import build_session, driver_memory_note, parse_conf
-from .tuning.cli import add_tune_parser
+from .commands.tune import add_tune_parser
 
 
 def summary_line(summary, seconds: float, memory: str | None = None) -> str:

@@ -1,5 +1,5 @@
-"""What-if tuning's runner (tuning/runner.py; the grid itself: test_grid.py; `python -m event_replay.tuning`:
-test_tuning_main.py; the DAG's logic: tests/orchestration/test_tuning.py): every
+"""What-if tuning's runner (tuning/runner.py; the grid itself: test_grid.py; `python -m event_replay.tune_job`:
+tests/test_tune_job.py; the DAG's logic: tests/orchestration/test_tuning.py): every
 variant's figures equal those recomputed (in pandas, from the definitions) from a separate `replay run` with that
 variant's config, the files are written, and (on the reference model) more delay or more allowed lateness never
 gives more late rows."""
