@@ -156,7 +156,7 @@ bench: install
 # The sample log is generated again only when its arguments, its generator, the lock or its files changed (a stamp
 # beside the folder: the folder is replaced whole).
 DEMO_SAMPLE_ARGS = --first-day $(DEMO_START) --days $(DEMO_DAYS) --rows-per-day $(DEMO_ROWS_PER_DAY) --splits 4 --seed 7
-DEMO_SAMPLE_FROM := src/event_replay/sample.py src/event_replay/orchestration/sample.py uv.lock
+DEMO_SAMPLE_FROM := src/event_replay/samples/log.py src/event_replay/samples/days.py uv.lock
 DEMO_SAMPLE_STAMP := data/.partitioned.sample
 demo: install airflow-init data-docs-assets
 	@echo "demo: a $(DEMO_DAYS)-day sample log ($(DEMO_START)..$(DEMO_END)) replayed by event_time_backfill"
@@ -164,7 +164,7 @@ demo: install airflow-init data-docs-assets
 	  $$(find data/partitioned -type f -printf '%P %s %T@\n' 2>/dev/null | sort | sha1sum); }; \
 	if [ -f $(DEMO_SAMPLE_STAMP) ] && [ "$$(cat $(DEMO_SAMPLE_STAMP))" = "$$(sample)" ]; then \
 	  echo "demo: the sample log in data/partitioned is current (not generated again)"; else \
-	  $(VENV)/bin/python -m event_replay.orchestration.sample --out data/partitioned $(DEMO_SAMPLE_ARGS) || exit 1; \
+	  $(VENV)/bin/python -m event_replay.samples.days --out data/partitioned $(DEMO_SAMPLE_ARGS) || exit 1; \
 	  sample > $(DEMO_SAMPLE_STAMP); fi
 	@start=$$(date +%s); logical="$(DEMO_LOGICAL_DATE)"; logical="$${logical:-$$(date -u +%FT%T+00:00)}"; \
 	echo "demo: event_time_backfill run at $$logical"; demo_spark_conf='$(DEMO_SPARK_CONF)'; \

@@ -50,7 +50,7 @@ def main() -> int:
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     py = sys.executable
-    subprocess.run([py, "-m", "event_replay.orchestration.sample", "--out", str(out / "log"), "--days", "1",
+    subprocess.run([py, "-m", "event_replay.samples.days", "--out", str(out / "log"), "--days", "1",
                     "--rows-per-day", str(args.rows_per_day)], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
     cfg = yaml.safe_load((ROOT / "jobs" / "configs" / "demo_partitioned.yaml").read_text())
     cfg["source"]["path"] = str(out / "log")

@@ -1,7 +1,7 @@
 """What-if tuning (manual trigger): replay one history under a grid of watermark settings and compare them.
 
 validate (the config and the three grids, every variant's config checked, before anything runs) -> tune (one
-spark-submit of `python -m event_replay.tuning`: every variant in one Spark application, the source read once;
+spark-submit of `python -m event_replay.tune_job`: every variant in one Spark application, the source read once;
 connection and pool `replay_spark`) -> report (the table: late rows and share, windows re-fired late, watermark
 lag mean/p99, delay from window end to first firing, late rows by cause; and the plot, under
 `<output.path>/_tuning/<grid>/`). The logic lives in event_replay.orchestration.tuning; this file only wires it.

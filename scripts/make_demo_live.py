@@ -3,7 +3,7 @@ compares the replay with (jobs/live/demo/README.md says what it is).
 
 It is made by Flink 2.3's own classes (the differential harness, tests/flink: the watermark generators,
 idleness, the multiplexer and the keyed windows, on the replay clock) from the sample `make demo` writes
-(event_replay.orchestration.sample, same seed and sizes), with the settings "production" ran with: the demo
+(event_replay.samples.days, same seed and sizes), with the settings "production" ran with: the demo
 config's, but an idle timeout of 30 s instead of 5 s and a max out-of-orderness of 1 s instead of 500 ms. It is
 written the way a sink would write it: JSON lines in dt= folders (the firing's day), the sink's own column names
 (key_id, win_start, win_end, events, amount, wm), ISO-8601 window bounds; every firing (the sink appends each
@@ -55,7 +55,7 @@ def live_config():
 
 
 def sample_rows():
-    from event_replay.orchestration.sample import generate_days
+    from event_replay.samples.days import generate_days
     from event_replay.semantics.model import LogRow
 
     t = generate_days(FIRST_DAY, DAYS, ROWS_PER_DAY, SPLITS, SEED).to_pydict()

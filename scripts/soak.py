@@ -109,7 +109,7 @@ class Soak:
 
     # --- set-up ------------------------------------------------------------------------------------------------
     def prepare_data(self) -> None:
-        from event_replay.orchestration.sample import generate_days, write_days
+        from event_replay.samples.days import generate_days, write_days
 
         if self.work.exists():
             shutil.rmtree(self.work)

@@ -71,7 +71,7 @@ def prepare(env: dict[str, str], pool_slots: int = 1) -> None:
 
 
 def write_config(path: Path, source: Path, output: Path, splits: int = 3, **watermark: str) -> Path:
-    """A small job config over a partitioned sample of `splits` splits (p0, p1, ...: orchestration/sample.py;
+    """A small job config over a partitioned sample of `splits` splits (p0, p1, ...: samples/days.py;
     declared, as a partitioned history needs) (tumbling 10 s, 500 ms out-of-orderness, idle after 5 s)."""
     import yaml
 

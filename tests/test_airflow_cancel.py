@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from airflow_env import ROOT, VENV_BIN, airflow_env, free_port, write_config
-from event_replay.orchestration.sample import generate_days, write_days
+from event_replay.samples.days import generate_days, write_days
 
 pytestmark = [pytest.mark.spark, pytest.mark.timeout(3600), pytest.mark.integration]
 DAYS = ["2024-01-01", "2024-01-02", "2024-01-03"]

@@ -22,7 +22,7 @@ import pytest
 from airflow_env import ROOT, VENV_BIN, airflow, airflow_env, prepare, write_config
 from event_replay.orchestration.plan import state_exists
 from event_replay.layout import DATASETS
-from event_replay.orchestration.sample import generate_days, write_days
+from event_replay.samples.days import generate_days, write_days
 from cluster import canonical
 
 pytest_plugins = ["cluster", "postgres"]

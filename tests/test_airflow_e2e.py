@@ -10,7 +10,7 @@ import pytest
 from airflow_env import airflow, airflow_env, prepare, write_config
 from event_replay.orchestration.plan import state_exists
 from event_replay.layout import DATASETS
-from event_replay.orchestration.sample import generate_days, write_days
+from event_replay.samples.days import generate_days, write_days
 
 pytestmark = [pytest.mark.spark, pytest.mark.timeout(900), pytest.mark.integration]
 DAYS = ["2024-01-01", "2024-01-02", "2024-01-03"]

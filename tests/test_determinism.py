@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from event_replay.sample import SampleSpec, write_sample
+from event_replay.samples.log import SampleSpec, write_sample
 from event_replay.semantics.config import parse_config
 from event_replay.semantics.model import LogRow
 

@@ -119,20 +119,20 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 # docs/architecture.md's picture of the packages, lowest first: a package imports only packages of a lower line.
 LAYERS = (
     ("semantics", "layout", "html_page", "extension", "fatal", "local_folder"),
-    ("spark", "exits", "sample", "from_flink"),
+    ("spark", "exits", "samples", "from_flink"),
     ("io",),
     ("engine",),
     ("history",),
     ("pipeline",),
     ("job",),
     ("range_replay",),
-    ("quality",),
+    ("quality", "attribution"),
     ("compare",),
     ("tuning",),
     ("why",),
     ("orchestration", "quality_job"),
     ("commands",),
-    ("cli",),
+    ("cli", "tune_job"),
 )
 
 

@@ -80,7 +80,7 @@ def runs_root(tmp_path_factory) -> Path:
 
     base = tmp_path_factory.mktemp("replay")
     log, out = base / "log", base / "runs" / "demo_partitioned"
-    _run(sys.executable, "-m", "event_replay.orchestration.sample", "--out", str(log), "--first-day", DAYS[0],
+    _run(sys.executable, "-m", "event_replay.samples.days", "--out", str(log), "--first-day", DAYS[0],
          "--days", str(len(DAYS)), "--rows-per-day", "400", "--splits", "4", "--seed", "7")
     cfg = yaml.safe_load((ROOT / "jobs" / "configs" / "demo_partitioned.yaml").read_text())
     cfg["source"]["path"], cfg["output"]["path"] = str(log), str(out)

@@ -9,7 +9,7 @@ import pytest
 from event_replay.job import run_replay
 from event_replay.from_flink.conf import config_from_flink_conf
 from event_replay.from_flink.sql import config_from_flink_sql
-from event_replay.sample import SampleSpec, write_sample
+from event_replay.samples.log import SampleSpec, write_sample
 from event_replay.semantics.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ import yaml
 
 from event_replay.orchestration.dry_run import dry_run, estimate, lines, summary_line
 from event_replay.orchestration.record import write_record
-from event_replay.orchestration.sample import generate_days, write_days
+from event_replay.samples.days import generate_days, write_days
 from event_replay.semantics.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]

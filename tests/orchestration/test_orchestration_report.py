@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 
 from event_replay.orchestration.report import build_report, render_markdown
-from event_replay.orchestration.sample import generate_days
+from event_replay.samples.days import generate_days
 
 
 def test_report_counts_from_footers(tmp_path):

@@ -29,7 +29,7 @@ def test_dag_parses_thin_manual_with_typed_grid_params(tuning_dag):
     assert set(dag.params) == {"config", "max_out_of_orderness", "idle_timeout", "allowed_lateness"}
     tune = dag.get_task("tune")
     assert tune.pool == "replay_spark" and tune._conn_id == "replay_spark"
-    assert tune.application == str(ROOT / "src" / "event_replay" / "tuning" / "__main__.py")
+    assert tune.application == str(ROOT / "src" / "event_replay" / "tune_job.py")
     assert dag.get_task("validate").downstream_task_ids == {"tune", "report"}
     assert tune.downstream_task_ids == {"report"}
     assert "jobs/configs/demo_partitioned.yaml" in dag.params.get_param("config").schema["examples"]

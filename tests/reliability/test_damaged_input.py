@@ -89,7 +89,7 @@ def _repair(f: Path, good: bytes) -> None:
 @pytest.fixture(scope="module")
 def world():
     """A 4-day source and the reference outputs (a range run never damaged)."""
-    from event_replay.orchestration.sample import generate_days, write_days
+    from event_replay.samples.days import generate_days, write_days
 
     base = Path(tempfile.mkdtemp(prefix="replay-damaged-"))
     base.chmod(0o755)

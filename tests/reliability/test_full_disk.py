@@ -50,7 +50,7 @@ REQUEST = RangeRequest(first_id=DAYS[0], last_id=DAYS[-1], first=True, previous=
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory):
-    from event_replay.orchestration.sample import generate_days, write_days
+    from event_replay.samples.days import generate_days, write_days
 
     src = tmp_path_factory.mktemp("full-disk") / "source"
     write_days(src, generate_days(DAYS[0], days=len(DAYS), rows_per_day=200, splits=3, seed=4, rate=20.0))

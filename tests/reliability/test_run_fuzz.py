@@ -203,7 +203,7 @@ def test_refusals_before_spark_name_a_key(data, monkeypatch, capsys):
         raise ReachedSpark()
 
     monkeypatch.setattr("event_replay.spark.build_session", no_spark)
-    monkeypatch.setattr("event_replay.cli.build_session", no_spark)  # the name cli.py calls
+    monkeypatch.setattr("event_replay.commands.run.build_session", no_spark)  # the name commands/run.py calls
     base = Path(tempfile.mkdtemp(prefix="replay-fuzz-"))
     try:
         source, out = base / "source", base / "out"

@@ -336,7 +336,7 @@ def test_missing_source_column_is_refused_before_spark_starts(tmp_path, fmt, rol
         raise AssertionError("Spark was started")
 
     monkeypatch.setattr("event_replay.spark.build_session", no_spark)
-    monkeypatch.setattr("event_replay.cli.build_session", no_spark)  # the name cli.py calls
+    monkeypatch.setattr("event_replay.commands.run.build_session", no_spark)  # the name commands/run.py calls
     assert main(["run", "--config", str(cfg)]) == 2
     err = capsys.readouterr().err
     assert f"key 'source.columns.{role}'" in err and f"column '{role}' is not in the source" in err

@@ -1,5 +1,5 @@
-"""What-if tuning's runner (tuning/runner.py; the grid itself: test_grid.py; `python -m event_replay.tuning`:
-test_tuning_main.py; the DAG's logic: tests/orchestration/test_tuning.py): every
+"""What-if tuning's runner (tuning/runner.py; the grid itself: test_grid.py; `python -m event_replay.tune_job`:
+tests/test_tune_job.py; the DAG's logic: tests/orchestration/test_tuning.py): every
 variant's figures equal those recomputed (in pandas, from the definitions) from a separate `replay run` with that
 variant's config, the files are written, and (on the reference model) more delay or more allowed lateness never
 gives more late rows."""
@@ -100,8 +100,8 @@ def expected_figures(out: Path, source: pd.DataFrame) -> dict:
 def test_each_variant_equals_a_separate_replay_run(spark, tmp_path):
     from event_replay.job import run_replay
     from event_replay.quality.prepare import late_events_batch, read_outputs, watermarks_batch
-    from event_replay.quality.attribution import holders, late_causes
-    from event_replay.sample import SampleSpec, write_sample
+    from event_replay.attribution import holders, late_causes
+    from event_replay.samples.log import SampleSpec, write_sample
     from event_replay.tuning.figures import ranked
     from event_replay.layout import TUNING_PLOT_FILE
     from event_replay.tuning.results import read_results

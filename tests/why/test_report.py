@@ -194,7 +194,7 @@ def _sample_report(spark, tmp_path: Path, name: str, **spec):
 
     from event_replay.job import run_replay
     from event_replay.why.report import why_report
-    from event_replay.sample import SampleSpec, write_sample
+    from event_replay.samples.log import SampleSpec, write_sample
     from event_replay.semantics.config import load_config
 
     root = Path(__file__).resolve().parents[2]

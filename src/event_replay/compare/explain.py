@@ -5,7 +5,7 @@ watermark), evidence is gathered in Spark, joined per window:
 - late rows: the replay's late rows of the window (late_events/, with the watermark they saw) and, with the live
   late output, the rows late on one side only. A row belongs to the windows of its key that contain its time
   (tumbling and sliding windows computed from the config; sessions: the compared windows it would overlap);
-- which split held the stream when the replay first fired the window (quality.attribution.holders: the split
+- which split held the stream when the replay first fired the window (attribution.holders: the split
   whose published watermark the stream reached; "all-idle jump"; the end of input), and the replay time it fired;
 - idle spans around that firing: the splits that went idle on the replay clock in the idle timeout (plus three
   intervals) before it (watermarks/);
@@ -26,7 +26,7 @@ from typing import Any, Sequence
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
-from ..quality.attribution import holders
+from ..attribution import holders
 from ..quality.prepare import count_star_column, to_ms
 from ..semantics.config import JobConfig
 from ..semantics.durations import NEG_INF, POS_INF, format_duration

@@ -1,5 +1,5 @@
 """The `watermark_tuning` DAG's logic: the typed form (a config and the three grids), validation before anything
-runs, the Spark job (one spark-submit of `python -m event_replay.tuning` through the `replay_spark` connection and
+runs, the Spark job (one spark-submit of `python -m event_replay.tune_job` through the `replay_spark` connection and
 pool) and the report (the table the job wrote, logged and returned).
 
 Every rejection is a `ConfigError`: a grid value is named by its form field (`params.idle_timeout`), a config key
@@ -28,7 +28,7 @@ _D = r"(\d+\s*(ms|s|min|m|h|d)|[Pp][0-9A-Za-z.]+|\d+)"
 GRID_PATTERN = rf"^\s*{_D}(\s*,\s*{_D})*\s*$"
 IDLE_GRID_PATTERN = rf"^\s*({_D}|[Nn][Oo][Nn][Ee])(\s*,\s*({_D}|[Nn][Oo][Nn][Ee]))*\s*$"
 DEFAULTS = {"max_out_of_orderness": "200ms,500ms,2s,5s", "idle_timeout": "none,5s,30s", "allowed_lateness": None}
-TUNE_MODULE = Path(__file__).resolve().parents[1] / "tuning" / "__main__.py"
+TUNE_MODULE = Path(__file__).resolve().parents[1] / "tune_job.py"
 
 
 def airflow_params(project_dir: str | Path) -> dict[str, Any]:
@@ -90,7 +90,7 @@ def tuning_report(validated: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class TuningSubmitOperator(ReplaySparkSubmitOperator):
-    """One spark-submit of event_replay/tuning/__main__.py (connection and pool `replay_spark`) with the arguments
+    """One spark-submit of event_replay/tune_job.py (connection and pool `replay_spark`) with the arguments
     the validate task produced: every variant runs in this one Spark application."""
 
     def __init__(self, *, validate_task_id: str, **kwargs: Any):

@@ -22,7 +22,7 @@ Definitions (all times long ms; the replay clock is the arrival time, the range 
   firing 0 is a late_row firing (it opened after the watermark had passed its end) has no delay of its own (its
   firing time, the arrival of the row, is not an output) and is left out; first_fire_delay_windows counts those
   in the mean. The clocks are comparable because the replay clock is the arrival time (SEMANTICS §1).
-- Late rows by cause: quality/attribution.py (the split whose rows advanced the stream to the
+- Late rows by cause: attribution.py (the split whose rows advanced the stream to the
   watermark the late row saw, or the all-idle jump); by split: the late row's own split.
 """
 from __future__ import annotations
@@ -33,8 +33,8 @@ from typing import Any
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from ..quality.attribution import holders
-from ..quality.attribution import late_causes as causes
+from ..attribution import holders
+from ..attribution import late_causes as causes
 from ..semantics.config import JobConfig
 from ..semantics.durations import NEG_INF, POS_INF
 from .running import next_value, running_max, running_sum

@@ -34,8 +34,8 @@ from pyspark.sql import functions as F
 from .. import engine
 from ..layout import TUNING_FOLDER, TUNING_PLOT_FILE, WHY_FOLDER, WHY_SUMMARY_FILE
 from ..local_folder import write_one_file
-from ..quality import attribution
-from ..quality.attribution import ALL_IDLE
+from .. import attribution
+from ..attribution import ALL_IDLE
 from ..quality.prepare import late_events_batch, partition_columns, read_outputs, watermarks_batch, windows_batch
 from ..semantics.config import JobConfig
 from ..spark import build_session

@@ -1,4 +1,4 @@
-"""The sample event log (sample.py): deterministic for a spec and seed; offsets 0, 1, 2, ... per split in arrival
+"""The sample event log (samples/log.py): deterministic for a spec and seed; offsets 0, 1, 2, ... per split in arrival
 order; event times at or before arrival, a few stragglers far behind; the last split falls silent at 60 %; written
 as N files (Parquet or CSV) or as dt=/hour= folders by arrival time, replacing the target folder."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
-from event_replay.sample import SampleSpec, generate, write_partitioned_sample, write_sample
+from event_replay.samples.log import SampleSpec, generate, write_partitioned_sample, write_sample
 
 SPEC = SampleSpec(rows=5000, splits=3, seed=5, keys=4, rate=50.0, straggler_fraction=0.02)
 

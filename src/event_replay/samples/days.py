@@ -1,11 +1,11 @@
 """A multi-day sample log in the partitioned layout `<out>/dt=YYYY-MM-DD/part-00000.parquet`.
 
-Each day has a burst of traffic (event_replay.sample's generator: several splits, out-of-order events, stragglers);
+Each day has a burst of traffic (samples/log.py's generator: several splits, out-of-order events, stragglers);
 on top of that, the last split falls silent half-way through the log and stays silent (it must go idle, or it
 would hold the watermark back for ever), and each day after the first has a few rows whose event time is a day
 earlier (late across the partition boundary: only carried state knows they are late).
 
-    python -m event_replay.orchestration.sample --out data/partitioned --days 3 --rows-per-day 5000
+    python -m event_replay.samples.days --out data/partitioned --days 3 --rows-per-day 5000
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..sample import SampleSpec, generate
+from .log import SampleSpec, generate
 
 DAY_MS = 86_400_000
 
@@ -94,7 +94,7 @@ def write_days(out: str | Path, table: pa.Table) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m event_replay.orchestration.sample", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m event_replay.samples.days", description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--first-day", default="2024-01-01")
     ap.add_argument("--days", type=int, default=3)

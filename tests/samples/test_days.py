@@ -1,4 +1,4 @@
-"""The partitioned sample (orchestration/sample.py): rows per day, offsets per split, a split that falls silent, a
+"""The partitioned sample (samples/days.py): rows per day, offsets per split, a split that falls silent, a
 few rows a day late, one dt= folder per day."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import datetime as dt
 import pyarrow.parquet as pq
 
 from event_replay.orchestration import plan as pl
-from event_replay.orchestration.sample import generate_days, write_days
+from event_replay.samples.days import generate_days, write_days
 
 D = dt.date.fromisoformat
 

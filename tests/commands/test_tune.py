@@ -1,13 +1,13 @@
-"""`replay tune` (tuning/cli.py): the subcommand on `replay`'s parser, and `main` refusing what it cannot run with
+"""`replay tune` (commands/tune.py): the subcommand on `replay`'s parser, and `main` refusing what it cannot run with
 exit code 2 and a line naming the option or key, before a Spark session starts (the run itself: test_runner.py;
-the module as a process: test_tuning_main.py)."""
+the module as a process: tests/test_tune_job.py)."""
 from __future__ import annotations
 
 import argparse
 
 import pytest
 
-from event_replay.tuning.cli import add_tune_parser, main
+from event_replay.commands.tune import add_tune_parser, main
 
 JOB = ("source: {{path: {src}}}\nwindow: {{type: tumbling, size: 2s}}\nwatermark: {{max_out_of_orderness: 1s}}\n"
        "aggregations: {{cnt: count(*)}}\noutput: {{path: {out}}}\n")

@@ -17,8 +17,8 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from .local_folder import replace_folder
-from .semantics.durations import parse_instant_ms
+from ..local_folder import replace_folder
+from ..semantics.durations import parse_instant_ms
 
 
 @dataclass(frozen=True)

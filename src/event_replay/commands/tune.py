@@ -5,7 +5,7 @@
                 [--against-live PATH [--live-format F] [--live-columns ...] [--live-late PATH] ...]
 
 `add_tune_parser(subparsers)` adds the subcommand to `replay`'s parser; `main()` is the same command on its own
-(`python -m event_replay.tuning`). Exit codes as `replay run`: 2 for a bad config or grid (checked before Spark
+(`python -m event_replay.tune_job`). Exit codes as `replay run`: 2 for a bad config or grid (checked before Spark
 starts, the option named), 1 for any other failure.
 """
 from __future__ import annotations
@@ -20,9 +20,9 @@ from ..exits import guarded
 from ..extension import refusal
 from ..semantics.config import load_config
 from ..spark import build_session, parse_conf
-from . import calibrate  # --against-live: rank the variants by agreement with the live output
-from .grid import GridError, parse_grid
-from .table import markdown_table
+from ..tuning import calibrate  # --against-live: rank the variants by agreement with the live output
+from ..tuning.grid import GridError, parse_grid
+from ..tuning.table import markdown_table
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
@@ -34,7 +34,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         print(f"replay tune: {why}", file=sys.stderr)
         return 2
     conf = parse_conf(args.conf or [])
-    from .runner import run_tuning  # lazy: matplotlib and pandas (the plot, the files), not for replay --help
+    from ..tuning.runner import run_tuning  # lazy: matplotlib and pandas (the plot, the files), not for replay --help
 
     live = calibrate.spec_from_args(args)
     if live is not None:
@@ -83,7 +83,7 @@ def add_tune_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    return configure(argparse.ArgumentParser(prog="python -m event_replay.tuning", description=__doc__.split("\n")[0]))
+    return configure(argparse.ArgumentParser(prog="python -m event_replay.tune_job", description=__doc__.split("\n")[0]))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""`replay config from-flink-sql` / `from-flink-conf` as commands (from_flink/cli.py): the YAML on stdout loads as
+"""`replay config from-flink-sql` / `from-flink-conf` as commands (commands/from_flink.py): the YAML on stdout loads as
 the config, --table, --query-window and --splits reach it, and a missing file, a missing option or a construct with
 no replay equivalent exits 2 with one line naming it. Pure Python."""
 from __future__ import annotations

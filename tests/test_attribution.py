@@ -1,4 +1,4 @@
-"""Which split held the stream watermark (quality/attribution.py): per stream value, the split(s) whose own
+"""Which split held the stream watermark (attribution.py): per stream value, the split(s) whose own
 watermark was that value when the stream first reached it (both when two published it; not a split that had moved
 on), none for a value no active split published (the all-idle jump); a late row blamed on the holder of its late
 watermark only if the stream reached it before the row arrived (at the same time too with per-event emission)."""
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from event_replay.quality.attribution import ALL_IDLE, holders, late_causes
+from event_replay.attribution import ALL_IDLE, holders, late_causes
 
 pytestmark = pytest.mark.spark
 

@@ -11,8 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from .conf import config_from_flink_conf
-from .settings import split_list
+from ..from_flink.conf import config_from_flink_conf
+from ..from_flink.settings import split_list
 
 
 def add_config_parser(sub) -> None:
@@ -45,7 +45,7 @@ def _missing(path: str) -> bool:
 def cmd_from_flink_sql(args: argparse.Namespace) -> int:
     if _missing(args.file):
         return 2
-    from .sql import config_from_flink_sql  # lazy: sqlglot, a fifth of replay --help's imports
+    from ..from_flink.sql import config_from_flink_sql  # lazy: sqlglot, a fifth of replay --help's imports
 
     text, _ = config_from_flink_sql(args.file, table=args.table, query_window=args.query_window,
                                     source_path=args.source_path, output_path=args.output_path,
