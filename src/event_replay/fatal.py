@@ -4,8 +4,8 @@ An OutOfMemoryError in a thread of Spark's driver (its scheduler, a broadcast, a
 thread and nothing else: the job waits forever for an answer, and an Airflow task waits until its timeout. So the
 driver's JVM runs with `-XX:+ExitOnOutOfMemoryError` (spark.py adds it), and a watchdog thread of the Python driver
 (`watch`) checks every few seconds that the JVM still lives and that Spark's scheduler thread still runs. When
-either is gone, it prints the cause and exits the process with 1; `exits.guarded` gives the same line when the
-main thread noticed first (a py4j call that lost its JVM).
+either is gone, it prints the cause, kills the JVM it started (if it did) and exits the process with 1;
+`exits.guarded` gives the same line when the main thread noticed first (a py4j call that lost its JVM).
 
 A process that exits this way leaves its output lock and staging folder; the next run on the output removes both
 (the lock's holder is a dead pid on this host: io/lock.py; orphan staging: io/commit.py).
@@ -100,7 +100,17 @@ def _loop(sc, scheduler) -> None:
                     "finish; if it was an OutOfMemoryError, raise spark.driver.memory")
         if line is not None and not _stop.is_set():
             print(line, file=sys.stderr, flush=True)
+            _kill_started_jvm()
             os._exit(1)
+
+
+def _kill_started_jvm() -> None:
+    """Kill the JVM this process started, if it still runs: a JVM whose scheduler died may never finish its own
+    shutdown, and would outlive the run holding its memory and the run's output pipes (a caller reading them, as
+    an Airflow task does, would wait). A JVM that started this process (spark-submit) is left to end by itself."""
+    proc = _watched.get("proc")
+    if proc is not None and proc.poll() is None:
+        proc.kill()
 
 
 def _scheduler_thread(sc):
