@@ -33,8 +33,15 @@ DRIVER = textwrap.dedent("""
 EXHAUST_HEAP = ('spark.range(0, 4_000_000, numPartitions=8).selectExpr("repeat(\'x\', 400) AS s")'
                 '._jdf.collectAsList()')
 # Spark's scheduler thread ends without stopping the context: every job after it waits forever.
-STOP_SCHEDULER = ('[t.interrupt() for t in spark._jvm.java.lang.Thread.getAllStackTraces().keySet().toArray() '
-                  'if t.getName() == "dag-scheduler-event-loop"]; spark.range(10).count()')
+# The thread is interrupted while it waits for an event (as it is between jobs): interrupted in the middle of one, it
+# may instead hand the error to the context, which then stops (a different failure, not this test's).
+STOP_SCHEDULER = "\n    ".join([
+    'import time',
+    't = next(t for t in spark._jvm.java.lang.Thread.getAllStackTraces().keySet().toArray() '
+    'if t.getName() == "dag-scheduler-event-loop")',
+    'waiting = 0',
+    'while waiting < 5: time.sleep(0.05); waiting = waiting + 1 if str(t.getState()) == "WAITING" else 0',
+    't.interrupt(); spark.range(10).count()'])
 KILL_JVM = ('os.kill(spark._jvm.java.lang.ProcessHandle.current().pid(), signal.SIGKILL); '
             'spark.range(10).count()')
 
