@@ -1,8 +1,7 @@
 """Distinct values of a numpy array by one sort.
 
-NumPy 2.4's `np.unique` finds distinct values through a hash table, which takes seconds on the driver's arrays of
-millions of ticks (about 50 times a sort's time: 11 s against 0.2 s for 7M int64 here); a sort then a comparison
-of neighbours gives the same array.
+NumPy 2.4's `np.unique` finds distinct values through a hash table, many times slower than a sort on the driver's
+arrays of millions of ticks (BENCHMARKS.md, session 13); a sort then a comparison of neighbours gives the same array.
 """
 from __future__ import annotations
 
