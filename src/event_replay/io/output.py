@@ -51,10 +51,10 @@ class WriteSummary:
     skipped_rows: int
 
 
-# The windows output's order, on the engine's columns (window bounds in ms, the fire index): the write sorts by them
-# before converting the bounds to timestamps, which keeps the order, so firings that come in this order (the fixed
-# windows' walk declares it) are not sorted again.
-WINDOWS_ORDER = ["key", "window_start", "window_end", "fire_index"]
+# The windows output's order, on the engine's columns (window bounds in ms, the fire index): by time, then key. The
+# write sorts by them before converting the bounds to timestamps, which keeps the order, so firings that come in
+# this order (the fixed windows' walk declares it) are not sorted again.
+WINDOWS_ORDER = ["window_start", "key", "window_end", "fire_index"]
 
 
 def windows_output(firings: DataFrame, cfg: JobConfig, keep: Sequence[str] = ()) -> DataFrame:

@@ -37,7 +37,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * it when the aggregates do not combine, e.g. a floating-point sum, which must add in replay order).
  *
  * <p>The input is the windows' elements (key, {@code __ws}, {@code __we}, arrival_time, {@code wm_before} and the
- * aggregates' columns), hash-partitioned by key and sorted within partitions by (key, window, replay order). An
+ * aggregates' columns), hash-partitioned by key and sorted within partitions by (window start, key, window end,
+ * replay order): a window's elements are consecutive, in replay order, whatever the order of windows. An
  * element is early when its stream watermark is below the window's max timestamp ({@code wm_before < __we - 1});
  * the watermark never goes back in replay order, so a window's early elements come first. The window's timer
  * firing (the pending reason: its watermark is looked up later) holds its early elements and is emitted at the last
@@ -47,9 +48,9 @@ import scala.jdk.javaapi.CollectionConverters;
  * sum(c) (null until a value; a long sum of int/long, overflow an error under ANSI), min(c) and max(c) (nulls
  * skipped; doubles ordered as Spark orders them: NaN above everything, -0.0 equal to 0.0, the first of equals
  * kept), over int, long and double columns. The output keeps the input's partitioning by key (Spark then drops
- * the windows write's repartition into those partitions) and is sorted by (key, window, fire index), which it
- * declares: a fire index is unique within its window, so that is the windows output's order and the write
- * needs no sort of its own.
+ * the windows write's repartition into those partitions) and is sorted by (window start, key, window end, fire
+ * index), which it declares: a fire index is unique within its window, so that is the windows output's order and
+ * the write needs no sort of its own.
  */
 public final class FixedWalk {
     static final int COUNT_ALL = 0;
@@ -94,8 +95,8 @@ public final class FixedWalk {
                         UTF8String.fromString(lateRowReason))).rdd();
         List<AttributeReference> attrs = CollectionConverters.asJava(DataTypeUtils.toAttributes(out));
         LogicalRDD plan = new LogicalRDD(toSeq(new ArrayList<Attribute>(attrs)), fired,
-                keyPartitioning(ds, attrs.get(0), fired.getNumPartitions()), toSeq(List.of(ascending(attrs.get(0)),
-                ascending(attrs.get(1)), ascending(attrs.get(2)), ascending(attrs.get(4)))), false, Option.empty(),
+                keyPartitioning(ds, attrs.get(0), fired.getNumPartitions()), toSeq(List.of(ascending(attrs.get(1)),
+                ascending(attrs.get(0)), ascending(attrs.get(2)), ascending(attrs.get(4)))), false, Option.empty(),
                 spark, Option.empty(), Option.empty());
         return org.apache.spark.sql.classic.Dataset$.MODULE$.ofRows(spark, plan);
     }
