@@ -73,7 +73,7 @@ class WholeSource(Plan):
     def stage(self, spark, cfg: JobConfig, source: SourceData, result: EngineResult, carry: Carry | None,
               carried: CarriedState | None, staging: str) -> list[Commit]:
         summary, moves = stage_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks,
-                                       staging)
+                                       staging, watermarks_from_driver=result.watermarks_from_driver)
         return [Commit(None, summary, moves)]
 
 
@@ -122,7 +122,7 @@ class OnePartition(HistoryPlan):
               carried: CarriedState | None, staging: str) -> list[Commit]:
         p = self.partition
         summary, moves = stage_outputs(spark, cfg, source, result.windows, result.late_events, result.watermarks,
-                                       staging, p.subpath)
+                                       staging, p.subpath, watermarks_from_driver=result.watermarks_from_driver)
         # The state last: whoever finds a partition's state finds all its outputs in place.
         manifest = Manifest.after(cfg, p.id, carried.manifest.partition if carried else None, carry)
         return [Commit(p.id, summary, moves + [stage_state(spark, cfg, manifest, carry, staging)])]

@@ -58,7 +58,8 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
         fire_lookup=lookup_for(spark, timeline, cfg.window, carried_rows_in),
         partitions=windows_partitions(spark, cfg),
         with_cause=with_cause)
-    result = EngineResult(windows=firings, late_events=late_rows, watermarks=timeline.watermarks)
+    result = EngineResult(windows=firings, late_events=late_rows, watermarks=timeline.watermarks,
+                          watermarks_from_driver=timeline.watermarks_from_driver)
     if clock.id is None:
         return result, None
     return result, _end_state(cfg, rows, carried, w0, all_splits, stream_values, end, window_rows, elems,

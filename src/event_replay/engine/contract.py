@@ -56,6 +56,8 @@ class Timeline:
     # the rows' event-time range [lo, hi] (None when unknown or without rows).
     known_stream_values: Any = None
     event_time_range: tuple[int, int] | None = None
+    # The watermarks are a scan of files the driver wrote (timeline/driver.py): cheap enough for one task to read.
+    watermarks_from_driver: bool = False
 
 
 @dataclass
@@ -63,3 +65,4 @@ class EngineResult:
     windows: DataFrame
     late_events: DataFrame
     watermarks: DataFrame
+    watermarks_from_driver: bool = False  # as Timeline's

@@ -106,6 +106,7 @@ class CutOutputs:
     late: DataFrame
     watermarks: DataFrame
     quarantine: DataFrame
+    watermarks_from_driver: bool = False  # as EngineResult's
 
 
 def cut_by_partition(span: Span, result: EngineResult, stream_ends: list[int], quarantine: DataFrame) -> CutOutputs:
@@ -114,7 +115,8 @@ def cut_by_partition(span: Span, result: EngineResult, stream_ends: list[int], q
         firings=span.with_folders(result.windows, firing_index(span, stream_ends)),
         late=span.with_folders(result.late_events, span.index_at(F.col("arrival_time"))),
         watermarks=span.with_folders(result.watermarks, span.index_at(F.col("replay_time"))),
-        quarantine=span.with_folders(quarantine, span.index_at(F.col(FOLDER_START))).drop(FOLDER_START))
+        quarantine=span.with_folders(quarantine, span.index_at(F.col(FOLDER_START))).drop(FOLDER_START),
+        watermarks_from_driver=result.watermarks_from_driver)
 
 
 def firing_index(span: Span, stream_ends: list[int]) -> Column:

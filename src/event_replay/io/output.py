@@ -117,13 +117,15 @@ def watermarks_output(watermarks: DataFrame, keep: Sequence[str] = ()) -> tuple[
 
 
 def write_dataset(df: DataFrame, order: list, path: str, files: int = OUTPUT_FILES, spread_by: str | None = None,
-                  folders: list[str] | None = None, shape: Callable[[DataFrame], DataFrame] | None = None) -> None:
+                  folders: list[str] | None = None, shape: Callable[[DataFrame], DataFrame] | None = None,
+                  gather_narrow: bool = False) -> None:
     # A fixed number of partitions, each sorted: the same files whatever the cores, partitions or input file order.
     # Several files are filled by a hash of `spread_by` (Spark's murmur3: the same on any cluster), so file i holds
     # the same rows on every run; an empty one is not written. `folders`: one sub-folder per value of these
     # columns (a span of partitions, io/span_output.py), each holding exactly the files a write of its rows alone
     # would (the same hash, the same order). `shape`: the columns written, made from the arranged rows.
-    parts = arranged(df, order, files, spread_by, folders)
+    # `gather_narrow`: see arranged.
+    parts = arranged(df, order, files, spread_by, folders, gather_narrow)
     writer = (parts if shape is None else shape(parts)).write.mode("errorifexists")
     if folders:
         writer = writer.partitionBy(*folders)
@@ -131,31 +133,39 @@ def write_dataset(df: DataFrame, order: list, path: str, files: int = OUTPUT_FIL
 
 
 def arranged(df: DataFrame, order: list, files: int = OUTPUT_FILES, spread_by: str | None = None,
-             folders: list[str] | None = None) -> DataFrame:
-    """`df` as write_dataset writes it: `files` partitions (by a hash of `spread_by`), each sorted."""
-    parts = df.repartition(files, F.col(spread_by)) if files > 1 else df.repartition(1)
+             folders: list[str] | None = None, gather_narrow: bool = False) -> DataFrame:
+    """`df` as write_dataset writes it: `files` partitions (by a hash of `spread_by`), each sorted. One file of a
+    frame that is a cheap scan (`gather_narrow`: files the driver wrote) is gathered by the task that writes it,
+    without a shuffle; any other frame is shuffled into it, so that its own work keeps its partitions."""
+    if files > 1:
+        parts = df.repartition(files, F.col(spread_by))
+    else:
+        parts = df.coalesce(1) if gather_narrow else df.repartition(1)
     return parts.sortWithinPartitions(*(folders or []), *order)
 
 
 def write_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firings: DataFrame,
-                  late: DataFrame, watermarks: DataFrame) -> WriteSummary:
+                  late: DataFrame, watermarks: DataFrame, watermarks_from_driver: bool = False) -> WriteSummary:
     """Write every output of a whole source, all or nothing: each dataset is replaced whole. (A partition's
     outputs are staged with stage_outputs and committed with its carried state.)"""
     def stage(staging: str) -> tuple[WriteSummary, list[tuple[str, str]]]:
-        return stage_outputs(spark, cfg, source, firings, late, watermarks, staging)
+        return stage_outputs(spark, cfg, source, firings, late, watermarks, staging,
+                             watermarks_from_driver=watermarks_from_driver)
 
     target = cfg.output.path.rstrip("/")
     return stage_and_commit(fs_for(target, spark), target, stage)
 
 
 def stage_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firings: DataFrame,
-                  late: DataFrame, watermarks: DataFrame, staging: str,
-                  partition_subpath: str | None = None) -> tuple[WriteSummary, list[tuple[str, str]]]:
+                  late: DataFrame, watermarks: DataFrame, staging: str, partition_subpath: str | None = None,
+                  watermarks_from_driver: bool = False) -> tuple[WriteSummary, list[tuple[str, str]]]:
     """Write every dataset under `staging`; return the counts and the moves that commit them (io/commit.py). With
     `partition_subpath` (e.g. `dt=2024-01-01`), the outputs of one partition go to
-    `<output.path>/<dataset>/<partition_subpath>/`, so a rerun of the partition replaces exactly its own outputs."""
+    `<output.path>/<dataset>/<partition_subpath>/`, so a rerun of the partition replaces exactly its own outputs.
+    `watermarks_from_driver`: the watermarks are a scan of the driver's files (EngineResult)."""
     target = cfg.output.path.rstrip("/")
-    stage_datasets(spark, cfg, source, firings, late, watermarks, staging)
+    stage_datasets(spark, cfg, source, firings, late, watermarks, staging,
+                   watermarks_from_driver=watermarks_from_driver)
     # Counts from what was written (the files' footers), not from a second run of the engine.
     counts = summary_of(target, source.rows_read, source.clean_rows, source.quarantined_rows, source.skipped_rows,
                         parquet_rows(spark, f"{staging}/windows"), parquet_rows(spark, f"{staging}/late_events"))
@@ -167,7 +177,7 @@ def stage_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firin
 
 def stage_datasets(spark: SparkSession, cfg: JobConfig, source: SourceData, firings: DataFrame, late: DataFrame,
                    watermarks: DataFrame, staging: str, quarantine: DataFrame | None = None,
-                   folders: list[str] | None = None) -> dict[str, DataFrame]:
+                   folders: list[str] | None = None, watermarks_from_driver: bool = False) -> dict[str, DataFrame]:
     """windows/, late_events/, watermarks/ and quarantine/ (by default the source's) under `staging`; returns the
     frames written, by dataset. `folders`: the frames carry these columns and each dataset is written in one
     sub-folder per value (a span of partitions, io/span_output.py)."""
@@ -181,10 +191,11 @@ def stage_datasets(spark: SparkSession, cfg: JobConfig, source: SourceData, firi
              "late_events": (*late_events_output(late, source, keep), OUTPUT_FILES, None, None),
              "watermarks": (*watermarks_output(watermarks, keep), OUTPUT_FILES, None, None),
              "quarantine": (q, quarantine_order, OUTPUT_FILES, None, None)}
+    narrow = {"watermarks"} if watermarks_from_driver else set()
 
     def write(name: str) -> None:
         df, order, files, spread_by, shape = specs[name]
-        write_dataset(df, order, f"{staging}/{name}", files, spread_by, folders, shape)
+        write_dataset(df, order, f"{staging}/{name}", files, spread_by, folders, shape, gather_narrow=name in narrow)
 
     # The small datasets are written beside the windows (Spark runs the jobs of several threads at once): their
     # planning and few tasks then overlap the large write instead of following it. Each write is the same.

@@ -37,7 +37,8 @@ def stage_span_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, 
     """Write every dataset of the span under `staging`, cut by partition; what each partition commits. `cut` has
     the frames `firings`, `late`, `watermarks`, `quarantine`, each row with its partition's `folders` columns."""
     written = stage_datasets(spark, cfg, source, cut.firings, cut.late, cut.watermarks, staging,
-                             quarantine=cut.quarantine, folders=folders)
+                             quarantine=cut.quarantine, folders=folders,
+                             watermarks_from_driver=cut.watermarks_from_driver)
     target = cfg.output.path.rstrip("/")
     staged = []
     for p in parts:

@@ -178,7 +178,7 @@ def periodic_on_driver(rows: DataFrame, cfg: JobConfig, table: TickTable, main_s
     values = driver_frame(spark, pa.table({"watermark": pa.array(stream.values, pa.int64())}))
     e_range = None if table.min_event_time is None else (table.min_event_time, table.max_event_time_all)
     timeline = Timeline(rows=out_rows, watermarks=watermarks, stream_values=values,
-                        known_stream_values=stream.values, event_time_range=e_range)
+                        known_stream_values=stream.values, event_time_range=e_range, watermarks_from_driver=True)
     return timeline, done
 
 
@@ -199,7 +199,9 @@ def _with_pseudo_groups(table: TickTable, pseudo: list[tuple[str, int, int]], ma
 
 
 def watermark_rows(stream: StreamTimeline, main_splits: list[str]) -> pa.Table:
-    """The `watermarks` output as Arrow columns: the splits' changes, then the stream's (null while idle)."""
+    """The `watermarks` output as Arrow columns (the splits' changes and the stream's, null while idle), by replay
+    time, each tick's split changes (by split: `main_splits` is sorted) before its stream change: the order the
+    write sorts into (io/output.py), so that its sort finds one run already in place."""
     names = pa.array(main_splits, pa.string())
     split_part = pa.table({
         "replay_time": pa.array(stream.split_tick, pa.int64()), "scope": pa.repeat("split", len(stream.split_tick)),
@@ -211,7 +213,19 @@ def watermark_rows(stream: StreamTimeline, main_splits: list[str]) -> pa.Table:
         "scope": pa.repeat("stream", len(stream.change_tick)), "split": pa.nulls(len(stream.change_tick), pa.string()),
         "watermark": pa.array(stream.change_value, pa.int64(), mask=stream.change_idle),
         "idle": pa.array(stream.change_idle, pa.bool_())})
-    return pa.concat_tables([split_part.cast(stream_part.schema), stream_part])
+    table = pa.concat_tables([split_part.cast(stream_part.schema), stream_part])
+    return table.take(pa.array(_output_order(stream, len(main_splits))))
+
+
+def _output_order(stream: StreamTimeline, n_splits: int) -> np.ndarray:
+    """Positions of the split changes then the stream changes in (tick, split index, the stream last) order: one
+    stable sort of a single int64 key, whose input is a few sorted runs (each split's changes, the stream's)."""
+    ticks = np.concatenate([stream.split_tick, stream.change_tick]).astype(np.int64, copy=False)
+    if len(ticks) == 0:
+        return np.zeros(0, np.int64)
+    lane = np.concatenate([stream.split_index.astype(np.int64), np.full(len(stream.change_tick), n_splits, np.int64)])
+    key = (ticks - ticks.min()) * (n_splits + 1) + lane  # a tick span times the splits stays far below 2^63
+    return np.argsort(key, kind="stable")
 
 
 def floor_table(stream: StreamTimeline) -> tuple[np.ndarray, np.ndarray]:

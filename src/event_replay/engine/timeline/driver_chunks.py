@@ -115,7 +115,7 @@ def periodic_in_chunks(rows: DataFrame, cfg: JobConfig, chunks: TickChunks, main
     all_values = np.concatenate(values)
     timeline = Timeline(rows=out_rows, watermarks=_union(watermarks), known_stream_values=all_values,
                         stream_values=driver_frame(spark, pa.table({"watermark": pa.array(all_values, pa.int64())})),
-                        event_time_range=(min(e_lo), max(e_hi)) if e_lo else None)
+                        event_time_range=(min(e_lo), max(e_hi)) if e_lo else None, watermarks_from_driver=True)
     return timeline, driver_end(spark, done, ticks, main_splits)  # the last chunk ends at ticks.last
 
 
