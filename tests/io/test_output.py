@@ -66,3 +66,40 @@ def test_every_nan_of_an_aggregate_is_written_as_the_one_nan(spark):
     bits = [struct.pack(">d", r["total"]).hex() for r in out.orderBy("fire_index").collect()]
     assert bits == ["7ff8000000000000", "8000000000000000"]
     assert [f.name for f in out.schema.fields][6:8] == ["total", "cnt"]
+
+
+def test_a_cheap_scan_is_gathered_into_its_one_file_without_a_shuffle(spark):
+    """A frame of the driver's files is read by the task that writes its one file; any other frame is shuffled into
+    it, so that its own work keeps its partitions. Both give the same rows in the same order."""
+    from event_replay.io.output import arranged
+    frame = spark.range(0, 1000, 1, 4).selectExpr("id % 7 AS a", "id AS b")
+    plans = {}
+    for narrow in (False, True):
+        out = arranged(frame, ["a", "b"], gather_narrow=narrow)
+        plans[narrow] = out._jdf.queryExecution().executedPlan().toString()
+        assert [tuple(r) for r in out.collect()] == sorted((i % 7, i) for i in range(1000))
+        assert out.rdd.getNumPartitions() == 1
+    assert "Exchange" in plans[False] and "Exchange" not in plans[True]
+
+
+def test_the_watermarks_of_a_driver_timeline_are_written_in_their_order(spark, tmp_path):
+    """The driver's watermark changes, gathered without a shuffle, land in the one file in the canonical order."""
+    import pyarrow.parquet as pq
+    from event_replay.engine import replay
+    from event_replay.history.partitions import Clock
+    from event_replay.io.source import read_source
+    log = {"split": ["p0", "p1", "p0", "p1", "p0"], "offset": [0, 0, 1, 1, 2],
+           "arrival_time": [BASE + 100, BASE + 150, BASE + 900, BASE + 2600, BASE + 4000],
+           "event_time": [BASE + 100, BASE + 120, BASE + 800, BASE + 2500, BASE + 3900], "key": ["k"] * 5,
+           "value": [1, 2, 3, 4, 5]}
+    src = write_parquet(tmp_path / "wm-log", log)
+    cfg = make_cfg(src, out=tmp_path / "wm-out", window={"type": "tumbling", "size": 1000}, watermark=IDLE)
+    source = read_source(spark, cfg)
+    result, _ = replay(spark, source.rows, cfg, ["p0", "p1"], Clock.of_source(source))
+    assert result.watermarks_from_driver
+    run_replay(spark, cfg)
+    files = sorted((tmp_path / "wm-out" / "watermarks").glob("*.parquet"))
+    table = pq.read_table(files[0]).to_pylist()
+    assert len(files) == 1 and len(table) > 4
+    key = [(r["replay_time_ms"], r["scope"], r["split"] or "", r["idle"]) for r in table]
+    assert key == sorted(key)

@@ -81,3 +81,22 @@ def test_a_rows_watermark_is_the_streams_after_the_last_tick_before_its_own():
     lookup = driver._tick_lookup(floor_ticks, floor_wm, np.array([0, 200, 400, 600, 1000]), 200, -99)
     assert lookup.column("wm_before").to_pylist() == [-99, 5, 5, 9, 12]
     assert lookup.column("_tick").to_pylist() == [0, 200, 400, 600, 1000]
+
+
+def test_the_watermark_changes_come_in_the_outputs_order():
+    """Each tick's split changes (by split) before the stream's change, ticks ascending: the write's sort then finds
+    one run in place (io/output.py). The splits' changes come split by split, as split_changes gives them."""
+    no = np.array([], dtype=np.int64)
+    stream = StreamTimeline(
+        no, no, no.astype(bool), no,
+        change_tick=np.array([200, 400, 600], np.int64), change_value=np.array([5, 0, 9], np.int64),
+        change_idle=np.array([False, True, False]),
+        split_index=np.array([0, 0, 1, 1], np.int32), split_tick=np.array([200, 600, 200, 400], np.int64),
+        split_value=np.array([5, 9, 7, 0], np.int64), split_idle=np.array([False, False, False, True]))
+    rows = driver.watermark_rows(stream, ["a", "b"]).to_pylist()
+    assert [(r["replay_time"], r["scope"], r["split"], r["watermark"], r["idle"]) for r in rows] == [
+        (200, "split", "a", 5, False), (200, "split", "b", 7, False), (200, "stream", None, 5, False),
+        (400, "split", "b", None, True), (400, "stream", None, None, True),
+        (600, "split", "a", 9, False), (600, "stream", None, 9, False)]
+    assert driver.watermark_rows(StreamTimeline(no, no, no.astype(bool), no, no, no, no.astype(bool), no, no, no,
+                                                no.astype(bool)), ["a"]).num_rows == 0
