@@ -31,7 +31,8 @@ from .io.output import WriteSummary
 from .io.source import MissingPartitionError
 from .layout import state_dir
 from .pipeline import PartitionSpan, commits, held_output
-from .semantics.config import ConfigError, JobConfig
+from .semantics.config import JobConfig
+from .semantics.config_keys import ConfigError
 
 
 @dataclass

@@ -16,7 +16,9 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from ..semantics.config import COLUMN_ROLES, ConfigError, JobConfig
+from ..semantics.config import JobConfig
+from ..semantics.config_keys import ConfigError
+from ..semantics.source_config import COLUMN_ROLES
 from ..spark import local_frame
 from .files import check_schema_drift, csv_reader, data_files, neighbour_file
 from .fs import hadoop_fs
