@@ -18,7 +18,7 @@ import pytest
 
 from event_replay.job import run_partition
 from event_replay.history.partitions import Partition
-from event_replay.io.source import MissingPartitionError
+from event_replay.io.partition_source import MissingPartitionError
 from event_replay.layout import RANGE_PROGRESS_FILE
 from event_replay.history.progress import RangeRequest
 from event_replay.range_replay import parse_range, partition_ids, run_range
