@@ -1,5 +1,6 @@
 """The config the tests of semantics/*config*.py start from, and how they change it: `with_` sets (or, with
-DELETE, removes) dotted keys of `base()`; `assert_refused` checks that the change is refused naming `key`."""
+DELETE, removes) dotted keys of `base()`; `each_error_names_its_key` makes the test that each change of a list
+is refused naming its key."""
 from __future__ import annotations
 
 import pytest
@@ -37,8 +38,13 @@ def with_(changes: dict) -> dict:
     return raw
 
 
-def case_ids(bad: list[tuple[dict, str]]) -> list[str]:
-    return [f"{i}-{k}" for i, (_, k) in enumerate(bad)]
+def each_error_names_its_key(bad: list[tuple[dict, str]]):
+    """The test that each change of `bad` (changes, the key the error must name) is refused naming its key; a test
+    module binds it as its `test_each_error_names_its_key`."""
+    @pytest.mark.parametrize("changes,key", bad, ids=[f"{i}-{k}" for i, (_, k) in enumerate(bad)])
+    def test(changes, key):
+        assert_refused(changes, key)
+    return test
 
 
 def assert_refused(changes: dict, key: str) -> None:
