@@ -175,7 +175,7 @@ demo: install airflow-init data-docs-assets
 	echo "demo: event_time_backfill ran in $$(( $$(date +%s) - start )) s (log: $(AIRFLOW_HOME_DIR)/demo-dags-test.log)"
 	@report=$$(ls -t out/demo_partitioned/_airflow/*/report.md | head -n 1); cat "$$report"; \
 	run=$$(dirname "$$report"); if [ -f "$$run/compare/summary.json" ]; then \
-	  $(VENV)/bin/python -c 'import json,sys; s=json.load(open(sys.argv[1])); from event_replay.compare.summary import summary_line; print("demo versus live (jobs/live/demo, a stand-in made by Flink with other settings):", summary_line(s))' "$$run/compare/summary.json"; \
+	  $(VENV)/bin/python -c 'import json,sys; s=json.load(open(sys.argv[1])); from event_replay.compare.summary import comparison_line; print("demo versus live (jobs/live/demo, a stand-in made by Flink with other settings):", comparison_line(s))' "$$run/compare/summary.json"; \
 	  if [ -n "$(DEMO_CALIBRATE)" ]; then cat out/demo_partitioned/_tuning/*/calibration.md 2>/dev/null | sed -n 3p; \
 	  else echo "which settings did the live job run with? make demo DEMO_CALIBRATE=1 ranks a grid against it"; fi; fi; \
 	echo "demo outputs (Parquet, one dt= folder per partition) under $(CURDIR)/out/demo_partitioned:" \

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import warnings
 
-from event_replay.semantics.config import ConfigWarning, parse_config
+from event_replay.semantics.config import parse_config
+from event_replay.semantics.config_keys import ConfigWarning
 from event_replay.semantics.model import LogRow
 
 BASE = 1_700_000_000_000

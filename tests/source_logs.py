@@ -30,3 +30,12 @@ def write_parquet(path, columns: dict, schema: pa.Schema | None = None):
     os.makedirs(path, exist_ok=True)
     pq.write_table(pa.table(columns, schema=schema), os.path.join(path, "part-0.parquet"))
     return path
+
+
+def second_rows(n0: int, n: int, value) -> dict:
+    """Columns of rows n0 .. n0 + n - 1 of split `a`, key `k`: row i arrives (and happens) i seconds into
+    2024-01-01, offset i; `value(n)` is the value column."""
+    return {"split": ["a"] * n, "offset": list(range(n0, n0 + n)),
+            "arrival_time": [1_704_067_200_000 + 1000 * i for i in range(n0, n0 + n)],
+            "event_time": [1_704_067_200_000 + 1000 * i for i in range(n0, n0 + n)], "key": ["k"] * n,
+            "value": value(n)}

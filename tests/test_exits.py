@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from event_replay.exits import Failure, guarded
-from event_replay.semantics.config import ConfigError
+from event_replay.semantics.config_keys import ConfigError
 
 
 def _raises(exc: BaseException):

@@ -8,7 +8,7 @@ import pytest
 
 from event_replay.history.partitions import Partition
 from event_replay.job import partition_plan, run_partition, run_replay
-from event_replay.semantics.config import ConfigError
+from event_replay.semantics.config_keys import ConfigError
 from source_logs import make_cfg, write_parquet
 
 pytestmark = pytest.mark.spark

@@ -9,7 +9,7 @@ import pytest
 
 from event_replay.quality.prepare import OutputsMissing
 from event_replay.quality_job import announce, main_quality, run_quality, write_result
-from event_replay.semantics.config import ConfigError
+from event_replay.semantics.config_keys import ConfigError
 from quality_outputs import case_config, write_case
 from strategies import random_case
 

@@ -18,11 +18,12 @@ import pytest
 
 from event_replay.job import run_partition
 from event_replay.history.partitions import Partition
-from event_replay.io.source import MissingPartitionError
+from event_replay.io.partition_source import MissingPartitionError
 from event_replay.layout import RANGE_PROGRESS_FILE
 from event_replay.history.progress import RangeRequest
 from event_replay.range_replay import parse_range, partition_ids, run_range
-from event_replay.semantics.config import ConfigError, parse_config
+from event_replay.semantics.config import parse_config
+from event_replay.semantics.config_keys import ConfigError
 from event_replay.semantics.model import LogRow
 from partition_cases import DAY0, H, diff, hourly_cfg, hourly_log, ms, norm, reference_outputs
 

@@ -64,7 +64,7 @@ def test_the_driver_allocates_arrow_memory_from_the_c_allocator(monkeypatch):
 
 
 def test_conf_pairs_split_at_the_first_equals_sign():
-    from event_replay.semantics.config import ConfigError
+    from event_replay.semantics.config_keys import ConfigError
     from event_replay.spark import parse_conf
 
     assert parse_conf([" spark.a = 1 ", "spark.b=x=y", "spark.c="]) == {"spark.a": "1", "spark.b": "x=y",

@@ -8,7 +8,7 @@ import traceback
 from typing import Callable
 
 from .fatal import death_line
-from .semantics.config import ConfigError
+from .semantics.config_keys import ConfigError
 
 
 class Failure(RuntimeError):

@@ -25,8 +25,9 @@ from .io.commit import commit, discard_staging, new_staging, recover, remove_orp
 from .io.fs import Fs, fs_for
 from .io.lock import output_lock
 from .io.output import WriteSummary, stage_outputs
+from .io.partition_source import read_partition_source
 from .io.scratch import scratch_space
-from .io.source import SourceData, read_partition_source, read_source
+from .io.source import SourceData, read_source
 from .io.span_output import stage_span_outputs
 from .io.span_source import read_span_source
 from .layout import state_dir

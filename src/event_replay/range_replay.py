@@ -28,10 +28,11 @@ from .history.state import require_declared_splits
 from .io.files import DamagedFileError, damage, data_files
 from .io.fs import fs_for, hadoop_fs
 from .io.output import WriteSummary
-from .io.source import MissingPartitionError
+from .io.partition_source import MissingPartitionError
 from .layout import state_dir
 from .pipeline import PartitionSpan, commits, held_output
-from .semantics.config import ConfigError, JobConfig
+from .semantics.config import JobConfig
+from .semantics.config_keys import ConfigError
 
 
 @dataclass

@@ -13,7 +13,7 @@ from pyspark.sql.pandas.types import to_arrow_schema
 
 from .extension import with_extension_jar
 from .fatal import watch, with_exit_on_oom
-from .semantics.config import ConfigError
+from .semantics.config_keys import ConfigError
 
 # Settings that make results independent of the machine: UTC, ANSI arithmetic, no adaptive coalescing
 # surprises in the number of output files.

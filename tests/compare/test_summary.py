@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from event_replay.compare.summary import differs, pct, summary_line
+from event_replay.compare.summary import comparison_line, differs, pct
 
 
 def summary(**totals):
@@ -16,22 +16,22 @@ def summary(**totals):
 
 def test_the_line_names_every_count_and_the_page():
     s = summary(windows=8, agreeing=5, differing=3, value_differs=1, replay_only=2, agreement_pct=62.5)
-    assert summary_line(s) == ("compare: windows compared 8, equal 5, differing 3 (value 1, replay only 2, live only 0)"
+    assert comparison_line(s) == ("compare: windows compared 8, equal 5, differing 3 (value 1, replay only 2, live only 0)"
                                ", agreement 62.50% -> /out/compare/index.html")
 
 
 def test_duplicates_and_late_rows_are_said_only_when_there_are_some():
-    line = summary_line(summary(duplicate=2, late_matched=4, late_replay_only=1, late_live_only=0))
+    line = comparison_line(summary(duplicate=2, late_matched=4, late_replay_only=1, late_live_only=0))
     assert ", duplicates 2, late rows matched 4, replay only 1, live only 0 ->" in line
-    assert "duplicates" not in summary_line(summary(duplicate=0))
-    assert "late rows" not in summary_line(summary())  # no live late output compared
+    assert "duplicates" not in comparison_line(summary(duplicate=0))
+    assert "late rows" not in comparison_line(summary())  # no live late output compared
 
 
 def test_the_line_points_at_the_folder_when_no_page_was_written():
     s = summary()
     del s["page"]
     s["out_dir"] = "/out/compare"
-    assert summary_line(s).endswith("-> /out/compare")
+    assert comparison_line(s).endswith("-> /out/compare")
 
 
 @pytest.mark.parametrize("totals, expected", [
@@ -60,4 +60,4 @@ def test_pct(v, text):
 
 def test_the_line_never_says_100_for_a_window_that_differs():
     s = summary(windows=100_000, agreeing=99_999, differing=1, value_differs=1, agreement_pct=99.999)
-    assert "agreement 99.999% ->" in summary_line(s)
+    assert "agreement 99.999% ->" in comparison_line(s)

@@ -8,7 +8,7 @@ import yaml
 
 from event_replay.from_flink.settings import (Derived, FlinkSettingsError, flink_duration_ms, no_effect, render,
                                               split_list)
-from event_replay.semantics.config import ConfigError
+from event_replay.semantics.config_keys import ConfigError
 
 
 @pytest.mark.parametrize("value, ms", [

@@ -9,7 +9,7 @@ import pytest
 
 from event_replay.history.partitions import Clock, Partition
 from event_replay.io.source import SourceData
-from event_replay.semantics.config import ConfigError
+from event_replay.semantics.config_keys import ConfigError
 
 
 def ms(text: str) -> int:

@@ -6,7 +6,7 @@ import pytest
 
 from event_replay.history.partitions import Clock, Partition
 from event_replay.io.source import SourceData
-from event_replay.semantics.config import ConfigError
+from event_replay.semantics.config_keys import ConfigError
 
 
 @pytest.mark.parametrize("start,end,clock", [(None, None, (0, 0)), (5_000, None, (5_000, 5_000)),

@@ -6,7 +6,7 @@ import pyarrow as pa
 import pytest
 
 from event_replay.io.preflight import check_source, source_columns
-from event_replay.semantics.config import ConfigError
+from event_replay.semantics.config_keys import ConfigError
 from source_logs import make_cfg, write_parquet
 
 COLUMNS = ["split", "offset", "arrival_time", "event_time", "key"]

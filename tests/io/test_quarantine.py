@@ -11,7 +11,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from event_replay.io.quarantine import offset_to_long, orderable_columns, time_to_ms
-from event_replay.semantics.config import ConfigError
+from event_replay.semantics.config_keys import ConfigError
 
 pytestmark = pytest.mark.spark
 T0 = 1_704_067_200_123  # 2024-01-01T00:00:00.123Z

@@ -9,7 +9,7 @@ import pytest
 from pyspark.sql import functions as F
 
 from event_replay.io import prepare_source, read_source, write_outputs
-from event_replay.semantics.config import ConfigError
+from event_replay.semantics.config_keys import ConfigError
 from event_replay.semantics.durations import NEG_INF, POS_INF
 from source_logs import BASE, UTC, make_cfg, write_parquet
 

@@ -12,7 +12,7 @@ from event_replay.orchestration.chunks import (DEFAULT_PARTITIONS_PER_JOB, chunk
                                                range_args)
 from event_replay.orchestration.failures import Failed
 from event_replay.orchestration.plan import plan_range
-from event_replay.semantics.config import ConfigError
+from event_replay.semantics.config_keys import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 D = dt.date.fromisoformat

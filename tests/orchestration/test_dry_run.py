@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from event_replay.orchestration.dry_run import dry_run, estimate, lines, summary_line
+from event_replay.orchestration.dry_run import dry_run, dry_run_line, estimate, lines
 from event_replay.orchestration.record import write_record
 from event_replay.samples.days import generate_days, write_days
 from event_replay.semantics.config import load_config
@@ -73,6 +73,6 @@ def test_committed_partitions_and_an_estimate_from_earlier_runs(job):
     assert d.estimate_basis.startswith("from the last 2 jobs on this output: 25 s a job")
     seconds, _ = estimate(600, 2, [{"seconds": 30.0, "rows_read": 100_000}, {"seconds": 40.0, "rows_read": 200_000}])
     assert seconds == pytest.approx(2 * 25 + 600 * 20 / 300_000)
-    assert "already committed" in summary_line(d) and "600 rows" in summary_line(d)
+    assert "already committed" in dry_run_line(d) and "600 rows" in dry_run_line(d)
     assert any("2024-01-01" in line and "yes" in line for line in lines(d))
     assert json.loads(json.dumps(d.to_dict()))["rows"] == 600  # what the DAG keeps as an XCom

@@ -13,7 +13,8 @@ from event_replay.orchestration.failures import Failed
 from event_replay.orchestration.params import (load_with_overrides, resolve_config_file, shipped_configs,
                                                validate_request, write_effective_config)
 from event_replay.orchestration.tasks import validate_backfill
-from event_replay.semantics.config import ConfigError, load_config
+from event_replay.semantics.config import load_config
+from event_replay.semantics.config_keys import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 D = dt.date.fromisoformat

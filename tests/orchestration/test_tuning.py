@@ -55,7 +55,7 @@ def test_dag_form_rejects_a_bad_grid(tuning_dag):
 
 
 def test_dag_validate_task_names_the_param_and_writes_the_job_args(tuning_dag, tmp_path):
-    from event_replay.semantics.config import ConfigError
+    from event_replay.semantics.config_keys import ConfigError
 
     fn = tuning_dag.get_task("validate").python_callable
     base = {k: tuning_dag.params[k] for k in tuning_dag.params}

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from event_replay.semantics.config import ConfigWarning, parse_config
+from event_replay.semantics.config import parse_config
+from event_replay.semantics.config_keys import ConfigWarning
 from event_replay.semantics.model import LogRow
 from event_replay.semantics.reference import Replayer, replay
 from processing_time_cases import BASE, cfg_of, repro_rows

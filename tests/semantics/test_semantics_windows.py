@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from event_replay.semantics.config import WindowConfig
+from event_replay.semantics.window_config import WindowConfig
 from event_replay.semantics.durations import POS_INF
 from event_replay.semantics.windows import (assign, cleanup_time, intersects, max_timestamp, merge_into, sliding,
                                             tumbling, window_start)

@@ -26,7 +26,7 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 
 from ..compare.live import FORMATS, CompareInputError, LiveSpec, parse_mapping, parse_options
-from ..compare.summary import differs, summary_line
+from ..compare.summary import comparison_line, differs
 from ..compare.replay_side import Scope
 from ..compare.rules import DEFAULT_TOLERANCE, SUMMATION_ORDERS
 from ..exits import guarded
@@ -63,7 +63,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     spark = build_session(master=args.master, app_name="event-replay-compare", conf=parse_conf(args.conf or []))
     try:
         summary = compare(spark, cfg, spec, options)
-        print(summary_line(summary) + f" ({time.monotonic() - t0:.1f} s)", flush=True)
+        print(comparison_line(summary) + f" ({time.monotonic() - t0:.1f} s)", flush=True)
         for h in summary.get("hints") or []:
             print(f"  - {h['text']}", flush=True)
         if grid is not None:

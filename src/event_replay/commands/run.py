@@ -30,7 +30,8 @@ from ..semantics.config import JobConfig, load_config
 from ..spark import build_session, driver_memory_note, parse_conf
 
 
-def summary_line(summary, seconds: float, memory: str | None = None) -> str:
+def replay_line(summary, seconds: float, memory: str | None = None) -> str:
+    """The line `replay run` prints when it is done: the rows read and what became of them, the time, the output."""
     return (f"replay: rows read {summary.rows_read}, firings {summary.firings}, late rows {summary.late_rows}, "
             f"quarantined rows {summary.quarantined_rows}, skipped rows {summary.skipped_rows}, "
             f"{seconds:.1f} s{f' ({memory})' if memory else ''} -> {summary.path}")
@@ -66,7 +67,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if summary is None:
         print(f"replay: {args.partitions}: every partition was already committed", flush=True)
         return 0
-    print(summary_line(summary, time.monotonic() - t0, memory), flush=True)
+    print(replay_line(summary, time.monotonic() - t0, memory), flush=True)
     return 0
 
 

@@ -22,7 +22,8 @@ from pyspark.sql import types as T
 from ..history.partitions import Partition
 from ..quality.prepare import OutputsMissing, partition_columns, read_outputs, to_ms, watermarks_batch
 from ..range_replay import parse_range
-from ..semantics.config import ConfigError, JobConfig
+from ..semantics.config import JobConfig
+from ..semantics.config_keys import ConfigError
 from .live import AGG_PREFIX, CompareInputError, replay_aggregate_type
 
 

@@ -22,7 +22,8 @@ def pct(v: float | None) -> str:
     return "< 100%" if v > 50 else "> 0%"  # within 1e-9 of a bound: said, not rounded onto it
 
 
-def summary_line(summary: dict[str, Any]) -> str:
+def comparison_line(summary: dict[str, Any]) -> str:
+    """The line `replay compare` prints: windows compared and how they differ, agreement, late rows, the page."""
     t = summary["totals"]
     parts = [f"compare: windows compared {t['windows']}, equal {t['agreeing']}, differing {t['differing']} "
              f"(value {t['value_differs']}, replay only {t['replay_only']}, live only {t['live_only']})",

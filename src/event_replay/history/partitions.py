@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from ..io.fs import fs_for
 from ..io.partition_folders import folder_of, partitions_present
 from ..io.source import SourceData
-from ..semantics.config import ConfigError, JobConfig
+from ..semantics.config import JobConfig
+from ..semantics.config_keys import ConfigError
 
 _ID = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:T(\d{2}))?$")
 

@@ -21,7 +21,8 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from ..engine.carry import Carry
-from ..semantics.config import ConfigError, JobConfig, to_raw
+from ..semantics.config import JobConfig, to_raw
+from ..semantics.config_keys import ConfigError
 
 FORMAT_VERSION = 2  # 2: last_offsets
 

@@ -6,7 +6,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pyspark.sql import SparkSession
 
-from ..semantics.config import ConfigError, JobConfig
+from ..semantics.config import JobConfig
+from ..semantics.config_keys import ConfigError
 from .fs import fs_for, hadoop_fs, is_local, local_path
 from .partition_folders import folder_of, partitions_present
 

@@ -11,7 +11,9 @@ import os
 
 import pyarrow.parquet as pq
 
-from ..semantics.config import COLUMN_ROLES, ConfigError, JobConfig
+from ..semantics.config import JobConfig
+from ..semantics.config_keys import ConfigError
+from ..semantics.source_config import COLUMN_ROLES
 from .fs import is_local, local_path
 
 

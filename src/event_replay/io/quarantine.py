@@ -7,7 +7,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from ..semantics.config import ConfigError
+from ..semantics.config_keys import ConfigError
 
 # Quarantine reasons, checked in this order (a row gets the first that applies); duplicates and out-of-order
 # offsets are decided last, among the rows that passed every other check.

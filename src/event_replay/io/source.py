@@ -1,4 +1,5 @@
-"""Reading the source log: role mapping, quarantine, range cut. The files are found and checked for drift in
+"""Reading the source log: role mapping, quarantine, range cut (the whole source; one partition's folder:
+io/partition_source.py, a span of them: io/span_source.py). The files are found and checked for drift in
 io/files.py, the role columns converted and the reasons given in io/quarantine.py, duplicate and out-of-order
 offsets decided in io/offsets.py (the rules: docs/semantics.md, "Quarantine").
 
@@ -7,7 +8,6 @@ and the distinct split names (small by nature).
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -16,9 +16,10 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from ..semantics.config import COLUMN_ROLES, ConfigError, JobConfig
-from ..spark import local_frame
-from .files import check_schema_drift, csv_reader, data_files, neighbour_file
+from ..semantics.config import JobConfig
+from ..semantics.config_keys import ConfigError
+from ..semantics.source_config import COLUMN_ROLES
+from .files import check_schema_drift, data_files
 from .fs import hadoop_fs
 from .offsets import check_offsets
 from .quarantine import (ARRIVAL_TIME_AFTER_9999, ARRIVAL_TIME_BEFORE_1970, BAD_ARRIVAL_TIME, BAD_EVENT_TIME,
@@ -76,73 +77,6 @@ def read_raw(spark: SparkSession, cfg: JobConfig) -> DataFrame:
 def read_source(spark: SparkSession, cfg: JobConfig) -> SourceData:
     raw = read_raw(spark, cfg)
     return prepare_source(raw, cfg)
-
-
-def partition_config(cfg: JobConfig, subpath: str, start_ms: int, end_ms: int) -> JobConfig:
-    """The config of one partition's replay: its folder of the source and its arrival range [start, end)."""
-    src = dataclasses.replace(cfg.source, path=f"{cfg.source.path.rstrip('/')}/{subpath}")
-    rng = dataclasses.replace(cfg.replay, start_ms=start_ms, end_ms=end_ms)
-    return dataclasses.replace(cfg, source=src, replay=rng)
-
-
-class MissingPartitionError(ConfigError):
-    """A partition with no folder in the source (not the same as an empty one)."""
-
-    def __init__(self, why: str):
-        super().__init__("--partition", why)
-
-
-def read_partition_source(spark: SparkSession, cfg: JobConfig, subpath: str, start_ms: int,
-                          end_ms: int, allow_missing: bool = False,
-                          carried_offsets: Mapping[str, int] | None = None) -> SourceData:
-    """Only the files of one partition (`dt=D` or `dt=D/hour=HH` under source.path), cut to [start, end).
-
-    Files are looked up recursively with partition discovery off, so a day made of `hour=` folders reads as
-    its data columns only (no `hour` column appears among the payload).
-
-    An empty partition (a folder without rows, or without files) is a valid replay of no rows: time still
-    passes and the state carries on. A missing one (no folder) is an error unless `allow_missing`, since it
-    usually means an upstream export has not landed; allowed, it replays as empty. Either way the empty
-    replay borrows the column types of the nearest partition that has files, so that its outputs have the
-    same schema as its neighbours'. The files are checked for schema drift against the nearest earlier
-    partition's first file."""
-    pcfg = partition_config(cfg, subpath, start_ms, end_ms)
-    path = pcfg.source.path
-    fs, hp = hadoop_fs(spark, path)
-    exists = fs.exists(hp)
-    if not exists and not allow_missing:
-        raise missing_partition(subpath, path)
-    files = data_files(spark, path) if exists else []
-    if not files:
-        return prepare_source(local_frame(spark, [], borrowed_schema(spark, cfg, subpath)), pcfg, carried_offsets)
-    # Drift is judged against the past (the nearest earlier partition): a later partition's drift is its own.
-    check_schema_drift(spark, files, pcfg.source.format, neighbour_file(spark, cfg, subpath, earlier_only=True))
-    return prepare_source(read_folders(spark, pcfg.source.format, [path]), pcfg, carried_offsets)
-
-
-def read_folders(spark: SparkSession, fmt: str, paths: list[str]) -> DataFrame:
-    """The files under partition folders, looked up recursively with partition discovery off (a day made of
-    `hour=` folders reads as its data columns only); CSV as strings, as read_raw."""
-    reader = spark.read.option("recursiveFileLookup", "true")
-    if fmt == "csv":
-        return reader.option("header", True).option("mode", "PERMISSIVE").csv(paths)
-    return reader.parquet(*paths)
-
-
-def missing_partition(subpath: str, path: str) -> MissingPartitionError:
-    return MissingPartitionError(f"partition {subpath} has no folder in the source ({path}): it is missing, not "
-                                 "empty; replay it as empty with --allow-missing if no data will come")
-
-
-def borrowed_schema(spark: SparkSession, cfg: JobConfig, subpath: str) -> T.StructType:
-    """The column types of a partition without files: the nearest partition's that has one, else the role
-    columns as strings (converted as any string column)."""
-    neighbour = neighbour_file(spark, cfg, subpath)
-    if neighbour is None:
-        return T.StructType([T.StructField(c, T.StringType()) for c in dict.fromkeys(cfg.source.columns.values())])
-    if cfg.source.format == "csv":
-        return csv_reader(spark).csv(neighbour).schema
-    return spark.read.parquet(neighbour).schema
 
 
 @dataclass(frozen=True)

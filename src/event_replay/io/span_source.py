@@ -1,6 +1,6 @@
 """Reading a span of consecutive partitions (`replay run --partitions FROM..TO`) as one source.
 
-One-partition reads (source.read_partition_source) take one folder and cut it to the partition's arrival range.
+One-partition reads (partition_source.read_partition_source) take one folder and cut it to the partition's arrival range.
 A span reads every present folder of the range in one scan and keeps each row's folder (from its file's path,
 `_metadata.file_path`) as FOLDER_START, the folder's start in ms. Each row is then cut to its own folder's range,
 counted per folder and, if quarantined, kept with its folder, so that every partition's rows, counts and
@@ -21,7 +21,8 @@ from .files import check_schema_drift, data_files, neighbour_file
 from .fs import hadoop_fs
 from .partition_folders import FOLDER_IN_PATH, Folder
 from .quarantine import FOLDER_START
-from .source import Folders, SourceData, borrowed_schema, missing_partition, prepare_source, read_folders
+from .partition_source import borrowed_schema, missing_partition, read_folders
+from .source import Folders, SourceData, prepare_source
 
 DAY_MS = 86_400_000
 HOUR_MS = 3_600_000

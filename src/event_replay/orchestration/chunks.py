@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from ..semantics.config import ConfigError
+from ..semantics.config_keys import ConfigError
 from .plan import PartitionRun
 
 DEFAULT_PARTITIONS_PER_JOB = 31  # a month of days: 12 JVM starts a year

@@ -267,7 +267,7 @@ def main_dry_run(cfg, first: str, last: str, new_history: bool = False, previous
     return 0
 
 
-def summary_line(d: DryRun | dict) -> str:
+def dry_run_line(d: DryRun | dict) -> str:
     """One line for the runs page: partitions, rows, bytes, committed, estimate."""
     x = d.to_dict() if isinstance(d, DryRun) else d
     parts = x.get("partitions") or []

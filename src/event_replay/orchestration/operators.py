@@ -32,7 +32,7 @@ from ..semantics.config import parse_config
 from .assets import OUTPUT_ASSETS, outlet_extras
 from .cancel import GRACE_SECONDS, stop_spark_submit, write_cancel_record
 from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
-from .dry_run import dry_run, lines, summary_line
+from .dry_run import dry_run, dry_run_line, lines
 from .failures import DRY_RUN_KEY, cause_of, fail, tail_buffer, tee
 from .links import RUN_LINKS
 from .plan import Plan, PlanError, check_state
@@ -194,7 +194,7 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
             self.log.info("%s", line)
         if p.get("refusal"):
             self.log.warning("the run would be refused: %s", p["refusal"])
-        summary = summary_line(d) + (f"; would be refused: {p['refusal']}" if p.get("refusal") else "")
+        summary = dry_run_line(d) + (f"; would be refused: {p['refusal']}" if p.get("refusal") else "")
         context["ti"].xcom_push(key=DRY_RUN_KEY, value={"summary": summary, "dry_run": d.to_dict()})
         raise AirflowSkipException(f"{summary}; nothing was replayed or written")
 

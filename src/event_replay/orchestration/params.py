@@ -21,7 +21,9 @@ from ..history.state import require_declared_splits
 from ..io.fs import LocalFs
 from ..io.partition_folders import partitions_present
 from ..layout import AIRFLOW_FOLDER, run_folder_name
-from ..semantics.config import END_OF_INPUT, ConfigError, JobConfig, load_config, to_raw
+from ..semantics.config import JobConfig, load_config, to_raw
+from ..semantics.config_keys import ConfigError
+from ..semantics.replay_range_config import END_OF_INPUT
 from ..semantics.durations import parse_duration_ms
 
 CONFIGS_DIR = "jobs/configs"

@@ -15,7 +15,8 @@ from typing import Any, Mapping
 from airflow.sdk.exceptions import AirflowSkipException
 
 from ..layout import CHUNK_FILE, DATA_QUALITY_FILE, DONE_FOLDER
-from ..semantics.config import ConfigError, to_raw
+from ..semantics.config import to_raw
+from ..semantics.config_keys import ConfigError
 from .chunks import partitions_per_job
 from .failures import current_ti, fail
 from .params import run_dir, user_message, validate_request, write_effective_config

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from airflow.sdk import Param
 
 from ..layout import TUNING_FOLDER
-from ..semantics.config import ConfigError
+from ..semantics.config_keys import ConfigError
 from ..tuning.grid import GridError, parse_grid
 from ..tuning.results import read_results
 from .operators import ReplaySparkSubmitOperator

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from .config import WatermarkConfig
+from .watermark_config import WatermarkConfig
 from .durations import NEG_INF, POS_INF
 
 

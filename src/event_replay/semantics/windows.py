@@ -1,7 +1,7 @@
 """Window assigners (SEMANTICS §5), with Flink's arithmetic."""
 from __future__ import annotations
 
-from .config import WindowConfig
+from .window_config import WindowConfig
 from .durations import POS_INF
 
 Window = tuple[int, int]  # [start, end)

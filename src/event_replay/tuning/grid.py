@@ -16,7 +16,8 @@ import itertools
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from ..semantics.config import ConfigError, JobConfig
+from ..semantics.config import JobConfig
+from ..semantics.config_keys import ConfigError
 from ..semantics.durations import format_duration, parse_duration_ms
 
 OPTION_OF_FIELD = {"max_out_of_orderness": "--max-out-of-orderness", "idle_timeout": "--idle-timeout",

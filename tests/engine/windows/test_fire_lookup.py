@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from event_replay.engine.windows import fire_lookup
-from event_replay.semantics.config import WindowConfig
+from event_replay.semantics.window_config import WindowConfig
 from event_replay.semantics.windows import sliding, tumbling
 
 pytestmark = pytest.mark.spark

@@ -7,7 +7,7 @@ import pytest
 
 from event_replay.engine.elements import WE, WS
 from event_replay.engine.windows.fixed import assign, slide_of
-from event_replay.semantics.config import WindowConfig
+from event_replay.semantics.window_config import WindowConfig
 from event_replay.semantics.windows import sliding, tumbling
 
 TIMES = [-25, -10, -1, 0, 1, 3, 9, 10, 13, 29, 30, 1000]

@@ -10,7 +10,8 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-from ...semantics.config import JobConfig, WatermarkConfig
+from ...semantics.config import JobConfig
+from ...semantics.watermark_config import WatermarkConfig
 from ...spark import local_frame
 from ..contract import NEG_INF
 from .carry import Ticks

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...semantics.config import WatermarkConfig
+from ...semantics.watermark_config import WatermarkConfig
 from ..contract import NEG_INF
 
 

@@ -26,7 +26,8 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from ...io.scratch import driver_frame
-from ...semantics.config import JobConfig, WindowConfig
+from ...semantics.config import JobConfig
+from ...semantics.window_config import WindowConfig
 from ...semantics.model import FIRE_END_OF_INPUT, FIRE_WATERMARK
 from ...semantics.windows import window_start  # Flink's TimeWindow.getWindowStartWithOffset
 from ..contract import NEG_INF

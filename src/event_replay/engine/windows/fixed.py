@@ -28,7 +28,8 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Observation, Window
 from pyspark.sql import functions as F
 
-from ...semantics.config import JobConfig, WindowConfig
+from ...semantics.config import JobConfig
+from ...semantics.window_config import WindowConfig
 from ...semantics.model import FIRE_LATE_ROW
 from ..elements import ORDER, PENDING, POS, WE, WS, cleanup, firings_with_aggregates
 from .fixed_walk import walked_firings
