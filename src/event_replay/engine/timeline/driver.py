@@ -201,30 +201,30 @@ def _with_pseudo_groups(table: TickTable, pseudo: list[tuple[str, int, int]], ma
 def watermark_rows(stream: StreamTimeline, main_splits: list[str]) -> pa.Table:
     """The `watermarks` output as Arrow columns (the splits' changes and the stream's, null while idle), by replay
     time, each tick's split changes (by split: `main_splits` is sorted) before its stream change: the order the
-    write sorts into (io/output.py), so that its sort finds one run already in place."""
-    names = pa.array(main_splits, pa.string())
-    split_part = pa.table({
-        "replay_time": pa.array(stream.split_tick, pa.int64()), "scope": pa.repeat("split", len(stream.split_tick)),
-        "split": names.take(pa.array(stream.split_index, pa.int32())),
-        "watermark": pa.array(stream.split_value, pa.int64(), mask=stream.split_idle),
-        "idle": pa.array(stream.split_idle, pa.bool_())})
-    stream_part = pa.table({
-        "replay_time": pa.array(stream.change_tick, pa.int64()),
-        "scope": pa.repeat("stream", len(stream.change_tick)), "split": pa.nulls(len(stream.change_tick), pa.string()),
-        "watermark": pa.array(stream.change_value, pa.int64(), mask=stream.change_idle),
-        "idle": pa.array(stream.change_idle, pa.bool_())})
-    table = pa.concat_tables([split_part.cast(stream_part.schema), stream_part])
-    return table.take(pa.array(_output_order(stream, len(main_splits))))
+    write sorts into (io/output.py), so that its sort finds one run already in place. Each column is built once, in
+    that order (the driver's peak memory)."""
+    n_splits, n_split_changes = len(main_splits), len(stream.split_tick)
+    lane = np.concatenate([stream.split_index.astype(np.int64),
+                           np.full(len(stream.change_tick), n_splits, np.int64)])  # the stream after every split
+    tick = np.concatenate([stream.split_tick, stream.change_tick]).astype(np.int64, copy=False)
+    order = _output_order(tick, lane, n_splits)
+    tick, lane = tick[order], lane[order]
+    idle = np.concatenate([stream.split_idle, stream.change_idle]).astype(bool, copy=False)[order]
+    value = np.concatenate([stream.split_value, stream.change_value]).astype(np.int64, copy=False)[order]
+    is_stream = order >= n_split_changes
+    del order
+    scope = pa.DictionaryArray.from_arrays(pa.array(is_stream.view(np.int8)), pa.array(["split", "stream"]))
+    split = pa.array(main_splits, pa.string()).take(pa.array(np.where(is_stream, 0, lane), pa.int64(), mask=is_stream))
+    return pa.table({"replay_time": pa.array(tick, pa.int64()), "scope": scope.cast(pa.string()), "split": split,
+                     "watermark": pa.array(value, pa.int64(), mask=idle), "idle": pa.array(idle, pa.bool_())})
 
 
-def _output_order(stream: StreamTimeline, n_splits: int) -> np.ndarray:
-    """Positions of the split changes then the stream changes in (tick, split index, the stream last) order: one
-    stable sort of a single int64 key, whose input is a few sorted runs (each split's changes, the stream's)."""
-    ticks = np.concatenate([stream.split_tick, stream.change_tick]).astype(np.int64, copy=False)
-    if len(ticks) == 0:
+def _output_order(tick: np.ndarray, lane: np.ndarray, n_splits: int) -> np.ndarray:
+    """Positions in (tick, lane) order, ties in place: one stable sort of a single int64 key, whose input is a few
+    sorted runs (each split's changes, the stream's)."""
+    if len(tick) == 0:
         return np.zeros(0, np.int64)
-    lane = np.concatenate([stream.split_index.astype(np.int64), np.full(len(stream.change_tick), n_splits, np.int64)])
-    key = (ticks - ticks.min()) * (n_splits + 1) + lane  # a tick span times the splits stays far below 2^63
+    key = (tick - tick.min()) * (n_splits + 1) + lane  # a tick span times the splits stays far below 2^63
     return np.argsort(key, kind="stable")
 
 
