@@ -146,7 +146,7 @@ def _context_state(sc, scheduler) -> tuple[bool, bool]:
 def _stop_asked() -> bool:
     """A thread of this program is in SparkContext.stop: the program asked for the stop the context is in (a
     context stopping on its own has none; the stop sets `_jsc` to None when done, and _loop returns)."""
-    from pyspark import SparkContext  # imported by then: a context is watched
+    from pyspark import SparkContext  # lazy: exits.py imports this module, and commands without Spark import it
 
     for frame in sys._current_frames().values():
         while frame is not None:
