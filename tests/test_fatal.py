@@ -1,8 +1,9 @@
 """A fatal JVM error ends the process with exit 1 and one line, never a hang (src/event_replay/fatal.py).
 
 Each case runs a small driver in its own process, as `replay` runs: a session from build_session, the work under
-exits.guarded. The failures are real: a heap really exhausted, Spark's scheduler thread really stopped, the JVM
-really killed. Without the watchdog the second and third would wait forever (the timeout here fails the test).
+exits.guarded. The failures are real: a heap really exhausted, Spark's scheduler thread really stopped, the context
+really stopped by Spark while a job waits, the JVM really killed. Without the watchdog all but the first would wait
+forever (the timeout here fails the test).
 """
 from __future__ import annotations
 
@@ -42,6 +43,44 @@ STOP_SCHEDULER = "\n    ".join([
     'waiting = 0',
     'while waiting < 5: time.sleep(0.05); waiting = waiting + 1 if str(t.getState()) == "WAITING" else 0',
     't.interrupt(); spark.range(10).count()'])
+# Spark stops the context on its own (stopInNewThread: what its scheduler does when an event fails) while the
+# scheduler thread is in the middle of an event (merging a task's accumulator update: it waits for the driver's
+# Python side, which answers once the program's next job is queued). The stop ends the scheduler thread before that
+# job's turn and fails only the jobs that started: the program waits for its job forever.
+STRANDED_JOB = "\n    ".join([
+    'import threading, time',
+    'from pyspark.accumulators import AccumulatorParam',
+    'driver = os.getpid()',
+    'class HeldMerge(AccumulatorParam):',
+    '    def zero(self, value): return 0',
+    '    def addInPlace(self, a, b):',
+    '        if os.getpid() == driver:  # the driver answering the scheduler thread\'s merge',
+    '            from pyspark import SparkContext',
+    '            jsc = SparkContext._active_spark_context._jsc.sc()',
+    '            while jsc.dagScheduler().numTotalJobs() < 2: time.sleep(0.1)  # job 1, the program\'s, is queued',
+    '            time.sleep(1); jsc.stopInNewThread(); threading.Event().wait()',
+    '        return a + b',
+    'held = spark.sparkContext.accumulator(0, HeldMerge())',
+    'threading.Thread(target=lambda: spark.sparkContext.parallelize([1], 1).foreach(lambda _: held.add(1)), '
+    'daemon=True).start()',
+    't = next(t for t in spark._jvm.java.lang.Thread.getAllStackTraces().keySet().toArray() '
+    'if t.getName() == "dag-scheduler-event-loop")',
+    'while not any("PythonAccumulatorV2" in str(f) for f in t.getStackTrace()): time.sleep(0.1)',
+    'spark.sparkContext.parallelize([1], 1).count()'])
+# The program stops its own session, and the stop takes longer than the watchdog's grace for a context that stops
+# on its own: a listener of the program is slow to see the application end (the stop waits for the listeners).
+SLOW_OWN_STOP = "\n    ".join([
+    'import time',
+    'from pyspark.java_gateway import ensure_callback_server_started',
+    'class SlowToSeeTheEnd:',
+    '    def onApplicationEnd(self, end): time.sleep({seconds})',
+    '    def __getattr__(self, name):  # every other event of SparkListenerInterface: nothing to do',
+    '        if not name.startswith("on"): raise AttributeError(name)',
+    '        return lambda *_: None',
+    '    class Java: implements = ["org.apache.spark.scheduler.SparkListenerInterface"]',
+    'ensure_callback_server_started(spark.sparkContext._gateway)',
+    'spark._jsc.sc().addSparkListener(SlowToSeeTheEnd())',
+    'spark.range(10).count(); spark.stop()'])
 KILL_JVM = ('os.kill(spark._jvm.java.lang.ProcessHandle.current().pid(), signal.SIGKILL); '
             'spark.range(10).count()')
 
@@ -72,6 +111,21 @@ def test_a_dead_scheduler_thread_ends_the_run_instead_of_hanging():
     assert proc.returncode == 1, proc.stderr[-3000:]
     lines = replay_lines(proc.stderr)
     assert lines == [lines[0]] and "scheduler thread died" in lines[0], proc.stderr[-3000:]
+
+
+def test_a_context_stopping_on_its_own_ends_the_run_waiting_for_it():
+    proc, _ = run_driver(STRANDED_JOB)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    lines = replay_lines(proc.stderr)
+    assert lines == [lines[0]] and "context stopped on its own" in lines[0], proc.stderr[-3000:]
+
+
+def test_a_stop_the_program_asked_for_may_take_longer_than_the_grace():
+    from event_replay.fatal import _UNASKED_STOP_GRACE_S
+
+    proc, _ = run_driver(SLOW_OWN_STOP.format(seconds=_UNASKED_STOP_GRACE_S + 10))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert replay_lines(proc.stderr) == [], proc.stderr[-3000:]
 
 
 def test_a_killed_jvm_gives_one_line_not_a_py4j_traceback():

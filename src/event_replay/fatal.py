@@ -3,8 +3,10 @@
 An OutOfMemoryError in a thread of Spark's driver (its scheduler, a broadcast, a result being collected) kills that
 thread and nothing else: the job waits forever for an answer, and an Airflow task waits until its timeout. So the
 driver's JVM runs with `-XX:+ExitOnOutOfMemoryError` (spark.py adds it), and a watchdog thread of the Python driver
-(`watch`) checks every few seconds that the JVM still lives and that Spark's scheduler thread still runs. When
-either is gone, it prints the cause, kills the JVM it started (if it did) and exits the process with 1;
+(`watch`) checks every few seconds that the JVM still lives, that Spark's scheduler thread still runs, and that
+the context stops only when the program asks (SparkContext.stop). When the JVM or the scheduler is gone, or the
+context stopped on its own (as on a failed scheduler event, which can leave a job waiting forever) and the run has
+not ended 30 s later, it prints the cause, kills the JVM it started (if it did) and exits the process with 1;
 `exits.guarded` gives the same line when the main thread noticed first (a py4j call that lost its JVM).
 
 A process that exits this way leaves its output lock and staging folder; the next run on the output removes both
@@ -18,6 +20,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 from py4j.protocol import Py4JError, Py4JJavaError, Py4JNetworkError
 
@@ -26,6 +29,7 @@ _OOM_EXIT_CODES = {3: "the JVM's heap", 52: "an executor's heap"}  # HotSpot's E
 _SCHEDULER_THREAD = "dag-scheduler-event-loop"
 _PERIOD_S = 2.0
 _LOST_WAIT_S = 30.0
+_UNASKED_STOP_GRACE_S = 30.0  # for the program to end by itself (its error) once its context stopped on its own
 
 _watched: dict = {}  # the watched context's JVM process and heap, for `death_line`
 _stop = threading.Event()  # set at interpreter exit: a JVM ending with the process is no failure
@@ -91,13 +95,22 @@ def _lost_connection(error: BaseException | None) -> tuple[bool, bool]:
 
 
 def _loop(sc, scheduler) -> None:
+    unasked_since = None  # when the context was first seen stopping though the program had not asked
     while not _stop.wait(_PERIOD_S):
         if sc._jsc is None or _watched.get("context") is not sc:
-            return  # the context was stopped (or replaced): nothing of it to watch
+            return  # the program stopped the context (or replaced it): nothing of it to watch
+        scheduler_runs, stopping = _context_state(sc, scheduler)
+        if not stopping or _stop_asked():
+            unasked_since = None
+        elif unasked_since is None:
+            unasked_since = time.monotonic()
         line = death_line()
-        if line is None and scheduler is not None and not _alive(sc, scheduler):
+        if line is None and not scheduler_runs and not stopping:  # a stop ends the scheduler thread too
             line = (f"{_watched['prog']}: Spark's scheduler thread died (its error is above): the run cannot "
                     "finish; if it was an OutOfMemoryError, raise spark.driver.memory")
+        if line is None and unasked_since is not None and time.monotonic() - unasked_since >= _UNASKED_STOP_GRACE_S:
+            line = (f"{_watched['prog']}: Spark's context stopped on its own (its error is above) and the run had not "
+                    f"ended {_UNASKED_STOP_GRACE_S:.0f} s later: it cannot finish")
         if line is not None and not _stop.is_set():
             print(line, file=sys.stderr, flush=True)
             _kill_started_jvm()
@@ -121,10 +134,23 @@ def _scheduler_thread(sc):
     return None
 
 
-def _alive(sc, scheduler) -> bool:
-    """The scheduler thread runs, or the context is stopping (py4j failures count as alive: the process check
-    decides those)."""
+def _context_state(sc, scheduler) -> tuple[bool, bool]:
+    """(the scheduler thread runs, the context is stopping or stopped), read in this order: a stop marks the context
+    before it ends the thread. py4j failures give (True, False): the process check decides those."""
     try:
-        return bool(scheduler.isAlive()) or sc._jsc is None or sc._jsc.sc().isStopped()
-    except Exception:  # noqa: BLE001 - a JVM mid-shutdown
-        return True
+        return scheduler is None or bool(scheduler.isAlive()), bool(sc._jsc.sc().isStopped())
+    except Exception:  # noqa: BLE001 - a JVM mid-shutdown, or the program's stop just ended (_jsc is None)
+        return True, False
+
+
+def _stop_asked() -> bool:
+    """A thread of this program is in SparkContext.stop: the program asked for the stop the context is in (a
+    context stopping on its own has none; the stop sets `_jsc` to None when done, and _loop returns)."""
+    from pyspark import SparkContext  # lazy: exits.py imports this module, and commands without Spark import it
+
+    for frame in sys._current_frames().values():
+        while frame is not None:
+            if frame.f_code is SparkContext.stop.__code__:
+                return True
+            frame = frame.f_back
+    return False
