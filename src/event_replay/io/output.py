@@ -191,11 +191,11 @@ def stage_datasets(spark: SparkSession, cfg: JobConfig, source: SourceData, firi
              "late_events": (*late_events_output(late, source, keep), OUTPUT_FILES, None, None),
              "watermarks": (*watermarks_output(watermarks, keep), OUTPUT_FILES, None, None),
              "quarantine": (q, quarantine_order, OUTPUT_FILES, None, None)}
-    narrow = {"watermarks"} if watermarks_from_driver else set()
 
     def write(name: str) -> None:
         df, order, files, spread_by, shape = specs[name]
-        write_dataset(df, order, f"{staging}/{name}", files, spread_by, folders, shape, gather_narrow=name in narrow)
+        write_dataset(df, order, f"{staging}/{name}", files, spread_by, folders, shape,
+                      gather_narrow=name == "watermarks" and watermarks_from_driver)
 
     # The small datasets are written beside the windows (Spark runs the jobs of several threads at once): their
     # planning and few tasks then overlap the large write instead of following it. Each write is the same.
