@@ -173,7 +173,8 @@ def main() -> int:
     import shutil
     shutil.rmtree(cfg.output.path, ignore_errors=True)
     summary = ph.run("write outputs", lambda: write_outputs(spark, cfg, source, result.windows,
-                                                            result.late_events, result.watermarks))
+                                                            result.late_events, result.watermarks,
+                                                            result.watermarks_from_driver))
     total_w, total_c = time.monotonic() - w_start, tree_cpu(os.getpid()) - c_start
     print(f"total: {total_w:.1f} s wall, {total_c:.1f} CPU s; firings {summary.firings}, late {summary.late_rows}")
     source.release()
