@@ -62,14 +62,22 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
                           watermarks_from_driver=timeline.watermarks_from_driver)
     if clock.id is None:
         return result, None
-    return result, _end_state(cfg, rows, carried, w0, all_splits, stream_values, end, window_rows, elems,
-                              clean_max_offsets)
+    return result, _end_state(cfg, rows, carried, w0, all_splits, _top_watermark(timeline, stream_values), end,
+                              window_rows, elems, clean_max_offsets)
 
 
-def _end_state(cfg, rows, carried, w0, all_splits, stream_values, end, window_rows, elems, clean_max_offsets):
-    """The Carry at the end of an event-time range that started at stream watermark `w0`: two small aggregates
-    (scalars) on the driver, the rest stays in DataFrames."""
-    top = stream_values.agg(F.max("watermark")).collect()[0][0]
+def _top_watermark(timeline, stream_values: "DataFrame") -> int | None:
+    """The range's highest stream watermark (None: no value): from the driver's own values when the timeline was
+    computed there (a Spark job less per range), else one aggregate."""
+    known = timeline.known_stream_values
+    if known is not None:
+        return int(known.max()) if len(known) else None
+    return stream_values.agg(F.max("watermark")).collect()[0][0]
+
+
+def _end_state(cfg, rows, carried, w0, all_splits, top, end, window_rows, elems, clean_max_offsets):
+    """The Carry at the end of an event-time range that started at stream watermark `w0` and rose to `top` (None:
+    no value): one small collect on the driver, the rest stays in DataFrames."""
     w_end = max(w0, top) if top is not None else w0
     last = end.stream_last.collect() if end.stream_last is not None else []  # at most one row
     idle_end = bool(last[0][0]) if last else (carried.stream_idle if carried else False)
