@@ -38,6 +38,22 @@ def test_small_table_is_a_local_relation_large_one_a_scratch_file(spark, tmp_pat
     assert spark.conf.get(SCRATCH_CONF, None) is None
 
 
+def test_a_scratch_file_has_dictionaries_for_its_string_columns_only(spark, tmp_path):
+    import pyarrow.parquet as pq
+    n = LOCAL_ROWS_MAX + 1
+    table = pa.table({"replay_time": pa.array(range(n), pa.int64()),
+                      "split": pa.array(["p0", "p1"] * (n // 2) + ["p0"] * (n % 2), pa.string()),
+                      "watermark": pa.array([v * 7 for v in range(n)], pa.int64())})
+    with scratch_space(spark, str(tmp_path)) as folder:
+        df = driver_frame(spark, table)
+        (path,) = Path(folder).glob("*.parquet")
+        meta = pq.ParquetFile(path).metadata.row_group(0)
+        encodings = {meta.column(i).path_in_schema: meta.column(i).encodings for i in range(meta.num_columns)}
+        assert any("DICTIONARY" in e for e in encodings["split"])
+        assert not any("DICTIONARY" in e for e in encodings["replay_time"] + encodings["watermark"])
+        assert df.orderBy("replay_time").toArrow().equals(table)
+
+
 def test_scratch_is_removed_when_the_block_fails(spark, tmp_path):
     with pytest.raises(RuntimeError):
         with scratch_space(spark, str(tmp_path)) as folder:

@@ -89,13 +89,20 @@ def _process_folder() -> str:
     return _PROCESS_FOLDER[0]
 
 
+def _dictionary_columns(table: pa.Table) -> list[str]:
+    """Dictionaries for the string columns only (split names, scopes: few values). The numeric columns of these tables
+    (ticks, watermarks) are nearly all distinct: a dictionary there costs a hash per value and is dropped anyway."""
+    return [f.name for f in table.schema
+            if pa.types.is_string(f.type) or pa.types.is_large_string(f.type) or pa.types.is_dictionary(f.type)]
+
+
 def _write_parquet(spark: SparkSession, table: pa.Table, path: str) -> None:
     if is_local(path):
         fs_for(path).mkdirs(path.rsplit("/", 1)[0])
-        pq.write_table(table, local_path(path))
+        pq.write_table(table, local_path(path), use_dictionary=_dictionary_columns(table))
         return
     buffer = pa.BufferOutputStream()
-    pq.write_table(table, buffer)
+    pq.write_table(table, buffer, use_dictionary=_dictionary_columns(table))
     data = buffer.getvalue()
     fs, jpath = hadoop_fs(spark, path)
     out = fs.create(jpath, True)

@@ -100,3 +100,50 @@ def test_the_watermark_changes_come_in_the_outputs_order():
         (600, "split", "a", 9, False), (600, "stream", None, 9, False)]
     assert driver.watermark_rows(StreamTimeline(no, no, no.astype(bool), no, no, no, no.astype(bool), no, no, no,
                                                 no.astype(bool)), ["a"]).num_rows == 0
+
+
+def _merged_by_sort(split, tick, emax, pseudo):
+    """The carried groups merged by a sort of everything (what _with_pseudo_groups did before placing them)."""
+    s = np.concatenate([split, np.array([p[0] for p in pseudo], np.int32)])
+    t = np.concatenate([tick, np.array([p[1] for p in pseudo], np.int64)])
+    m = np.concatenate([emax, np.array([p[2] for p in pseudo], np.int64)])
+    order = np.lexsort((-m, t, s))
+    s, t, m = s[order], t[order], m[order]
+    first = np.ones(len(s), bool)
+    first[1:] = (s[1:] != s[:-1]) | (t[1:] != t[:-1])
+    return s[first], t[first], m[first]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_carried_groups_are_placed_as_a_sort_of_everything_would(seed):
+    rng = np.random.default_rng(seed)
+    names = ["a", "b", "c", "d"]
+    n = int(rng.integers(0, 60))
+    pairs = sorted({(int(rng.integers(0, 4)), int(rng.integers(-5, 40)) * 200) for _ in range(n)})
+    split = np.array([p[0] for p in pairs], np.int32)
+    tick = np.array([p[1] for p in pairs], np.int64)
+    emax = rng.integers(-1000, 9000, len(pairs)).astype(np.int64)
+    table = driver.TickTable(split=split, tick=tick, max_event_time=emax, row_ticks=np.unique(tick),
+                             min_event_time=None, max_event_time_all=None)
+    # carried groups: on existing (split, tick)s, new ones (before, between, after), twice the same, a side input
+    pseudo = [(names[int(rng.integers(0, 4))], int(rng.integers(-8, 45)) * 200, int(rng.integers(-1000, 9000)))
+              for _ in range(int(rng.integers(0, 12)))]
+    if len(pairs):
+        s0, t0 = pairs[int(rng.integers(0, len(pairs)))]
+        pseudo += [(names[s0], t0, int(rng.integers(-1000, 9000))), (names[s0], t0, int(rng.integers(-1000, 9000)))]
+    pseudo.append(("side", 400, 10**6))
+    got = driver._with_pseudo_groups(table, pseudo, names)
+    index = {s: i for i, s in enumerate(names)}
+    want = _merged_by_sort(split, tick, emax, [(index[s], t, m) for s, t, m in pseudo if s in index])
+    for g, w in zip((got.split, got.tick, got.max_event_time), want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(table.max_event_time, emax)  # the table itself is left as it was
+
+
+def test_without_carried_groups_the_tables_arrays_are_taken_as_they_are():
+    split, tick, emax = np.array([0, 1], np.int32), np.array([0, 200], np.int64), np.array([5, 6], np.int64)
+    table = driver.TickTable(split=split, tick=tick, max_event_time=emax, row_ticks=tick, min_event_time=None,
+                             max_event_time_all=None)
+    got = driver._with_pseudo_groups(table, [("side", 0, 1)], ["a", "b"])
+    assert got.split is split and got.tick is tick and got.max_event_time is emax
