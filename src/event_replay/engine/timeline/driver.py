@@ -185,7 +185,7 @@ def periodic_on_driver(rows: DataFrame, cfg: JobConfig, table: TickTable, main_s
 def _with_pseudo_groups(table: TickTable, pseudo: list[tuple[str, int, int]], main_splits: list[str]) -> SplitGroups:
     """The rows' groups plus the carried pseudo-groups, merged per (split, tick) by max and sorted. The table is
     sorted with one entry per (split, tick) already and the carried groups are few (a split's last ones), so each
-    is placed by a binary search: one copy of the arrays, no sort of the chunk (which took seconds per chunk)."""
+    is placed by a binary search: one copy of the arrays, no sort of the chunk."""
     index = {s: i for i, s in enumerate(main_splits)}
     best: dict[tuple[int, int], int] = {}
     for s, t, m in pseudo:
