@@ -33,16 +33,21 @@ DRIVER = textwrap.dedent("""
 # Rows far larger than a 512 MB heap, collected into the driver JVM (a result being gathered: Spark's threads).
 EXHAUST_HEAP = ('spark.range(0, 4_000_000, numPartitions=8).selectExpr("repeat(\'x\', 400) AS s")'
                 '._jdf.collectAsList()')
-# Spark's scheduler thread ends without stopping the context: every job after it waits forever.
-# The thread is interrupted while it waits for an event (as it is between jobs): interrupted in the middle of one, it
-# may instead hand the error to the context, which then stops (a different failure, not this test's).
+# Spark's scheduler thread ends without stopping the context: the program's next job would wait forever, and the
+# watchdog must end the run while the program is still at its own work (a sleep here). The thread is interrupted
+# while it waits for an event (as it is between jobs): interrupted in the middle of one, it may instead hand the
+# error to the context, which then stops (a different failure, not this test's). No job is posted after it: posted
+# once the thread is gone, Spark's event loop stops the context too, and which of the watchdog's two lines comes
+# then depends on timing (STRANDED_JOB tests the other line).
 STOP_SCHEDULER = "\n    ".join([
     'import time',
     't = next(t for t in spark._jvm.java.lang.Thread.getAllStackTraces().keySet().toArray() '
     'if t.getName() == "dag-scheduler-event-loop")',
     'waiting = 0',
     'while waiting < 5: time.sleep(0.05); waiting = waiting + 1 if str(t.getState()) == "WAITING" else 0',
-    't.interrupt(); spark.range(10).count()'])
+    't.interrupt()',
+    'while t.isAlive(): time.sleep(0.05)',
+    'time.sleep(200)  # the program at its own work: it would return 0 after it if nothing ended the run'])
 # Spark stops the context on its own (stopInNewThread: what its scheduler does when an event fails) while the
 # scheduler thread is in the middle of an event (merging a task's accumulator update: it waits for the driver's
 # Python side, which answers once the program's next job is queued). The stop ends the scheduler thread before that
