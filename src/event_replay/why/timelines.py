@@ -162,14 +162,16 @@ def _span_of(t: Column, spans: list[Span]) -> Column:
 
 
 def _bucket(t: Column, s: Span) -> Column:
-    return F.least(F.lit(s.bucket_count() - 1), F.floor((t - F.lit(s.start_ms)) / F.lit(s.bucket_ms())).cast("int"))
+    # Bucket indices are small, but they are multiplied by a bucket's width in ms: 64-bit from the start.
+    return F.least(F.lit(s.bucket_count() - 1).cast("long"),
+                   F.floor((t - F.lit(s.start_ms).cast("long")) / F.lit(s.bucket_ms())).cast("long"))
 
 
 def _points(series: DataFrame, spans: list[Span]):
     plottable = series.where(~F.col("idle") & F.col("watermark_ms").between(MIN_PLOT_MS, MAX_PLOT_MS))
     t = F.col("replay_time_ms")
     which = _span_of(t, spans)
-    bucket = F.lit(None).cast("int")
+    bucket = F.lit(None).cast("long")
     for i, s in enumerate(spans):
         bucket = F.when(which == i, _bucket(t, s)).otherwise(bucket)
     # A series' watermark never goes back (while published): its highest value of the bucket is its last one, drawn
@@ -197,7 +199,7 @@ def bucket_overlaps(intervals: DataFrame, spans: list[Span]) -> DataFrame:
         cut = inside.select(*keep, a.alias("_a"), z.alias("_z")).select(
             *keep, "_a", "_z", F.lit(i).alias("span"),
             F.explode(F.sequence(_bucket(F.col("_a"), s), _bucket(F.col("_z") - 1, s))).alias("b"))
-        lo = F.lit(s.start_ms) + F.col("b") * F.lit(w)
+        lo = F.lit(s.start_ms).cast("long") + F.col("b") * F.lit(w).cast("long")
         ms = F.least(F.col("_z"), lo + F.lit(w)) - F.greatest(F.col("_a"), lo)
         parts.append(cut.select(*keep, "span", "b", ms.alias("ms")).where(F.col("ms") > 0))
     union = parts[0]
