@@ -17,6 +17,45 @@ from ..tuning.table import html_table as tuning_table
 PARTITION_COLUMNS = [("partition", "partition"), ("rows_read", "rows read"), ("rows_in_windows", "rows in windows"),
                      ("late_rows", "late rows"), ("quarantined_rows", "quarantined"), ("skipped_rows", "skipped"),
                      ("firings", "firings")]
+FIGURE_COLUMNS = [("idle_share", "idle"), ("lag_p50_ms", "lag p50"), ("lag_p90_ms", "lag p90"),
+                  ("lag_max_ms", "lag max"), ("held_most", "held the stream most")]
+LISTED = 31  # partitions listed in full; a longer history lists its worst ones first, the rest in a fold
+WORST = 10
+
+
+def _figure_text(k: str, v: Any) -> str:
+    if v is None:
+        return "\u2013"
+    if k == "idle_share":
+        return f"{v:.0%}"
+    if k.startswith("lag_"):
+        return spoken_duration(round(v))
+    return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)
+
+
+def _held(p: dict[str, Any]) -> dict[str, Any]:
+    share = p.get("held_most_share")
+    return {**p, "held_most": f"{p['held_most']} ({share:.0%})" if p.get("held_most") and share is not None
+            else p.get("held_most")}
+
+
+def _partitions(s: dict[str, Any]) -> str:
+    """The per-partition table (counts, firings and figures) with the range's total; a long history shows the
+    overview figure and its worst partitions by late rows first, every partition in a fold below."""
+    parts = [_held(p) for p in s.get("partitions") or []]
+    total = {"partition": "total", **(s.get("counts") or {}), "firings": s.get("firings")}
+    has_figures = any(p.get("lag_p50_ms") is not None or p.get("idle_share") is not None for p in parts)
+    cols = PARTITION_COLUMNS + (FIGURE_COLUMNS if has_figures else [])
+    full = table(parts or [total], cols, "partitions", total=total if parts else None, text=_figure_text)
+    png = s.get("overview_png")
+    figure = (f"<img id='overview-png' src='{{base}}{html.escape(png['file'])}' width='{png['width']}' "
+              f"height='{png['height']}' alt='per-partition overview'>" if png else "")
+    if len(parts) <= LISTED:
+        return figure + full
+    worst = sorted(parts, key=lambda p: (-(p.get("late_rows") or 0), str(p.get("partition"))))[:WORST]
+    return (figure + f"<p>The {WORST} partitions with the most late rows:</p>"
+            + table(worst, cols, "worst-partitions", text=_figure_text)
+            + f"<details id='every-partition'><summary>Every partition ({len(parts):,})</summary>{full}</details>")
 
 
 def glance(s: dict[str, Any]) -> str:
@@ -119,9 +158,6 @@ def _versus_live(s: dict[str, Any], base: str) -> str:
 def render(s: dict[str, Any], nav: str = "", base: str = "") -> str:
     """The page. `nav`: HTML links on top (the plugin's way back to the runs list); `base`: the URL prefix of the
     report folder's files ("" next to index.html)."""
-    c = s.get("counts") or {}
-    parts = s.get("partitions") or []
-    total = {"partition": "total", **c, "firings": s.get("firings")}
     cfg = s.get("config") or {}
     settings = ", ".join(f"{k} {html.escape(str(v))}" for k, v in cfg.items())
     return f"""<!doctype html><html><head><meta charset="utf-8"><meta name="color-scheme" content="light dark">
@@ -130,7 +166,9 @@ def render(s: dict[str, Any], nav: str = "", base: str = "") -> str:
 <p class='muted'>Outputs <code>{html.escape(str(s.get('output_path', '')))}</code>{'; ' + settings if settings else ''}.</p>
 <p class='glance' id='glance'>{glance(s)}</p>
 <h2 id='totals'>Totals of the range, per partition</h2>
-{table(parts, PARTITION_COLUMNS, 'partitions', total=total) if parts else table([total], PARTITION_COLUMNS, 'partitions')}
+<p class='muted'>Per partition: its rows and firings, the share of its time the splits were idle, the watermark lag
+(time-weighted) and the split that held the stream watermark longest.</p>
+{_partitions(s).replace('{base}', base)}
 <p class='muted'>Firings by reason: {', '.join(f'{k} {cell(v)}' for k, v in sorted((s.get('firings_by_reason') or {}).items())) or 'none'};
 windows {cell(s.get('windows'))}; splits {cell(len(s.get('splits') or []))}.</p>
 {_timelines(s, base)}

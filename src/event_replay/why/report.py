@@ -43,11 +43,14 @@ from ..tuning.figures import lag_figures
 from ..tuning.results import read_results
 from .page import render
 from .plot import MAX_LANES, figure_size_px, plot, utc
-from .timelines import lag_segments, series_column, timelines
+from .overview import DAY_MS, HOUR_MS, partition_figures, with_figures
+from .overview_plot import plot_overview
+from .timelines import intervals, lag_segments, series_column, timelines
 from .versus_live import versus_live
 
 HOLDERS_FILE = "window_holders.parquet"
 TIMELINES_FILE = "timelines.parquet"
+OVERVIEW_FILE = "overview.png"
 END_OF_INPUT = "end of input"
 SAMPLE_ROWS = 50
 COUNT_COLUMNS = ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows", "skipped_rows")
@@ -80,7 +83,9 @@ def _tuning_entries(output_path: str, report: Path) -> list[dict]:
 def _label(df: DataFrame) -> Column:
     """The partition of a row (`2024-01-01`, `2024-01-01T05`), null in an unpartitioned output."""
     parts = partition_columns(df)
-    return F.concat_ws("T", *[F.col(c).cast("string") for c in parts]) if parts else F.lit(None).cast("string")
+    # Spark reads `hour=05` back as the integer 5: padded again, so that hours sort and match their ids.
+    cols = [F.lpad(F.col(c).cast("string"), 2, "0") if c == "hour" else F.col(c).cast("string") for c in parts]
+    return F.concat_ws("T", *cols) if parts else F.lit(None).cast("string")
 
 
 def _partitions(out: dict[str, DataFrame]) -> tuple[list[dict], dict[str, int], dict[str, int]]:
@@ -152,7 +157,9 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
     splits = sorted(facts.splits)
     holders = attribution.holders(wm).cache()
     segments = lag_segments(wm, cfg.watermark.lag_ms, t1).cache()
-    tl = timelines(wm, holders, t0, t1, splits, pad_ms=2 * (cfg.watermark.idle_timeout_ms or 0), segments=segments)
+    cut = intervals(wm, holders, t1)
+    tl = timelines(wm, holders, t0, t1, splits, pad_ms=2 * (cfg.watermark.idle_timeout_ms or 0), segments=segments,
+                   cut=cut)
     w_px, h_px = plot(report / "timelines.png", tl, cfg.watermark.lag_ms)
     _write_buckets(tl, report / TIMELINES_FILE)
     lag_mean, lag_p99 = lag_figures(segments)
@@ -168,6 +175,10 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
                    .orderBy(F.col("rows").desc(), "split", "cause").collect()]
 
     partitions, counts, by_reason = _partitions(out)
+    hourly = "hour" in partition_columns(out["counts"])
+    figures = partition_figures(cut, segments, len(splits), HOUR_MS if hourly else DAY_MS)
+    partitions = with_figures(partitions, figures)
+    overview_px = plot_overview(report / OVERVIEW_FILE, partitions) if len(partitions) > 1 else None
     n_windows = windows.select("key", "window_start", "window_end").distinct().count()
     late_by_split: dict[str, int] = {}
     for r in late_causes:
@@ -184,6 +195,8 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
         "late_rows_by_split_and_cause": late_causes,
         "spans": [{"start_ms": s.start_ms, "end_ms": s.end_ms, "traffic_ms": list(s.traffic_ms),
                    "start_utc": utc(s.start_ms), "end_utc": utc(s.end_ms)} for s in tl.spans],
+        "overview_png": ({"file": OVERVIEW_FILE, "width": overview_px[0], "height": overview_px[1]}
+                         if overview_px else None),
         "timelines_png": {"file": "timelines.png", "width": w_px, "height": h_px, "spans": len(tl.spans),
                           "split_lanes": min(len(splits), MAX_LANES), "data": TIMELINES_FILE,
                           "bucket_ms": [s.bucket_ms() for s in tl.spans]},
@@ -194,6 +207,7 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
     wm.unpersist()
     holders.unpersist()
     segments.unpersist()
+    cut.unpersist()
     index = report / "index.html"
     index.write_text(render(summary))
     return str(index)

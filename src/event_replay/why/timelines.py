@@ -254,15 +254,20 @@ def _lag(segments: DataFrame, spans: list[Span]) -> dict[int, list[LagBucket]]:
     return found
 
 
+def intervals(wm: DataFrame, holders: DataFrame, t1: int) -> DataFrame:
+    """(kind, series, a, z) of `wm`: idle stretches of every series, the stretches each split held the stream;
+    materialised once: every span's buckets and the per-partition overview read them."""
+    return _intervals(wm.withColumn("series", series_column(wm)), holders, t1).localCheckpoint(eager=True)
+
+
 def timelines(wm: DataFrame, holders: DataFrame, t0: int, t1: int, splits: list[str], pad_ms: int,
-              segments: DataFrame | None = None) -> Timelines:
+              segments: DataFrame | None = None, cut: DataFrame | None = None) -> Timelines:
     """`wm`: the watermarks batch (why.watermarks_batch), `holders`: attribution.holders of it, `segments`: its
-    lag_segments (none: no lag panel)."""
+    lag_segments (none: no lag panel), `cut`: its `intervals` (computed here when not given)."""
     spans = traffic_spans(wm, t0, t1, pad_ms)
     series = wm.withColumn("series", series_column(wm))
     points, carried = _points(series, spans)
-    # Each span's buckets read the intervals: materialised once, not computed again per span.
-    intervals = _intervals(series, holders, t1).localCheckpoint(eager=True)
+    intervals_ = cut if cut is not None else intervals(wm, holders, t1)
     return Timelines(spans=spans, splits=splits, points=points, carried=carried,
-                     shares=_shares(intervals, spans),
+                     shares=_shares(intervals_, spans),
                      lag=_lag(segments, spans) if segments is not None else {})
