@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+import yaml
 
 from event_replay.history.progress import RangeRequest
 from event_replay.range_replay import run_range
@@ -33,12 +34,18 @@ class History:
 
 
 def config(source: Path, out: Path) -> JobConfig:
-    return parse_config({
-        "source": {"path": str(source), "splits": ["p0", "p1"]},
-        "watermark": {"max_out_of_orderness": "500ms", "interval": "200ms", "idle_timeout": "5s"},
-        "window": {"type": "tumbling", "size": "10s", "allowed_lateness": "2s"},
-        "aggregations": {"cnt": "count(*)", "total": "sum(value)"},
-        "replay": {"end_of_input": "flush"}, "output": {"path": str(out)}})
+    """The job of both histories (the demo's settings), also written as `<source>/../job.yaml` for the commands."""
+    raw = {"source": {"path": str(source), "splits": ["p0", "p1"]},
+           "watermark": {"max_out_of_orderness": "500ms", "interval": "200ms", "idle_timeout": "5s"},
+           "window": {"type": "tumbling", "size": "10s", "allowed_lateness": "2s"},
+           "aggregations": {"cnt": "count(*)", "total": "sum(value)"},
+           "replay": {"end_of_input": "flush"}, "output": {"path": str(out)}}
+    config_file(out).write_text(yaml.safe_dump(raw))
+    return parse_config(raw)
+
+
+def config_file(out: Path) -> Path:
+    return out.parent / "job.yaml"
 
 
 def _request(first: str, last: str, previous: str | None, end_of_input: str) -> RangeRequest:

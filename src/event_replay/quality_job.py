@@ -4,7 +4,8 @@ The GX suites (`replay validate`'s `validate`) and the why-report side by side i
 into one folder (the Airflow run's: `_data_docs/`, `why_report/`), and the outcome as `data_quality.json` there:
 
     {"success": true, "expectations": 12, "failed": 0, "failed_names": [], "data_docs": ".../_data_docs/index.html",
-     "why_report": ".../why_report/index.html", "output_path": "...", "summary": "validate ...: OK (...)"}
+     "why_report": ".../why_report/index.html", "output_path": "...", "summary": "validate ...: OK (...)",
+     "spark_jobs": {"gx_suites": 40, "why_report": 48}}
 
 The Airflow task (orchestration/operators.py DataQualityOperator) submits this job through the `replay_spark`
 connection and pool (jobs/replay_job.py quality ...) and reads only that file: the worker never loads the outputs.
@@ -25,6 +26,7 @@ from .quality.prepare import OutputsMissing
 from .quality.validation import validate
 from .semantics.config import JobConfig, load_config
 from .spark import build_session
+from .spark_jobs import counted
 from .why.report import why_report
 
 
@@ -40,17 +42,25 @@ def run_quality(cfg: JobConfig, folder: str | Path, run_name: str | None = None,
         # Side by side in one session: on a small output both are bound by Spark's per-job overhead and GX's import,
         # which overlap. The why-report is written also when an expectation fails: it explains.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gx") as pool:
-            suites = pool.submit(validate, cfg.output.path, cfg, docs_dir=str(folder / DOCS_FOLDER), spark=spark,
-                                 run_name=run_name)
-            why = why_report(cfg.output.path, cfg, spark=spark, report_dir=folder / WHY_FOLDER)
-            report = suites.result()
+            suites = pool.submit(_counted, spark, "gx_suites", validate, cfg.output.path, cfg,
+                                 docs_dir=str(folder / DOCS_FOLDER), spark=spark, run_name=run_name)
+            why, why_jobs = _counted(spark, "why_report", why_report, cfg.output.path, cfg, spark=spark,
+                                     report_dir=folder / WHY_FOLDER)
+            report, gx_jobs = suites.result()
     finally:
         if own:
             spark.stop()
     return {"success": report.success, "expectations": len(report.results), "failed": len(report.failed),
             "failed_names": sorted(report.failed_names()), "data_docs": report.docs_index,
             "why_report": why if "://" in why else str(Path(why).resolve()), "output_path": cfg.output.path,
-            "summary": report.summary()}
+            "summary": report.summary(), "spark_jobs": {"gx_suites": gx_jobs, "why_report": why_jobs}}
+
+
+def _counted(spark, step: str, func, *args, **kwargs):
+    """func's result and the Spark jobs it ran (spark_jobs.py: per thread, so the two steps side by side apart)."""
+    with counted(spark, step) as jobs:
+        result = func(*args, **kwargs)
+    return result, jobs.jobs
 
 
 def write_result(result: dict[str, Any], folder: str | Path) -> Path:

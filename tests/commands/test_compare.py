@@ -149,45 +149,15 @@ def test_live_parity_suite_and_why_report_versus_live(replayed, spark, capsys):
     assert summary["versus_live"]["totals"]["value_differs"] == 1
 
 
-def test_quality_out_runs_the_check_in_the_same_application(replayed, capsys, monkeypatch):
-    """--quality-out (the DAGs' compare_live task): `replay quality` after the comparison, on the same session,
-    reading it (the live parity suite); whatever stops it leaves no result, says so, and changes no exit code."""
-    root, windows, _ = replayed
-    live = _write_live(root, "live-quality", windows)
-    run = root / "run-quality"
-    assert _compare(root, live, "--out", str(run / "compare"), "--quality-out", str(run),
-                    "--quality-run-name", "manual__q") == 0
-    result = json.loads((run / "data_quality.json").read_text())
-    assert result["success"] and result["failed"] == 0, result
-    assert result["data_docs"] == str(run.resolve() / "_data_docs" / "index.html")
-    parity = run / "_data_docs" / "results" / "replay_live_parity"  # the suite ran on this comparison
-    assert parity.is_dir() and [p.name for p in parity.iterdir()] == ["manual__q"]
-    why = json.loads((run / "why_report" / "summary.json").read_text())
-    assert why["versus_live"]["totals"]["windows"] == len({(w["key"], w["window_start"]) for w in windows})
-    assert "replay compare, data quality: result -> " in capsys.readouterr().out
-
-    import event_replay.quality_job
-
-    def broken(*a, **k):
-        raise RuntimeError("no GX here\nsecond line")
-
-    monkeypatch.setattr(event_replay.quality_job, "run_quality", broken)
-    (run / "data_quality.json").unlink()
-    assert _compare(root, live, "--out", str(run / "compare"), "--quality-out", str(run)) == 0
-    assert not (run / "data_quality.json").exists()
-    assert ("the data-quality check did not run in this job, the data_quality task runs it: RuntimeError: no GX here"
-            in capsys.readouterr().out)
-
-
-def test_calibration_grid_ranked_in_the_compare_job(replayed, capsys):
+def test_calibration_grid_ranked_in_the_compare_job(replayed, spark, capsys):
     """--calibrate-* (what `make demo DEMO_CALIBRATE=1` adds to the compare_live task's job): after the comparison,
     the grid is replayed and ranked against the same live output; the live output here is the replay's own, so the
-    config's settings (1s, 5s) rank first at full agreement, and the why-report of --quality-out shows the ranking."""
+    config's settings (1s, 5s) rank first at full agreement, and the why-report shows the ranking."""
     root, windows, _ = replayed
     live = _write_live(root, "live-calibration", windows)
     run = root / "run-calibration"
     assert _compare(root, live, "--out", str(run / "compare"), "--calibrate-max-out-of-orderness", "1s,20s",
-                    "--calibrate-idle-timeout", "5s", "--quality-out", str(run)) == 0
+                    "--calibrate-idle-timeout", "5s") == 0
     out = capsys.readouterr().out
     assert "tune: 1/2 delay 1s, idle 5s" in out and "tune: 2/2 delay 20s, idle 5s" in out
     assert "calibration: the live output agrees best with delay 1s, idle 5s" in out
@@ -195,5 +165,9 @@ def test_calibration_grid_ranked_in_the_compare_job(replayed, capsys):
     best, other = cal["ranking"]
     assert (best["variant"], best["live_rank"], best["live_score"]) == ("delay 1s, idle 5s, lateness 0ms", 1, 1.0)
     assert other["live_rank"] == 2 and other["live_score"] < 1.0
-    why = json.loads((run / "why_report" / "summary.json").read_text())
+    from event_replay.semantics.config import load_config
+    from event_replay.why.report import why_report
+
+    index = why_report(str(root / "out"), load_config(root / "job.yaml"), spark=spark, report_dir=run / "why_report")
+    why = json.loads(Path(index).with_name("summary.json").read_text())
     assert [c["verdict"] for c in why["versus_live"]["calibrations"]] == [cal["verdict"]]

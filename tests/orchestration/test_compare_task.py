@@ -21,56 +21,7 @@ def test_compare_args_from_the_form(tmp_path):
     assert "--calibrate-max-out-of-orderness" not in args
     assert summary == (tmp_path / "run").resolve() / "compare" / "summary.json"
     assert args[args.index("--out") + 1] == str(summary.parent)
-    assert "--quality-out" not in args
-    # The data-quality check in the same Spark application: into the run folder, named by the run id.
-    args, _ = compare_args(plan, params, "/proj", quality_run="manual__1")
-    assert args[args.index("--quality-out") + 1] == str((tmp_path / "run").resolve())
-    assert args[args.index("--quality-run-name") + 1] == "manual__1"
-
-
-def test_data_quality_takes_the_result_of_compare_live_on_its_first_try(tmp_path):
-    """compare_live's Spark job ran the check (its result names the file): the data_quality task reads it instead
-    of submitting the check again; on a retry, or without that result, it submits its own."""
-    import json
-    from types import SimpleNamespace
-
-    from event_replay.orchestration.operators import QUALITY_KEY, DataQualityOperator
-
-    run = tmp_path / "run"
-    run.mkdir()
-    result_file = run.resolve() / "data_quality.json"
-    docs, why = str(run / "_data_docs" / "index.html"), str(run / "why_report" / "index.html")
-    result = {"success": True, "expectations": 12, "failed": 0, "failed_names": [], "data_docs": docs,
-              "why_report": why}
-    planned = {"plan": {"runs": [{"partition": "2024-01-01"}]}, "run_dir": str(run), "config_path": "/x/job.yaml",
-               "dq_warn_only": False}
-    op = DataQualityOperator(task_id="data_quality", plan_task_id="plan", project_dir="/proj",
-                             compare_task_id="compare_live")
-    submitted = []
-
-    def submit(context, args):
-        submitted.append(args)
-        result_file.write_text(json.dumps({**result, "expectations": 13}))
-
-    op.submit = submit
-
-    def context(try_number, compared):
-        xcoms = {"plan": planned, "compare_live": compared}
-        ti = SimpleNamespace(xcom_pull=lambda task_ids: xcoms[task_ids], try_number=try_number)
-        return {"ti": ti, "params": {"run_data_quality": True}, "run_id": "manual__1"}
-
-    result_file.write_text(json.dumps(result))
-    compared = {"status": "agreement 100.00%", QUALITY_KEY: str(result_file)}
-    assert op.execute(context(1, compared)) == {"status": "passed (12 expectations)", "data_docs": docs,
-                                                "why_report": why}
-    assert submitted == []
-    assert op.execute(context(2, compared))["status"] == "passed (13 expectations)"  # a retry checks again
-    assert submitted == [["quality", "--config", "/x/job.yaml", "--out", str(run.resolve()), "--run-name",
-                          "manual__1"]]
-    result_file.write_text(json.dumps(result))
-    assert op.execute(context(1, {"status": "not run (no live path in the form)"}))["status"] == \
-        "passed (13 expectations)"
-    assert len(submitted) == 2
+    assert "--quality-out" not in args  # the data-quality check is the data_quality task's own job
 
 
 def test_compare_result_status():

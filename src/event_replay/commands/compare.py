@@ -7,13 +7,12 @@
                    [--summation-order unknown|known] [--float-tolerance 1e-9] [--min-agreement PCT]
                    [--out DIR] [--no-source] [--master URL] [--conf K=V ...]
                    [--calibrate-max-out-of-orderness LIST] [--calibrate-idle-timeout LIST] [...]
-                   [--quality-out DIR [--quality-run-name ID]]
 
 Compares the replay's outputs (under the config's output.path: `replay run` first) with the live output, writes
 `<output.path>/compare/` (or --out) and prints one line: windows compared, equal, differing, agreement %.
 With --calibrate-*, a what-if grid is then ranked by agreement with the same live output in the same Spark
-application (what `replay tune --against-live` does; results under <output.path>/_tuning/<grid>/). With
---quality-out, `replay quality` then runs in it too (the DAGs' compare_live task: one JVM for both steps).
+application (what `replay tune --against-live` does; results under <output.path>/_tuning/<grid>/). The data-quality
+check is a command (`replay quality`) and a DAG task of its own.
 Exit codes: 0 everything agrees (duplicates in the live output alone do not count as differences), 1 a window or
 a late row differs, 2 bad input (a missing column or a type mismatch, named; a bad option or config).
 """
@@ -21,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 from pyspark.sql import SparkSession
 
@@ -69,8 +67,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if grid is not None:
             scoped = _scoped(cfg, options.scope)
             _calibrate(spark, scoped, spec, _calibration_grid(scoped, args))
-        if args.quality_out:
-            _quality(spark, cfg, args.quality_out, args.quality_run_name)
     finally:
         if own:
             spark.stop()
@@ -105,23 +101,6 @@ def _calibrate(spark, cfg, spec: LiveSpec, grid) -> None:
                         per_variant=calibrate.per_variant(spark, cfg, spec))
     calibrate.write_ranking(result.folder, spec, result.rows)
     print(calibrate.report(result.folder), flush=True)
-
-
-def _quality(spark, cfg, folder: str, run_name: str | None) -> None:
-    """`replay quality` in this Spark application, after the comparison it reads (the live parity suite, the
-    why-report's "versus live"): the DAG's data_quality task then takes its result instead of starting a JVM of its
-    own, whose Spark jobs would all run cold (BENCHMARKS.md, "make demo"). Whatever stops it here leaves no result
-    and is said in one line: the task then runs the check on its own, where a failure is its to report."""
-    from ..quality_job import announce, run_quality, write_result  # lazy: Great Expectations
-
-    Path(folder).mkdir(parents=True, exist_ok=True)
-    try:
-        result = run_quality(cfg, folder, run_name=run_name, spark=spark)
-    except Exception as exc:  # noqa: BLE001 - the data_quality task runs it again and reports the failure
-        print(f"replay compare: the data-quality check did not run in this job, the data_quality task runs it: "
-              f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}", flush=True)
-        return
-    announce(result, write_result(result, folder), who="replay compare, data quality")
 
 
 def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -161,11 +140,6 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         parser.add_argument(f"--calibrate-{name}", default=None, metavar="LIST",
                             help=f"after the comparison, rank a what-if grid of {what} by agreement with the live "
                                  "output in the same Spark application (as replay tune --against-live)")
-    parser.add_argument("--quality-out", default=None, metavar="DIR",
-                        help="then run `replay quality` in the same Spark application: Data Docs, why-report and "
-                             "data_quality.json into DIR (the DAGs' compare_live task, for their data_quality task)")
-    parser.add_argument("--quality-run-name", default="cli", metavar="ID",
-                        help="with --quality-out: the run named in the Data Docs (the Airflow run id)")
     parser.add_argument("--master", default=None, help="Spark master URL (default: Spark's own)")
     parser.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark conf (repeatable)")
     parser.set_defaults(func=_safe(cmd_compare))

@@ -4,9 +4,8 @@ connection and pool) into the run folder (`<output>/_airflow/<run_id>/compare/`)
 finds it: the GX live parity suite and the why-report's "versus live" section. With a calibration grid in the
 form, the same Spark application ranks it against the live output (`replay tune --against-live`).
 
-Unless the form turns data quality off, the same Spark application then runs the data-quality check into the run
-folder (one JVM for both steps: the GX suites and the why-report run warm) and the task returns where its result
-is; the data_quality task takes that result on its first try instead of submitting the check again.
+The data_quality task after it runs the checks in a Spark job of its own (the live parity suite and the
+why-report's "versus live" read what this task wrote).
 
 Without a live path the task does nothing (it returns a status: the tasks after it run as usual). Differences do
 not fail it (`--report-only`): the live parity suite is the gate, like the other suites (dq_warn_only).
@@ -19,9 +18,8 @@ from typing import Any, Mapping
 
 from ..compare.summary import pct
 from ..layout import COMPARE_FOLDER, COMPARE_SUMMARY_FILE
-from .operators import QUALITY_KEY, ReplaySparkSubmitOperator, replay_job
+from .operators import ReplaySparkSubmitOperator, replay_job
 from .params import resolve_path
-from .tasks import quality_args
 
 FIELDS = ("live_path", "live_format", "live_columns", "live_late_path", "live_keeps_updates", "live_min_agreement",
           "calibrate_max_out_of_orderness", "calibrate_idle_timeout")
@@ -32,11 +30,9 @@ def _text(params: Mapping[str, Any], name: str) -> str | None:
     return v.strip() if isinstance(v, str) and v.strip() else None
 
 
-def compare_args(p: Mapping[str, Any], params: Mapping[str, Any], project_dir: str | Path,
-                 quality_run: str | None = None) -> tuple[list[str], Path]:
+def compare_args(p: Mapping[str, Any], params: Mapping[str, Any], project_dir: str | Path) -> tuple[list[str], Path]:
     """The arguments of the compare job (`jobs/replay_job.py compare ...`) for the planned range, and its
-    summary file. Relative live paths are relative to the project directory. With `quality_run` (the run id), the
-    job then runs the data-quality check into the run folder too (`--quality-out`, see the module doc)."""
+    summary file. Relative live paths are relative to the project directory."""
     runs = p["plan"]["runs"]
     folder = Path(p["run_dir"]).resolve() / COMPARE_FOLDER
     args = ["compare", "--config", p["config_path"], "--live", resolve_path(_text(params, "live_path"), project_dir),
@@ -53,8 +49,6 @@ def compare_args(p: Mapping[str, Any], params: Mapping[str, Any], project_dir: s
                           ("calibrate_idle_timeout", "--calibrate-idle-timeout")):
         if _text(params, field):
             args += [option, _text(params, field)]
-    if quality_run is not None:  # into the folder the data_quality task's own job writes (tasks.quality_args)
-        args += ["--quality-out", str(quality_args(p, quality_run)[1].parent), "--quality-run-name", quality_run]
     return args, folder / COMPARE_SUMMARY_FILE
 
 
@@ -84,17 +78,11 @@ class CompareLiveOperator(ReplaySparkSubmitOperator):
         p = context["ti"].xcom_pull(task_ids=self.plan_task_id)
         if not p["plan"]["runs"]:
             return {"status": "skipped (nothing replayed)"}
-        quality = bool(params.get("run_data_quality", True))
-        args, summary_file = compare_args(p, params, self.project_dir,
-                                          quality_run=context["run_id"] if quality else None)
-        quality_file = quality_args(p, context["run_id"])[1]
+        args, summary_file = compare_args(p, params, self.project_dir)
         summary_file.unlink(missing_ok=True)  # a retry never reads the attempt before's
-        quality_file.unlink(missing_ok=True)  # nor does the data_quality task
         self.submit(context, args)
         if not summary_file.is_file():
             raise RuntimeError(f"the compare job left no summary in {summary_file}")
         result = compare_result(json.loads(summary_file.read_text()))
         self.log.info("versus live: %s (%s)", result["status"], result["compare_page"])
-        if quality and quality_file.is_file():  # for the data_quality task (operators.DataQualityOperator)
-            result[QUALITY_KEY] = str(quality_file)
         return result

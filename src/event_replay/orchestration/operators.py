@@ -41,7 +41,6 @@ from .report import clear_chunk_record, partition_rows_read, write_chunk_record
 from .tasks import data_quality_result, quality_args
 
 DQ_OFF = "not run (run_data_quality off: no GX suites, no Data Docs, no why-report)"
-QUALITY_KEY = "data_quality_result"  # in compare_live's result: the data-quality result its Spark job wrote
 CONN_ID = "replay_spark"
 POOL = "replay_spark"
 
@@ -212,11 +211,11 @@ class DataQualityOperator(ReplaySparkSubmitOperator):
 
     operator_extra_links = RUN_LINKS
 
-    def __init__(self, *, plan_task_id: str, project_dir: str, compare_task_id: str | None = None, **kwargs: Any):
+    def __init__(self, *, plan_task_id: str, project_dir: str, **kwargs: Any):
         kwargs.setdefault("name", "event-replay-dq")
         kwargs.setdefault("durable", False)  # a retry runs the check again (its result file is removed first)
         super().__init__(application=replay_job(project_dir), **kwargs)
-        self.plan_task_id, self.compare_task_id = plan_task_id, compare_task_id
+        self.plan_task_id = plan_task_id
 
     def execute(self, context: Any) -> dict[str, Any]:
         if not context["params"]["run_data_quality"]:
@@ -225,22 +224,10 @@ class DataQualityOperator(ReplaySparkSubmitOperator):
         if not p["plan"]["runs"]:
             return {"status": "skipped (nothing replayed)"}
         args, result_file = quality_args(p, context["run_id"])
-        if self._checked_by_compare(context, result_file):
-            self.log.info("the check ran in the compare_live task's Spark job (one JVM for both): its result")
-        else:
-            result_file.unlink(missing_ok=True)  # a retry never reads the outcome of the attempt before
-            self.submit(context, args)
+        result_file.unlink(missing_ok=True)  # a retry never reads the outcome of the attempt before
+        self.submit(context, args)
         if not result_file.is_file():
             raise fail(f"the data-quality job left no result in {result_file}", context.get("ti"))
         result = json.loads(result_file.read_text())
         self.log.info("data-quality job result (%s):\n%s", result_file, json.dumps(result, indent=2, sort_keys=True))
         return data_quality_result(result, warn_only=p["dq_warn_only"], ti=context.get("ti"))
-
-    def _checked_by_compare(self, context: Any, result_file: Path) -> bool:
-        """The compare_live task's Spark job ran this check into `result_file` (compare_task.py): taken on the first
-        try only, so that a retry (or a cleared task) runs the check again."""
-        if self.compare_task_id is None or getattr(context["ti"], "try_number", 1) != 1:
-            return False
-        compared = context["ti"].xcom_pull(task_ids=self.compare_task_id)
-        return (isinstance(compared, dict) and compared.get(QUALITY_KEY) == str(result_file)
-                and result_file.is_file())

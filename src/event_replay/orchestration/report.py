@@ -45,6 +45,9 @@ def render_markdown(report: dict[str, Any]) -> str:
     for key, label in (("data_docs", "Data Docs"), ("why_report", "why-report")):
         if report.get(key):
             lines.append(f"- {label}: `{report[key]}`")
+    if report.get("spark_jobs"):  # what each report cost, in Spark jobs (quality_job.py)
+        lines.append("- Spark jobs of the reports: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in
+                                                                   sorted(report["spark_jobs"].items())))
     lines += ["", "| partition | " + " | ".join(DATASETS) + " | state |", "|---" * (len(DATASETS) + 2) + "|"]
     for p in report["partitions"]:
         cells = ["missing" if p["rows"][ds] is None else str(p["rows"][ds]) for ds in DATASETS]

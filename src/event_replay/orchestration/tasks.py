@@ -104,7 +104,8 @@ def quality_args(p: Mapping[str, Any], run_id: str) -> tuple[list[str], Path]:
 def data_quality_result(result: Mapping[str, Any], warn_only: bool, ti: Any = None) -> dict[str, Any]:
     """What the data_quality task returns (for `report` and the links) from the job's data_quality.json: the status
     line and where both reports are. A failed expectation fails the task unless warn_only."""
-    found = {"data_docs": result["data_docs"], "why_report": result["why_report"]}
+    found = {"data_docs": result["data_docs"], "why_report": result["why_report"],
+             **({"spark_jobs": result["spark_jobs"]} if result.get("spark_jobs") else {})}
     if result["success"]:
         return {**found, "status": f"passed ({result['expectations']} expectations)"}
     message = (f"FAILED {result['failed']}/{result['expectations']}: "
@@ -125,7 +126,8 @@ def make_report(p: Mapping[str, Any], dq: Mapping[str, Any] | str | None, dag_id
     report = build_report(p["output_path"], plan.partitions, dag_id=dag_id, run_id=run_id,
                           config_file=p["config_file"], config_path=p["config_path"],
                           missing_days=list(plan.missing), dq=dq.get("status"),
-                          data_docs=dq.get("data_docs"), why_report=dq.get("why_report"))
+                          data_docs=dq.get("data_docs"), why_report=dq.get("why_report"),
+                          spark_jobs=dq.get("spark_jobs"))
     json_path, md_path = write_report(report, Path(p["run_dir"]))
     log.info("report: %s\n%s", md_path, Path(md_path).read_text())
     incomplete = [x["partition"] for x in report["partitions"] if x["missing_outputs"]]
