@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..history.partitions import Partition
 from ..orchestration.record import main_verify
 from ..semantics.config import load_config
 
@@ -21,7 +22,9 @@ def cmd_why(args: argparse.Namespace) -> int:
     from ..why.report import why_report  # lazy: matplotlib (see the module doc)
 
     cfg = load_config(args.config)  # refused before Spark starts
-    print(f"replay why: {why_report(cfg.output.path, cfg)}")
+    if args.partition:
+        Partition.parse(args.partition)  # a malformed id is refused before Spark starts too
+    print(f"replay why: {why_report(cfg.output.path, cfg, report_dir=args.out, partition=args.partition)}")
     return 0
 
 
@@ -45,6 +48,10 @@ def add_output_parsers(sub) -> None:
 
     why = sub.add_parser("why", help="write the why-report (watermark timelines, late rows by cause) of a job's outputs")
     why.add_argument("--config", required=True, help="job config (YAML) whose outputs to explain")
+    why.add_argument("--partition", default=None, metavar="YYYY-MM-DD[THH]",
+                     help="the report of one partition (its own timelines), by default into "
+                          "<output.path>/why_report/partitions/<id>/, linked from the range's report")
+    why.add_argument("--out", default=None, metavar="DIR", help="where to write the report (default: see above)")
     why.set_defaults(func=cmd_why)
 
     verify = sub.add_parser("verify", help="check that the source still holds the input a backfill run's record "

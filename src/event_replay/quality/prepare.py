@@ -18,6 +18,7 @@ from pyspark.sql import types as T
 
 from ..history.state_files import MANIFEST
 from ..io.commit import recover
+from ..io.partition_folders import folder_of
 from ..layout import DATASETS, state_dir
 from ..semantics.config import JobConfig
 from ..semantics.durations import POS_INF
@@ -50,14 +51,18 @@ def _ms(df: DataFrame, name: str) -> Column:
     return to_ms(F.col(f"`{name}`"), df.schema[name].dataType)
 
 
-def read_outputs(spark: SparkSession, output_path: str) -> dict[str, DataFrame]:
+def read_outputs(spark: SparkSession, output_path: str, partition: str | None = None) -> dict[str, DataFrame]:
+    """Every output dataset under `output_path`; with `partition` (a day or hour id) only that partition's folder
+    of each, its partition columns kept."""
     root = output_path.rstrip("/")
     recover(root, spark)  # a run killed after its commit point: read its outputs whole, never half-renamed
-    missing = [d for d in DATASETS if not Path(root, d).exists()] if "://" not in root else []
+    sub = f"/{folder_of(partition)}" if partition else ""
+    missing = [d for d in DATASETS if not Path(f"{root}/{d}{sub}").exists()] if "://" not in root else []
     if missing:
-        raise OutputsMissing(f"{root}: missing output datasets {', '.join(missing)}")
+        raise OutputsMissing(f"{root}: missing output datasets {', '.join(missing)}"
+                             + (f" of partition {partition}" if partition else ""))
     with _listed_on_driver(spark, local="://" not in root or root.startswith("file:")):
-        return {d: spark.read.parquet(f"{root}/{d}") for d in DATASETS}
+        return {d: spark.read.option("basePath", f"{root}/{d}").parquet(f"{root}/{d}{sub}") for d in DATASETS}
 
 
 # Spark lists a dataset with more than 32 partition folders in a Spark job of its own, one per dataset read: on a

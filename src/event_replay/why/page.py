@@ -39,6 +39,18 @@ def _held(p: dict[str, Any]) -> dict[str, Any]:
             else p.get("held_most")}
 
 
+def _drill_down(s: dict[str, Any]) -> str:
+    """How to look into one partition (its own timelines), and links to those already written (drill_down.py)."""
+    parts = [p.get("partition") for p in s.get("partitions") or [] if p.get("partition")]
+    if len(parts) < 2:
+        return ""
+    done = s.get("drilled") or []
+    links = ", ".join(f"<a href='{{base}}partitions/{html.escape(d)}/index.html'>{html.escape(d)}</a>" for d in done)
+    return ("<p class='muted' id='drill-down'>One partition's own timelines and causes: <code>replay why --config "
+            f"&lt;job config&gt; --partition {html.escape(parts[0])}</code> (linked here once written)."
+            + (f" Written: {links}." if links else "") + "</p>")
+
+
 def _partitions(s: dict[str, Any]) -> str:
     """The per-partition table (counts, firings and figures) with the range's total; a long history shows the
     overview figure and its worst partitions by late rows first, every partition in a fold below."""
@@ -50,6 +62,7 @@ def _partitions(s: dict[str, Any]) -> str:
     png = s.get("overview_png")
     figure = (f"<img id='overview-png' src='{{base}}{html.escape(png['file'])}' width='{png['width']}' "
               f"height='{png['height']}' alt='per-partition overview'>" if png else "")
+    figure += _drill_down(s)
     if len(parts) <= LISTED:
         return figure + full
     worst = sorted(parts, key=lambda p: (-(p.get("late_rows") or 0), str(p.get("partition"))))[:WORST]
@@ -155,6 +168,11 @@ def _versus_live(s: dict[str, Any], base: str) -> str:
     return versus_live_section(s.get("versus_live"), base)
 
 
+def _up(s: dict[str, Any], base: str) -> str:
+    return f"<a id='range-report' href='{base}../../index.html'>&uarr; the range's why-report</a>" \
+        if s.get("partition") else ""
+
+
 def render(s: dict[str, Any], nav: str = "", base: str = "") -> str:
     """The page. `nav`: HTML links on top (the plugin's way back to the runs list); `base`: the URL prefix of the
     report folder's files ("" next to index.html)."""
@@ -162,7 +180,7 @@ def render(s: dict[str, Any], nav: str = "", base: str = "") -> str:
     settings = ", ".join(f"{k} {html.escape(str(v))}" for k, v in cfg.items())
     return f"""<!doctype html><html><head><meta charset="utf-8"><meta name="color-scheme" content="light dark">
 <title>Why-report: {html.escape(str(s.get('output_path', '')))}</title><style>{STYLE}</style>{THEME_SCRIPT}</head><body>
-<nav>{nav}</nav><h1>Why-report</h1>
+<nav>{nav}{_up(s, base)}</nav><h1>Why-report{': partition ' + html.escape(s['partition']) if s.get('partition') else ''}</h1>
 <p class='muted'>Outputs <code>{html.escape(str(s.get('output_path', '')))}</code>{'; ' + settings if settings else ''}.</p>
 <p class='glance' id='glance'>{glance(s)}</p>
 <h2 id='totals'>Totals of the range, per partition</h2>

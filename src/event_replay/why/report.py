@@ -43,6 +43,7 @@ from ..tuning.figures import lag_figures
 from ..tuning.results import read_results
 from .page import render
 from .plot import MAX_LANES, figure_size_px, plot, utc
+from .drill_down import drilled, link_from_range, partition_report_dir
 from .overview import DAY_MS, HOUR_MS, partition_figures, with_figures
 from .overview_plot import plot_overview
 from .timelines import intervals, lag_segments, series_column, timelines
@@ -135,14 +136,18 @@ def _config_line(cfg: JobConfig) -> dict[str, str]:
 
 
 def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = None,
-               report_dir: str | Path | None = None) -> str:
+               report_dir: str | Path | None = None, partition: str | None = None) -> str:
     """Write the why-report of the outputs under `output_path` into `report_dir` (default
-    `<output_path>/why_report/`); returns the path of its index.html."""
+    `<output_path>/why_report/`); returns the path of its index.html. With `partition` (a day or hour id): the
+    report of that partition alone, by default in `<output_path>/why_report/partitions/<id>/`, which the range's
+    report next to it then links (drill_down.py)."""
     if spark is None:
         spark = build_session(app_name="event-replay-why-report")
     engine.fixed_plans(spark)  # the replay's plans: no re-planning at run time, a Spark job per stage (BENCHMARKS.md)
-    out = read_outputs(spark, output_path)
-    report = Path(report_dir) if report_dir else Path(output_path.rstrip("/"), WHY_FOLDER)
+    out = read_outputs(spark, output_path, partition)
+    report = (Path(report_dir) if report_dir else
+              partition_report_dir(Path(output_path.rstrip("/"), WHY_FOLDER), partition) if partition else
+              Path(output_path.rstrip("/"), WHY_FOLDER))
     report.mkdir(parents=True, exist_ok=True)
     wm = watermarks_batch(out["watermarks"]).cache()
     late = late_events_batch(out["late_events"], cfg)
@@ -203,6 +208,8 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
         "tuning": _tuning_entries(output_path, report),
         "versus_live": versus_live(report, output_path),  # replay compare's result next to the report, calibration
     }
+    summary["partition"] = partition
+    summary["drilled"] = drilled(report)  # the partitions with a report of their own below this one
     (report / WHY_SUMMARY_FILE).write_text(json.dumps(summary, indent=2, sort_keys=True, default=str) + "\n")
     wm.unpersist()
     holders.unpersist()
@@ -210,4 +217,6 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
     cut.unpersist()
     index = report / "index.html"
     index.write_text(render(summary))
+    if partition:
+        link_from_range(report)
     return str(index)
