@@ -248,10 +248,16 @@ def test_runs_table_with_a_bearer_token(client, token):
     assert n[0] == "manual__1 event_time_backfill, output nightly config nightly.yaml", n
     assert n[4] == "2024-01-01, 2024-01-02 2/2 done", n
     assert n[5:9] == ["150", "5", "2", "2"], n
-    assert n[9] == "pass" and n[10] == "&ndash;", n
+    assert n[9] == "pass" and n[10] == "report", n  # the run report as a page
     assert n[11] == "97.50% 5 of 200 windows differ", n  # vs live, below its 99% threshold: linked, marked failed
     vs = next(x for x in rows if "manual__1" in _cells(x)[0]).split("<td")[12]
-    assert "class='live n nw fail'" in vs and "nightly/_airflow/manual__1/compare/index.html" in vs, vs
+    assert "class='live n fail'" in vs and "nightly/_airflow/manual__1/compare/index.html" in vs, vs
+    report = client.get("/replay-runs/files/nightly/_airflow/manual__1/report.html",
+                        headers={"Authorization": f"Bearer {token}"})
+    assert report.status_code == 200 and report.headers["content-type"].startswith("text/html"), report.status_code
+    assert "<th>firings</th>" in report.text and "<td class='n'>5</td>" in report.text
+    assert client.get("/replay-runs/files/nightly/_airflow/manual__1/report.json",
+                      headers={"Authorization": f"Bearer {token}"}).status_code == 404  # only the report's pages
 
 
 def test_each_airflow_run_keeps_its_own_reports(client, token):

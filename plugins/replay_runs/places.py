@@ -7,19 +7,19 @@ run folder): a URL cannot make the page read anywhere else. A root-relative key 
 walk of the root (runs.output_folders) skips folders starting with `_`.
 
 Files are served only inside a `_data_docs/`, `why_report/`, `_tuning/` or `compare/` folder (safe_path); outside
-the root, only those folders of the named output or of its run folders (`_airflow/<run>/<folder>`), and the run
-report page (`_airflow/<run>/report.html`).
+the root, only those folders of the named output or of its run folders (`_airflow/<run>/<folder>`); and a run
+folder's report (`_airflow/<run>/report.html`, `report.md`).
 """
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Iterable
 
-from event_replay.layout import AIRFLOW_FOLDER, COMPARE_FOLDER, DOCS_FOLDER, REPORT_HTML_FILE, TUNING_FOLDER, \
-    WHY_FOLDER
+from event_replay.layout import AIRFLOW_FOLDER, COMPARE_FOLDER, DOCS_FOLDER, REPORT_HTML_FILE, REPORT_MD_FILE, \
+    TUNING_FOLDER, WHY_FOLDER
 
 SERVED_FOLDERS = (DOCS_FOLDER, WHY_FOLDER, TUNING_FOLDER, COMPARE_FOLDER)  # the only folders the app serves files from
-SERVED_FILES = (REPORT_HTML_FILE,)  # files served from a run folder itself
+SERVED_FILES = (REPORT_HTML_FILE, REPORT_MD_FILE)  # files served from a run folder itself: the run report
 OUTSIDE = "_outside"
 
 
@@ -99,6 +99,6 @@ def _outside_file(path: Path, bases: list[Path]) -> Path | None:
         parts = target.relative_to(base).parts
         if parts[:1] == (AIRFLOW_FOLDER,):
             parts = parts[2:]  # a file of one of the output's run folders
-        if (len(parts) >= 2 and parts[0] in SERVED_FOLDERS) or parts == (REPORT_HTML_FILE,):
+        if (len(parts) >= 2 and parts[0] in SERVED_FOLDERS) or (len(parts) == 1 and parts[0] in SERVED_FILES):
             return target
     return None
