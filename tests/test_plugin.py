@@ -231,7 +231,7 @@ def _rows(page: str) -> list[str]:
 def _cells(row: str) -> list[str]:
     """The text of each cell (run with DAG and output, state, start, duration, partitions, rows, firings, late rows,
     quarantined, DQ, reports, vs live)."""
-    return [" ".join(re.sub(r"<[^>]+>", " ", c.split("</td>")[0].split(">", 1)[1]).split())
+    return [" ".join(re.sub(r"<[^>]+>", " ", c.split("</td>")[0].split(">", 1)[1].replace("<wbr>", "")).split())
             for c in row.split("<td")[1:]]
 
 

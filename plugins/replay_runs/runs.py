@@ -4,7 +4,9 @@ An output folder (cfg.output.path) is any folder under the root holding a replay
 run record (`_airflow/<run_id>/report.json`, written by event_replay.orchestration.report). Per output folder:
 - one row per Airflow run record (job = the record's config file, partitions from the report), else one row for the
   folder itself (a `replay run` from the CLI);
-- counts: rows read / quarantined from the tiny `counts/` dataset, firings and late rows from Parquet footers;
+- counts: rows read from the tiny `counts/` dataset; firings, late rows and quarantined rows from the Parquet footers
+  of `windows/`, `late_events/` and `quarantine/` (or the run report's totals, which count them the same way:
+  event_replay.orchestration.report), so every row of the page counts a figure as the report does;
 - DQ: the run report's `dq` string if there is one, else the data-quality job's `data_quality.json` (a run whose
   check failed has no report), else the outcome of the Data Docs GX built in `_data_docs/`
   (event_replay.quality.validate), else "not run";
@@ -244,8 +246,9 @@ def airflow_row(root: Path, out: Path, run: Path) -> RunRow:
     return RunRow(output=rel, run_id=report.get("run_id") or run.name, job=report.get("config_file") or out.name,
                   partitions=parts, rows_read=counts.get("rows_read"),
                   firings=totals.get("windows", _num_rows(out / "windows", parts) if parts else None),
-                  late_rows=totals.get("late_events", counts.get("late_rows")),
-                  quarantined=totals.get("quarantine", counts.get("quarantined_rows")), dq=dq[0], dq_detail=dq[1],
+                  late_rows=totals.get("late_events", _num_rows(out / "late_events", parts) if parts else None),
+                  quarantined=totals.get("quarantine", _num_rows(out / "quarantine", parts) if parts else None),
+                  dq=dq[0], dq_detail=dq[1],
                   reports=key_of(root, run), has_docs=(docs / "index.html").is_file(),
                   has_why=(why / WHY_SUMMARY_FILE).is_file(), has_tuning=_has_tuning(out),
                   has_report=(run / REPORT_HTML_FILE).is_file(), dag_id=report.get("dag_id"),
@@ -285,7 +288,7 @@ def _cli_row(out: Path, rel: str, docs_dq: tuple[str, str], has_tuning: bool) ->
     parts = sorted({p.name[3:] for p in (out / "windows").glob("dt=*")}) if (out / "windows").is_dir() else []
     return RunRow(output=rel, run_id=None, job=out.name, partitions=parts, rows_read=counts.get("rows_read"),
                   firings=_num_rows(out / "windows"), late_rows=_num_rows(out / "late_events"),
-                  quarantined=counts.get("quarantined_rows", _num_rows(out / "quarantine")), dq=docs_dq[0],
+                  quarantined=_num_rows(out / "quarantine"), dq=docs_dq[0],
                   dq_detail=docs_dq[1], reports=rel, has_docs=(out / DOCS_FOLDER / "index.html").is_file(),
                   has_why=(out / WHY_FOLDER / WHY_SUMMARY_FILE).is_file(), has_tuning=has_tuning, state="done",
                   end=_mtime(out / COUNTS), live=live_agreement(out))

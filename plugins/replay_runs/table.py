@@ -33,7 +33,7 @@ td.dq.pending{color:var(--muted)}#runs td{vertical-align:top}td.run-cell{max-wid
 a.airflow-run{overflow-wrap:anywhere}.reason{font-weight:400;max-width:18em;margin-top:3px;color:var(--fg)}
 td.state-failed .reason{color:var(--bad)}.version{font-size:92%}pre.config{background:var(--head);
 border:1px solid var(--line);padding:.6em 1em;border-radius:4px;overflow:auto}
-td.live.pass a{color:var(--ok)}td.live.fail a{color:var(--bad)}"""
+td.live.pass a{color:var(--ok)}td.live.fail a{color:var(--bad)}td.live .muted{font-weight:400}"""
 
 
 def fmt(v: Any) -> str:
@@ -92,7 +92,7 @@ def partitions_cell(r: RunRow) -> str:
 def _run_cell(request: Request, r: RunRow) -> str:
     """The run id (linked to its Airflow run), then what ran and where it wrote: DAG (or CLI) and output folder,
     and with what: the config and, from its run record, the project's version (linked to the record)."""
-    output = f"output <code>{fmt(shown(r.output))}</code>" if r.output else "no output yet"
+    output = f"output <code>{_path(shown(r.output))}</code>" if r.output else "no output yet"
     config = f"config <code>{html.escape(Path(r.config_file).name)}</code>" if r.config_file else ""
     version = (f"<a class='version' href='{href(request, 'record', r.reports or '')}' title='the run record: version, "
                f"config, input, Spark'>v{html.escape(r.version)}</a>" if r.has_record and r.version else
@@ -106,6 +106,12 @@ def _run_cell(request: Request, r: RunRow) -> str:
         return f"{html.escape(r.run_id)}<br><span class='muted'>{output}</span>{made}"
     return (f"<a class='airflow-run' target='_top' href='{airflow_href(request, 'dags', r.dag_id, 'runs', r.run_id)}'>"
             f"{html.escape(r.run_id)}</a><br><span class='muted'>{html.escape(r.dag_id)}, {output}</span>{made}")
+
+
+def _path(path: str | None) -> str:
+    """A folder's path; an absolute one (outside the runs root: long) may wrap after each `/`."""
+    text = html.escape(path or "")
+    return text.replace("/", "/<wbr>") if text.startswith("/") else text
 
 
 def state_cell(r: RunRow) -> str:
