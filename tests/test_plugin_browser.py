@@ -483,6 +483,15 @@ def test_runs_page_in_chromium_light_and_dark(api_server, browser):
         assert overflow <= 0, f"the runs table is {overflow} px wider than the Airflow UI's frame"
         time.sleep(1)
         shots.append(_shot(browser, f"replay-runs-in-airflow-{theme}.png", height=900))
+    # The finished run's row in the UI's frame at 1400 px: its "vs live" cell whole, inside the frame.
+    browser.switch_to.frame(browser.find_elements(By.TAG_NAME, "iframe")[0])
+    inside = browser.execute_script(
+        "const td = arguments[0].querySelector('td.live'); td.scrollIntoView({block: 'center'});"
+        "return td.getBoundingClientRect().right <= document.documentElement.clientWidth;", _row(browser, DONE))
+    browser.switch_to.default_content()
+    assert inside, "the vs live cell is cut off in the Airflow UI's frame"
+    time.sleep(0.5)
+    shots.append(_shot(browser, "replay-runs-in-airflow-vs-live.png", height=900))
     print(f"screenshots: {light} {dark} {' '.join(map(str, shots))}")
 
 

@@ -7,9 +7,7 @@ run record (`_airflow/<run_id>/report.json`, written by event_replay.orchestrati
 - counts: rows read from the tiny `counts/` dataset; firings, late rows and quarantined rows from the Parquet footers
   of `windows/`, `late_events/` and `quarantine/` (or the run report's totals, which count them the same way:
   event_replay.orchestration.report), so every row of the page counts a figure as the report does;
-- DQ: the run report's `dq` string if there is one, else the data-quality job's `data_quality.json` (a run whose
-  check failed has no report), else the outcome of the Data Docs GX built in `_data_docs/`
-  (event_replay.quality.validate), else "not run";
+- DQ: dq.py (the run report, else `data_quality.json`, else the Data Docs);
 - artifacts: `_data_docs/index.html` and `why_report/` (event_replay.why) when present, and the
   what-if tuning results `_tuning/<grid>/tuning.json` (event_replay.tuning, `replay tune`);
 - progress of an Airflow run (progress.py): partitions done / planned and the one replaying now;
@@ -29,9 +27,9 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from event_replay.layout import AIRFLOW_FOLDER, CANCEL_FILE, COMPARE_FOLDER, COMPARE_SUMMARY_FILE, COUNTS, \
-    DATA_QUALITY_FILE, DOCS_FOLDER, PLAN_FILE, RECORD_FILE, REPORT_HTML_FILE, TUNING_FOLDER, TUNING_JSON_FILE, \
-    WHY_FOLDER, WHY_SUMMARY_FILE
+    DOCS_FOLDER, PLAN_FILE, RECORD_FILE, REPORT_HTML_FILE, TUNING_FOLDER, TUNING_JSON_FILE, WHY_FOLDER, WHY_SUMMARY_FILE
 
+from .dq import docs_outcome, run_dq
 from .places import folder, key_of, safe_path
 from .progress import progress, read_json
 MAX_DEPTH = 4  # output folders are searched this deep under the root: enough for out/<job>/<variant>
@@ -132,48 +130,6 @@ def _counts(folder: Path, partitions: list[str] | None = None) -> dict[str, int]
     return total
 
 
-_DOCS_FAILED = re.compile(r"\bFailed\b|\bfailed\b")
-
-
-def docs_outcome(docs: Path) -> tuple[str, str]:
-    """pass/fail from the validation result pages GX wrote into the Data Docs site."""
-    pages = sorted((docs / "validations").rglob("*.html")) if (docs / "validations").is_dir() else []
-    if not pages:
-        return ("not run", "") if not (docs / "index.html").is_file() else ("fail", "Data Docs without results")
-    failed = [p for p in pages if _page_failed(p)]
-    if failed:
-        return "fail", f"{len(failed)}/{len(pages)} validation results failed (Data Docs)"
-    return "pass", f"{len(pages)} validation results passed (Data Docs)"
-
-
-def _page_failed(page: Path) -> bool:
-    text = page.read_text(errors="replace")
-    # GX's validation page states the overall status in its overview ("Status: Succeeded"/"Failed").
-    m = re.search(r"Status.{0,400}?(Succeeded|Failed)", text, re.S)
-    return (m.group(1) == "Failed") if m else bool(_DOCS_FAILED.search(text))
-
-
-def _dq_from_result(result: dict[str, Any]) -> tuple[str, str] | None:
-    """pass/fail from the data-quality job's `data_quality.json` (a run whose check failed has no report.json)."""
-    if not isinstance(result.get("success"), bool):
-        return None
-    n, failed = result.get("expectations"), result.get("failed") or 0
-    if result["success"]:
-        return "pass", f"passed ({n} expectations)"
-    return "fail", f"FAILED {failed}/{n}: {', '.join(result.get('failed_names') or [])}"
-
-
-def _dq_from_record(dq: Any) -> tuple[str, str] | None:
-    if dq is None:
-        return None
-    s = str(dq)
-    if s.startswith("passed"):
-        return "pass", s
-    if s.startswith("FAILED"):
-        return "fail", s
-    return "not run", s  # "skipped (...)"
-
-
 def output_folders(root: Path) -> list[Path]:
     found: list[Path] = []
 
@@ -239,8 +195,7 @@ def airflow_row(root: Path, out: Path, run: Path) -> RunRow:
     counts = _counts(out / COUNTS, parts) if parts else {}
     totals = report.get("totals", {})
     docs, why = run / DOCS_FOLDER, run / WHY_FOLDER
-    dq = _dq_from_record(report.get("dq")) or _dq_from_result(read_json(run / DATA_QUALITY_FILE)) or \
-        (docs_outcome(docs) if (docs / "index.html").is_file() else ("not run", ""))
+    dq = run_dq(report, run)
     record = read_json(run / RECORD_FILE)
     rel = key_of(root, out)
     return RunRow(output=rel, run_id=report.get("run_id") or run.name, job=report.get("config_file") or out.name,
