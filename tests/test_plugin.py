@@ -240,7 +240,7 @@ def test_runs_table_with_a_bearer_token(client, token):
     assert r.status_code == 200, r.text
     rows = _rows(r.text)
     assert len(rows) == 5
-    cli = next(x for x in rows if "<code>adhoc/demo</code>" in x)
+    cli = next(x for x in rows if "output adhoc/demo" in _cells(x)[0])
     c = _cells(cli)
     assert c[0] == "CLI output adhoc/demo" and c[1] == "done" and c[5:9] == ["300", "10", "2", "0"], c
     assert c[9] == "fail" and c[10] == "why-report Data Docs tuning" and c[11] == "&ndash;", c  # not compared
@@ -343,8 +343,8 @@ def test_why_report_page(client, token):
 def test_tuning_page_table_and_plot(client, token):
     auth = {"Authorization": f"Bearer {token}"}
     rows = _rows(client.get("/replay-runs/", headers=auth).text)
-    cli = next(x for x in rows if "adhoc/demo" in x)
-    nightly = next(x for x in rows if "<code>nightly</code>" in x)
+    cli = next(x for x in rows if "output adhoc/demo" in _cells(x)[0])
+    nightly = next(x for x in rows if "output nightly " in _cells(x)[0] + " ")
     assert "href='/replay-runs/tuning/adhoc/demo'" in cli and "/replay-runs/tuning/" not in nightly
     r = client.get("/replay-runs/tuning/adhoc/demo", headers=auth)
     assert r.status_code == 200, r.text

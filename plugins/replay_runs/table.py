@@ -7,6 +7,7 @@ firings, late rows, quarantined rows, DQ, links to the reports, and the agreemen
 from __future__ import annotations
 
 import html
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
@@ -93,7 +94,7 @@ def _run_cell(request: Request, r: RunRow) -> str:
     """The run id (linked to its Airflow run), then what ran and where it wrote: DAG (or CLI) and output folder,
     and with what: the config and, from its run record, the project's version (linked to the record)."""
     output = f"output <code>{_path(shown(r.output))}</code>" if r.output else "no output yet"
-    config = f"config <code>{html.escape(Path(r.config_file).name)}</code>" if r.config_file else ""
+    config = f"config <code>{_path(Path(r.config_file).name)}</code>" if r.config_file else ""
     version = (f"<a class='version' href='{href(request, 'record', r.reports or '')}' title='the run record: version, "
                f"config, input, Spark'>v{html.escape(r.version)}</a>" if r.has_record and r.version else
                (f"<a class='version' href='{href(request, 'record', r.reports or '')}'>run record</a>"
@@ -109,9 +110,9 @@ def _run_cell(request: Request, r: RunRow) -> str:
 
 
 def _path(path: str | None) -> str:
-    """A folder's path; an absolute one (outside the runs root: long) may wrap after each `/`."""
-    text = html.escape(path or "")
-    return text.replace("/", "/<wbr>") if text.startswith("/") else text
+    """A path or file name that may wrap after each `/`, `_` and `.` (the run column must leave the table inside the
+    Airflow UI's frame at 1400 px: an absolute output path, a long config name)."""
+    return re.sub(r"([/_.])", r"\1<wbr>", html.escape(path or "")).removesuffix("<wbr>")
 
 
 def state_cell(r: RunRow) -> str:
