@@ -99,7 +99,7 @@ def render_markdown(report: dict[str, Any], folder: str | Path = ".") -> str:
         lines.append(f"- {label}: [{text}]({link})" if link else f"- {label}: `{text}`" if label in (
             "config", "outputs") else f"- {label}: {text}")
     heads = [COLUMN_NAMES.get(ds, ds) for ds in DATASETS]
-    lines += ["", "| partition | " + " | ".join(heads) + " | state |", "|---" * (len(DATASETS) + 2) + "|"]
+    lines += ["", "| partition | " + " | ".join(heads) + " | carried state |", "|---" * (len(DATASETS) + 2) + "|"]
     for p in report["partitions"]:
         cells = ["missing" if p["rows"][ds] is None else str(p["rows"][ds]) for ds in DATASETS]
         lines.append(f"| {p['partition']} | " + " | ".join(cells) + f" | {'yes' if p['state'] else 'no'} |")

@@ -22,7 +22,7 @@ def render_html(report: dict[str, Any], folder: str | Path) -> str:
     rows = [{"partition": p["partition"], **{ds: p["rows"][ds] for ds in DATASETS},
              "state": "yes" if p["state"] else "no"} for p in report["partitions"]]
     total = {"partition": "total", **report["totals"], "state": None}
-    cols = [("partition", "partition"), *((ds, COLUMN_NAMES.get(ds, ds)) for ds in DATASETS), ("state", "state")]
+    cols = [("partition", "partition"), *((ds, COLUMN_NAMES.get(ds, ds)) for ds in DATASETS), ("state", "carried state")]
     missing = {p["partition"]: p["missing_outputs"] for p in report["partitions"] if p["missing_outputs"]}
     missing_line = ("<p class='bad' id='missing'>Outputs missing: " + html.escape(
         "; ".join(f"{k}: {', '.join(v)}" for k, v in missing.items())) + "</p>") if missing else ""
