@@ -167,20 +167,23 @@ demo: install airflow-init data-docs-assets
 	  $(VENV)/bin/python -m event_replay.samples.days --out data/partitioned $(DEMO_SAMPLE_ARGS) || exit 1; \
 	  sample > $(DEMO_SAMPLE_STAMP); fi
 	@start=$$(date +%s); logical="$(DEMO_LOGICAL_DATE)"; logical="$${logical:-$$(date -u +%FT%T+00:00)}"; \
-	echo "demo: event_time_backfill run at $$logical"; demo_spark_conf='$(DEMO_SPARK_CONF)'; \
+	echo "demo: event_time_backfill, logical date $$logical (its run id is stamped when the run starts)"; \
+	demo_spark_conf='$(DEMO_SPARK_CONF)'; \
 	REPLAY_SPARK_CONF="$${REPLAY_SPARK_CONF:-$$demo_spark_conf}" \
 	  $(AIRFLOW_ENV) $(VENV)/bin/python scripts/dag_test.py event_time_backfill "$$logical" -c '$(DEMO_CONF)' \
 	  > $(AIRFLOW_HOME_DIR)/demo-dags-test.log 2>&1 || { tail -n 80 $(AIRFLOW_HOME_DIR)/demo-dags-test.log; \
 	  echo "demo: the DAG run failed; full log: $(AIRFLOW_HOME_DIR)/demo-dags-test.log" >&2; exit 1; }; \
 	echo "demo: event_time_backfill ran in $$(( $$(date +%s) - start )) s (log: $(AIRFLOW_HOME_DIR)/demo-dags-test.log)"
-	@report=$$(ls -t out/demo_partitioned/_airflow/*/report.md | head -n 1); cat "$$report"; \
+	@report=$$(ls -t out/demo_partitioned/_airflow/*/report.md | head -n 1); \
+	$(VENV)/bin/python -c 'import json,sys; r=json.load(open(sys.argv[1])); print("demo: run", r["run_id"])' \
+	  "$$(dirname "$$report")/report.json"; cat "$$report"; \
 	run=$$(dirname "$$report"); if [ -f "$$run/compare/summary.json" ]; then \
 	  $(VENV)/bin/python -c 'import json,sys; s=json.load(open(sys.argv[1])); from event_replay.compare.summary import comparison_line; print("demo versus live (jobs/live/demo, a stand-in made by Flink with other settings):", comparison_line(s))' "$$run/compare/summary.json"; \
 	  if [ -n "$(DEMO_CALIBRATE)" ]; then cat out/demo_partitioned/_tuning/*/calibration.md 2>/dev/null | sed -n 3p; \
 	  else echo "which settings did the live job run with? make demo DEMO_CALIBRATE=1 ranks a grid against it"; fi; fi; \
 	echo "demo outputs (Parquet, one dt= folder per partition) under $(CURDIR)/out/demo_partitioned:" \
 	  "windows/ late_events/ watermarks/ quarantine/ counts/, carried state in _state/"; \
-	echo "demo report: $(CURDIR)/$$report (and report.json next to it)"
+	echo "demo report: $(CURDIR)/$$(dirname "$$report")/report.html (report.md, report.json next to it)"
 
 # make demo-live: remake jobs/live/demo/ (the demo's stand-in live output) with Flink's own classes: after a change to
 # the sample generator (tests/compare/test_demo_live.py fails when it is stale).

@@ -231,7 +231,7 @@ def _rows(page: str) -> list[str]:
 def _cells(row: str) -> list[str]:
     """The text of each cell (run with DAG and output, state, start, duration, partitions, rows, firings, late rows,
     quarantined, DQ, reports, vs live)."""
-    return [" ".join(re.sub(r"<[^>]+>", " ", c.split("</td>")[0].split(">", 1)[1]).split())
+    return [" ".join(re.sub(r"<[^>]+>", " ", c.split("</td>")[0].split(">", 1)[1].replace("<wbr>", "")).split())
             for c in row.split("<td")[1:]]
 
 
@@ -240,7 +240,7 @@ def test_runs_table_with_a_bearer_token(client, token):
     assert r.status_code == 200, r.text
     rows = _rows(r.text)
     assert len(rows) == 5
-    cli = next(x for x in rows if "<code>adhoc/demo</code>" in x)
+    cli = next(x for x in rows if "output adhoc/demo" in _cells(x)[0])
     c = _cells(cli)
     assert c[0] == "CLI output adhoc/demo" and c[1] == "done" and c[5:9] == ["300", "10", "2", "0"], c
     assert c[9] == "fail" and c[10] == "why-report Data Docs tuning" and c[11] == "&ndash;", c  # not compared
@@ -248,10 +248,16 @@ def test_runs_table_with_a_bearer_token(client, token):
     assert n[0] == "manual__1 event_time_backfill, output nightly config nightly.yaml", n
     assert n[4] == "2024-01-01, 2024-01-02 2/2 done", n
     assert n[5:9] == ["150", "5", "2", "2"], n
-    assert n[9] == "pass" and n[10] == "&ndash;", n
+    assert n[9] == "pass" and n[10] == "report", n  # the run report as a page
     assert n[11] == "97.50% 5 of 200 windows differ", n  # vs live, below its 99% threshold: linked, marked failed
     vs = next(x for x in rows if "manual__1" in _cells(x)[0]).split("<td")[12]
-    assert "class='live n nw fail'" in vs and "nightly/_airflow/manual__1/compare/index.html" in vs, vs
+    assert "class='live n fail'" in vs and "nightly/_airflow/manual__1/compare/index.html" in vs, vs
+    report = client.get("/replay-runs/files/nightly/_airflow/manual__1/report.html",
+                        headers={"Authorization": f"Bearer {token}"})
+    assert report.status_code == 200 and report.headers["content-type"].startswith("text/html"), report.status_code
+    assert "<th>firings</th>" in report.text and "<td class='n'>5</td>" in report.text
+    assert client.get("/replay-runs/files/nightly/_airflow/manual__1/report.json",
+                      headers={"Authorization": f"Bearer {token}"}).status_code == 404  # only the report's pages
 
 
 def test_each_airflow_run_keeps_its_own_reports(client, token):
@@ -337,8 +343,8 @@ def test_why_report_page(client, token):
 def test_tuning_page_table_and_plot(client, token):
     auth = {"Authorization": f"Bearer {token}"}
     rows = _rows(client.get("/replay-runs/", headers=auth).text)
-    cli = next(x for x in rows if "adhoc/demo" in x)
-    nightly = next(x for x in rows if "<code>nightly</code>" in x)
+    cli = next(x for x in rows if "output adhoc/demo" in _cells(x)[0])
+    nightly = next(x for x in rows if "output nightly " in _cells(x)[0] + " ")
     assert "href='/replay-runs/tuning/adhoc/demo'" in cli and "/replay-runs/tuning/" not in nightly
     r = client.get("/replay-runs/tuning/adhoc/demo", headers=auth)
     assert r.status_code == 200, r.text
@@ -372,7 +378,7 @@ def test_path_traversal_is_refused(client, token, path):
 
 
 def test_safe_path_unit(runs_root, tmp_path):
-    from replay_runs.runs import safe_path
+    from replay_runs.places import safe_path
 
     assert safe_path(runs_root, "adhoc/demo/why_report/timelines.png") == \
         (runs_root / "adhoc/demo/why_report/timelines.png").resolve()
@@ -405,7 +411,7 @@ def test_progress_from_the_run_records(tmp_path):
     import time
 
     from event_replay.orchestration.report import clear_chunk_record, write_chunk_record
-    from replay_runs.runs import progress
+    from replay_runs.progress import progress
 
     days = [f"2024-01-0{i}" for i in range(1, 6)]
     out, run = _progress_run(tmp_path, days)
@@ -443,7 +449,7 @@ def test_progress_from_the_run_records(tmp_path):
 def test_progress_cell_by_state():
     """The runs page's partitions cell: done / planned, a bar, and the partition replaying (running) or where the
     run stopped (failed)."""
-    from replay_runs.app import _partitions
+    from replay_runs.table import partitions_cell
     from replay_runs.runs import RunRow
 
     def row(state, done, current):
@@ -454,12 +460,12 @@ def test_progress_cell_by_state():
     def text(cell):
         return re.sub(r"<[^>]+>", " ", cell).split()
 
-    running = _partitions(row("running", 12, "2024-01-13"))
+    running = partitions_cell(row("running", 12, "2024-01-13"))
     assert text(running) == ["2024-01-01", "to", "2024-01-31", "(31)", "12/31", "done", "replaying", "2024-01-13"]
     assert "width:38%" in running
-    assert text(_partitions(row("failed", 12, "2024-01-13")))[-4:] == ["done", "stopped", "in", "2024-01-13"]
-    assert "checking data quality" in " ".join(text(_partitions(row("running", 31, None))))
-    assert text(_partitions(row("success", 31, None)))[-2:] == ["31/31", "done"]
+    assert text(partitions_cell(row("failed", 12, "2024-01-13")))[-4:] == ["done", "stopped", "in", "2024-01-13"]
+    assert "checking data quality" in " ".join(text(partitions_cell(row("running", 31, None))))
+    assert text(partitions_cell(row("success", 31, None)))[-2:] == ["31/31", "done"]
 
 
 def test_failed_runs_say_why(monkeypatch):
@@ -468,7 +474,7 @@ def test_failed_runs_say_why(monkeypatch):
     from datetime import datetime, timezone
 
     monkeypatch.syspath_prepend(str(PLUGINS))
-    from replay_runs.app import _state_cell
+    from replay_runs.table import state_cell
     from replay_runs.dagruns import DagRunInfo, merge, reason
     from replay_runs.runs import RunRow
 
@@ -482,11 +488,11 @@ def test_failed_runs_say_why(monkeypatch):
                          notes={"replay_skipped": "skipped: dt=2026-01-01 is not in /log 6 h after the day ended"})
     assert reason(killed) == "task replay_partitions failed (no cause recorded: see its log)"
     rows = {r.run_id: r for r in merge([], [refused, killed, dry, skipped])}
-    cell = _state_cell(rows["r1"])
+    cell = state_cell(rows["r1"])
     assert cell.startswith("<td class='state state-failed'>failed<div class='reason'>Refused: Last day") and \
         cell.endswith("</div></td>"), cell
-    assert "dry run<div class='reason'>dry run: 3 partitions" in _state_cell(rows["r3"])
-    assert "skipped: dt=2026-01-01" in _state_cell(rows["r4"])
+    assert "dry run<div class='reason'>dry run: 3 partitions" in state_cell(rows["r3"])
+    assert "skipped: dt=2026-01-01" in state_cell(rows["r4"])
     folder = RunRow(output="o", run_id="r2", job="j", partitions=[], rows_read=None, firings=None, late_rows=None,
                     quarantined=None, dq="not run", reason="cancelled after partition 1 of 3")
     assert merge([folder], [killed])[0].reason == "cancelled after partition 1 of 3"  # the run folder knows better
@@ -498,7 +504,7 @@ def test_run_folder_row_has_version_config_cancel_and_dq_off(tmp_path, monkeypat
     from event_replay.orchestration.cancel import write_cancel_record
     from event_replay.orchestration.record import write_record
     from event_replay.orchestration.report import write_chunk_record, write_plan_record
-    from replay_runs.app import _partitions
+    from replay_runs.table import partitions_cell
     from replay_runs.runs import list_runs, run_record
 
     run = tmp_path / "out" / "_airflow" / "manual__1"
@@ -520,7 +526,7 @@ def test_run_folder_row_has_version_config_cancel_and_dq_off(tmp_path, monkeypat
     from dataclasses import replace
 
     done = replace(row, state="running", done=3, current=None, reason=None)
-    assert "writing the report (data quality off)" in _partitions(done)
+    assert "writing the report (data quality off)" in partitions_cell(done)
 
 
 def test_record_page(client, token, runs_root):
@@ -550,3 +556,79 @@ def test_record_page(client, token, runs_root):
         assert client.get("/replay-runs/record/../nightly/_airflow/manual__1", headers=auth).status_code == 404
     finally:
         (runs_root / "nightly" / "_airflow" / "manual__1" / "run.json").unlink()
+
+
+def _outside_output(base: Path, days: list[str]) -> tuple[Path, Path]:
+    """An output outside the runs root with `days` committed and the folder of a run whose data quality failed after
+    replaying them (no report.json: the report task never ran), as its tasks leave it."""
+    from event_replay.orchestration.report import write_plan_record
+
+    out = base / "elsewhere" / "out40"
+    for d in days:
+        _parquet(out / "counts" / f"dt={d}", {"rows_read": [10], "rows_in_windows": [9], "late_rows": [1],
+                                              "quarantined_rows": [0], "skipped_rows": [0]})
+        for ds, n in (("windows", 4), ("late_events", 1), ("watermarks", 1), ("quarantine", 0)):
+            _parquet(out / ds / f"dt={d}", {"key": pa.array(["k"] * n, pa.string())})
+    run = out / "_airflow" / "manual__far"
+    write_plan_record(run, days, partitions_per_job=31)
+    (run / "done").mkdir()
+    for d in days:
+        (run / "done" / d).touch()
+    (run / "data_quality.json").write_text(json.dumps({"success": False, "expectations": 12, "failed": 1,
+                                                       "failed_names": ["windows: no duplicate firing"]}))
+    (run / "_data_docs").mkdir()
+    (run / "_data_docs" / "index.html").write_text(DOCS_INDEX.format("far docs"))
+    return out, run
+
+
+def _far_dag_runs(out: Path, run: Path, days: list[str]):
+    """The DB's view of the two runs on that output: the failed one and a later dry run of the same days (its
+    validate result names the output; the dry run writes no folder)."""
+    from datetime import datetime, timezone
+
+    from replay_runs.dagruns import DagRunInfo
+
+    at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    request = {"output_path": str(out), "config_file": "jobs/configs/far.yaml", "start": days[0], "end": days[-1]}
+    failed = DagRunInfo("event_time_backfill", "manual__far", "failed", at, at, failed_tasks=("data_quality",),
+                        notes={"replay_failure": "data quality FAILED 1/12: windows: no duplicate firing"},
+                        request={**request, "run_dir": str(run)})
+    dry = DagRunInfo("event_time_backfill", "manual__dry", "success", at.replace(hour=1), at.replace(hour=1),
+                     notes={"replay_dry_run": {"summary": f"dry run: {len(days)} partitions, 3 already committed",
+                                               "dry_run": {"partitions": [{"partition": d} for d in days]}}},
+                     request={**request, "dry_run": True, "run_dir": str(out / "_airflow" / "manual__dry")})
+    return [failed, dry]
+
+
+def test_runs_page_is_true_for_an_output_outside_the_root(client, token, tmp_path, monkeypatch):
+    """A run whose output is outside the runs root (found through its validate result in the DB): its partitions
+    committed, progress, DQ failed (its data_quality.json), the Data Docs it wrote, served; a dry run of the same
+    output names it and what it holds. Nothing outside those folders is served."""
+    import replay_runs.app as app
+
+    days = ["2024-02-01", "2024-02-02", "2024-02-03", "2024-02-04"]
+    out, run = _outside_output(tmp_path, days)
+    (out / "windows" / f"dt={days[-1]}" / "part-00000.parquet").unlink()  # the last day is not committed
+    monkeypatch.setattr(app, "fetch_dag_runs", lambda: _far_dag_runs(out, run, days))
+    auth = {"Authorization": f"Bearer {token}"}
+    rows = _rows(client.get("/replay-runs/", headers=auth).text)
+    far = next(x for x in rows if "manual__far" in x)
+    c = _cells(far)
+    assert c[0] == f"manual__far event_time_backfill, output {out.resolve()} config far.yaml", c
+    assert c[1] == "failed data quality FAILED 1/12: windows: no duplicate firing", c
+    assert c[4] == f"{days[0]} to {days[-1]} (4) 4/4 done" and c[5:9] == ["40", "12", "4", "0"], c
+    assert c[9] == "fail" and c[10] == "Data Docs", c
+    docs = re.search(r"href='([^']+_data_docs/index.html)'", far).group(1)
+    assert docs == f"/replay-runs/files/_outside{run.resolve()}/_data_docs/index.html", docs
+    page = client.get(docs, headers=auth)
+    assert page.status_code == 200 and "far docs" in page.text, page.status_code
+    dry = _cells(next(x for x in rows if "manual__dry" in x))
+    assert dry[0] == f"manual__dry event_time_backfill, output {out.resolve()} config far.yaml", dry
+    assert dry[1].startswith("dry run dry run: 4 partitions"), dry
+    assert dry[4] == f"{days[0]} to {days[-1]} (4) 3 of 4 committed in the output", dry
+    for path in (f"_outside{out.resolve()}/counts/dt={days[0]}/part-00000.parquet",
+                 f"_outside{run.resolve()}/data_quality.json", f"_outside{tmp_path.resolve()}/elsewhere",
+                 f"_outside{run.resolve()}/_data_docs/../../../../../../etc/passwd", "_outside/etc/passwd"):
+        assert client.get(f"/replay-runs/files/{path}", headers=auth).status_code == 404, path
+    monkeypatch.setattr(app, "fetch_dag_runs", lambda: [])  # a folder the DB no longer names is not served
+    assert client.get(docs, headers=auth).status_code == 404

@@ -49,6 +49,9 @@ RUNNING = f"manual__{(NOW - timedelta(minutes=4)).isoformat()}"
 STOPPED = f"manual__{(NOW - timedelta(minutes=20)).isoformat()}"  # failed in its second job, after 2024-01-01
 CANCELLED = f"manual__{(NOW - timedelta(minutes=30)).isoformat()}"  # marked failed while its second job ran
 REFUSED = f"manual__{(NOW - timedelta(minutes=40)).isoformat()}"
+FAR = f"manual__{(NOW - timedelta(minutes=50)).isoformat()}"  # its output is outside the runs root; its DQ failed
+DRY = f"manual__{(NOW - timedelta(minutes=60)).isoformat()}"  # a dry run of the same output: writes no folder
+FAR_WHY = "data quality FAILED 1/12: windows: no duplicate firing"
 DONE = f"manual__{(NOW - timedelta(hours=2)).isoformat()}"
 # The lines the runs' tasks kept (XCom replay_failure), as the page shows them under the state.
 REFUSED_WHY = "Refused: Last day: 2024-01-01 is before the first day 2024-01-05 (the range is inclusive)"
@@ -146,12 +149,46 @@ def runs_root(tmp_path_factory) -> Path:
     (base / "sparse.yaml").write_text(yaml.safe_dump(sparse, sort_keys=False))
     _run(str(BIN / "replay"), "run", "--config", str(base / "sparse.yaml"), "--master", "local[2]", *conf)
     _run(str(BIN / "replay"), "why", "--config", str(base / "sparse.yaml"), env={"REPLAY_SPARK_MASTER": "local[2]"})
+    # The finished run was compared with the live job (its compare_live task's summary): the "vs live" column.
+    (run / "compare").mkdir()
+    (run / "compare" / "summary.json").write_text(json.dumps(
+        {"totals": {"agreement_pct": 99.6047, "windows": 253, "differing": 1}, "min_agreement_pct": 99.0}))
+    (run / "compare" / "index.html").write_text("<html><body>compare page</body></html>")
+    write_report(json.loads((run / "report.json").read_text()), run)  # again, with its vs-live line
+    _far_output(base, out, run)
     return base / "runs"
 
 
-def _add_dag_runs(env: dict[str, str]) -> None:
-    """The runs in Airflow's metadata DB, as the scheduler records them (the page reads state and times there), and
-    the failure lines two of them kept."""
+def _far_output(base: Path, out: Path, done: Path) -> None:
+    """An output outside the runs root (_far_out) holding the finished run's partitions, and the folder of a run on
+    it whose data quality failed after replaying them all (no report: the report task never ran)."""
+    from event_replay.orchestration.report import write_plan_record
+
+    far = _far_out(base)
+    shutil.copytree(out, far, ignore=shutil.ignore_patterns("_airflow", "_range.json", "_lock"))
+    run = far / "_airflow" / _folder(FAR)
+    write_plan_record(run, DAYS, partitions_per_job=31)
+    (run / "done").mkdir()
+    for d in DAYS:
+        (run / "done" / d).touch()
+    shutil.copytree(done / "_data_docs", run / "_data_docs")
+    (run / "data_quality.json").write_text(json.dumps({"success": False, "expectations": 12, "failed": 1,
+                                                       "failed_names": ["windows: no duplicate firing"]}))
+
+
+def _far_out(base: Path) -> Path:
+    return base / "elsewhere" / "demo_far"
+
+
+def _add_dag_runs(env: dict[str, str], far_out: Path) -> None:
+    """The runs in Airflow's metadata DB, as the scheduler records them (the page reads state and times there), the
+    failure lines three of them kept, and the validate results of the two on the output outside the root."""
+    request = {"output_path": str(far_out), "config_file": "jobs/configs/demo_partitioned.yaml", "start": DAYS[0],
+               "end": DAYS[-1], "config_raw": {"window": {"type": "tumbling"}}}
+    far_request = {**request, "run_dir": str(far_out / "_airflow" / _folder(FAR)), "dry_run": False}
+    dry_request = {**request, "run_dir": str(far_out / "_airflow" / _folder(DRY)), "dry_run": True}
+    dry_note = {"summary": f"dry run: {len(DAYS)} partitions, 1 Spark jobs, 1,200 rows, {len(DAYS)} already committed",
+                "dry_run": {"output": str(far_out), "partitions": [{"partition": d} for d in DAYS]}}
     script = f"""
 from datetime import datetime, timedelta
 import uuid
@@ -160,12 +197,15 @@ from airflow.models.dagrun import DagRun
 from airflow.models.taskinstance import TaskInstance
 from airflow.models.xcom import XComModel
 from airflow.utils.session import create_session
+import json
 now = datetime.fromisoformat({NOW.isoformat()!r})
 runs = [({RUNNING!r}, "running", now - timedelta(minutes=4), None, {{}}),
         ({STOPPED!r}, "failed", now - timedelta(minutes=20), now - timedelta(minutes=18), {{}}),
         ({CANCELLED!r}, "failed", now - timedelta(minutes=30), now - timedelta(minutes=28), {{}}),
         ({REFUSED!r}, "failed", now - timedelta(minutes=40), now - timedelta(minutes=40, seconds=-6),
          {{"config": "jobs/configs/demo_partitioned.yaml", "start_date": "2024-01-05", "end_date": "2024-01-01"}}),
+        ({FAR!r}, "failed", now - timedelta(minutes=50), now - timedelta(minutes=46), {{}}),
+        ({DRY!r}, "success", now - timedelta(minutes=60), now - timedelta(minutes=59), {{}}),
         ({DONE!r}, "success", now - timedelta(hours=2), now - timedelta(hours=2, seconds=-97), {{}})]
 with create_session() as s:
     for run_id, state, start, end, conf in runs:
@@ -174,14 +214,21 @@ with create_session() as s:
                   clear_number=0))
     # What the failed runs' tasks kept for the page (orchestration/failures.py): the XCom replay_failure of their
     # failed task instance.
-    for run_id, task_id, why in (({REFUSED!r}, "validate", {REFUSED_WHY!r}),
-                                 ({STOPPED!r}, "replay_partitions", {STOPPED_WHY!r})):
+    # And what the validate task returned for the runs on the output outside the root (the page finds it there),
+    # the dry run's findings.
+    for run_id, task_id, state, key, value in (
+            ({REFUSED!r}, "validate", "failed", "replay_failure", {REFUSED_WHY!r}),
+            ({STOPPED!r}, "replay_partitions", "failed", "replay_failure", {STOPPED_WHY!r}),
+            ({FAR!r}, "validate", "success", "return_value", json.dumps({far_request!r})),
+            ({FAR!r}, "data_quality", "failed", "replay_failure", {FAR_WHY!r}),
+            ({DRY!r}, "validate", "success", "return_value", json.dumps({dry_request!r})),
+            ({DRY!r}, "replay_partitions", "skipped", "replay_dry_run", json.dumps({dry_note!r}))):
         dag_run_id, started = s.execute(select(DagRun.id, DagRun.start_date).where(DagRun.run_id == run_id)).one()
         s.execute(insert(TaskInstance.__table__).values(id=uuid.uuid4(), dag_id={DAG!r}, run_id=run_id,
-                  task_id=task_id, map_index=-1, pool="default_pool", state="failed", try_number=1,
+                  task_id=task_id, map_index=-1, pool="default_pool", state=state, try_number=1,
                   start_date=started, end_date=started))
         s.execute(insert(XComModel.__table__).values(dag_run_id=dag_run_id, task_id=task_id, map_index=-1,
-                  key="replay_failure", dag_id={DAG!r}, run_id=run_id, value=why, timestamp=now))
+                  key=key, dag_id={DAG!r}, run_id=run_id, value=value, timestamp=now))
 """
     proc = subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True,
                           timeout=300)
@@ -205,7 +252,7 @@ def api_server(runs_root, tmp_path_factory):
     })
     airflow(env, "db", "migrate", timeout=600)
     airflow(env, "dags", "reserialize", timeout=900)  # the DAGs' trigger forms, without a DAG processor
-    _add_dag_runs(env)
+    _add_dag_runs(env, _far_out(runs_root.parent))
     log = open(home / "api-server.log", "w")
     proc = subprocess.Popen([str(BIN / "airflow"), "api-server", "--host", "127.0.0.1", "--port", str(port),
                              "--workers", "1"], env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
@@ -364,10 +411,11 @@ def test_runs_page_in_chromium_light_and_dark(api_server, browser):
     heads = [h.text for h in browser.find_elements(By.CSS_SELECTOR, "table#runs thead th")]
     assert heads[:5] == ["run", "state", "start (UTC)", "duration", "partitions"], heads
     links = browser.find_elements(By.CSS_SELECTOR, "table#runs tbody tr a.airflow-run")
-    assert [a.text for a in links] == [RUNNING, STOPPED, CANCELLED, REFUSED, DONE]  # newest first
+    order = [RUNNING, STOPPED, CANCELLED, REFUSED, FAR, DRY, DONE]
+    assert [a.text for a in links] == order  # newest first
     assert [a.get_attribute("href") for a in links] == [f"{api_server}/dags/{DAG}/runs/{quote(r, safe='')}"
-                                                        for r in (RUNNING, STOPPED, CANCELLED, REFUSED, DONE)]
-    assert browser.find_element(By.ID, "summary").text.startswith("6 runs, newest first")  # and the sparse CLI run
+                                                        for r in order]
+    assert browser.find_element(By.ID, "summary").text.startswith("8 runs, newest first")  # and the sparse CLI run
     running, stopped, cancelled, refused, done = (_cells(_row(browser, r))
                                                   for r in (RUNNING, STOPPED, CANCELLED, REFUSED, DONE))
     assert stopped[1] == f"failed {STOPPED_WHY}" and stopped[3] == "2.0 min", stopped  # why, under the state
@@ -382,7 +430,16 @@ def test_runs_page_in_chromium_light_and_dark(api_server, browser):
         assert cells[2] == start.strftime("%Y-%m-%d %H:%M:%S"), cells
     version = f"v{_project_version()}"
     assert done[0] == f"{DONE} {DAG}, output demo_partitioned config demo_partitioned.yaml, {version}", done
-    assert done[9] == "pass" and done[10] == "why-report Data Docs", done
+    assert done[9] == "pass" and done[10] == "report why-report Data Docs", done
+    assert done[11] == "99.60% 1 of 253 windows differ", done  # vs live, above its threshold
+    # The run whose output is outside the runs root: as true as any other (partitions, progress, counts, DQ, links).
+    far, dry = _cells(_row(browser, FAR)), _cells(_row(browser, DRY))
+    far_out = browser.execute_script("return arguments[0].querySelector('.muted code').textContent", _row(browser, FAR))
+    assert far_out.endswith("/elsewhere/demo_far") and far_out.startswith("/"), far_out
+    assert far[1] == f"failed {FAR_WHY}" and far[4] == f"{DAYS[0]} to {DAYS[-1]} (3) 3/3 done", far
+    assert far[5:9] == done[5:9] and far[9] == "fail" and far[10] == "Data Docs", (far, done)
+    assert dry[0].endswith(f"output {far_out} config demo_partitioned.yaml"), dry
+    assert dry[1].startswith("dry run dry run: 3 partitions") and dry[4].endswith("3 of 3 committed in the output"), dry
     # A long run id wraps inside its cell: it never runs into the state column.
     for r in (RUNNING, DONE):
         inside = browser.execute_script(
@@ -426,6 +483,15 @@ def test_runs_page_in_chromium_light_and_dark(api_server, browser):
         assert overflow <= 0, f"the runs table is {overflow} px wider than the Airflow UI's frame"
         time.sleep(1)
         shots.append(_shot(browser, f"replay-runs-in-airflow-{theme}.png", height=900))
+    # The finished run's row in the UI's frame at 1400 px: its "vs live" cell whole, inside the frame.
+    browser.switch_to.frame(browser.find_elements(By.TAG_NAME, "iframe")[0])
+    inside = browser.execute_script(
+        "const td = arguments[0].querySelector('td.live'); td.scrollIntoView({block: 'center'});"
+        "return td.getBoundingClientRect().right <= document.documentElement.clientWidth;", _row(browser, DONE))
+    browser.switch_to.default_content()
+    assert inside, "the vs live cell is cut off in the Airflow UI's frame"
+    time.sleep(0.5)
+    shots.append(_shot(browser, "replay-runs-in-airflow-vs-live.png", height=900))
     print(f"screenshots: {light} {dark} {' '.join(map(str, shots))}")
 
 
@@ -453,6 +519,28 @@ def test_run_record_page(api_server, browser):
     assert "window:" in browser.find_element(By.ID, "record-config").text
     assert _broken_links(browser) == []
     print(f"screenshots: {_shot(browser, 'run-record.png')}")
+
+
+def test_run_report_page(api_server, browser):
+    """The finished run's report as a page, from its row: the same totals as the row, its columns named for their
+    rows (firings), the vs-live line linking the compare page, every link answers."""
+    from selenium.webdriver.common.by import By
+
+    _login(browser, api_server)
+    browser.get(f"{api_server}/replay-runs/")
+    row = _cells(_row(browser, DONE))
+    _row(browser, DONE).find_element(By.LINK_TEXT, "report").click()
+    heads = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "table#report-partitions th")]
+    assert heads[:3] == ["partition", "firings", "late rows"] and "windows" not in heads, heads
+    total = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "table#report-partitions tr.total td")]
+    assert (_n(total[1]), _n(total[2])) == (_n(row[6]), _n(row[7])), (total, row)
+    facts = {tr.find_element(By.TAG_NAME, "th").text: tr.find_element(By.TAG_NAME, "td")
+             for tr in browser.find_elements(By.CSS_SELECTOR, "table#facts tr")}
+    live = facts["vs live"].find_element(By.TAG_NAME, "a")
+    assert live.text == "99.60% agreement: 1 of 253 windows differ (threshold 99%)", live.text
+    assert live.get_attribute("href").endswith(f"/_airflow/{_folder(DONE)}/compare/index.html")
+    assert _broken_links(browser) == []
+    print(f"screenshots: {_shot(browser, 'run-report.png')}")
 
 
 def test_sparse_why_report(api_server, browser):

@@ -19,6 +19,9 @@ DAG_IDS = ("event_time_backfill", "nightly_event_time_backfill")  # the DAGs tha
 MAX_RUNS = 500
 # XCom keys the DAGs' tasks keep (event_replay.orchestration.failures, tasks): the plugin imports no project code.
 FAILURE_KEY, SKIP_KEY, DRY_RUN_KEY = "replay_failure", "replay_skipped", "replay_dry_run"
+# What the validate task returned (orchestration/tasks.validate_backfill): where the run writes, wherever that is.
+REQUEST_TASK, REQUEST_KEY = "validate", "return_value"
+REQUEST_FIELDS = ("output_path", "run_dir", "dry_run", "config_file", "start", "end")
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,7 @@ class DagRunInfo:
     conf: dict | None = None
     notes: dict[str, Any] = field(default_factory=dict)  # XCom key -> value (failures, skips, dry runs)
     failed_tasks: tuple[str, ...] = ()
+    request: dict[str, Any] = field(default_factory=dict)  # REQUEST_FIELDS of the validate task's result
 
 
 def _value(v: Any) -> Any:
@@ -48,7 +52,7 @@ def _value(v: Any) -> Any:
 def fetch_dag_runs(dag_ids: Iterable[str] = DAG_IDS, limit: int = MAX_RUNS) -> list[DagRunInfo]:
     """The latest runs of the DAGs, newest first; none without a metadata DB (the page still lists the folders)."""
     try:
-        from sqlalchemy import func, select
+        from sqlalchemy import and_, func, or_, select
 
         from airflow.models.dagrun import DagRun
         from airflow.models.taskinstance import TaskInstance
@@ -71,10 +75,16 @@ def fetch_dag_runs(dag_ids: Iterable[str] = DAG_IDS, limit: int = MAX_RUNS) -> l
                                      .where(TaskInstance.dag_id.in_(ids), TaskInstance.state == "failed")).all():
                 failed.setdefault((r.dag_id, r.run_id), []).append(r.task_id)
             notes: dict[tuple[str, str], dict[str, Any]] = {}
+            requests: dict[tuple[str, str], dict[str, Any]] = {}
             for r in session.execute(select(XComModel.dag_id, XComModel.run_id, XComModel.key, XComModel.value)
                                      .where(XComModel.dag_id.in_(ids),
-                                            XComModel.key.in_([FAILURE_KEY, SKIP_KEY, DRY_RUN_KEY]))).all():
-                notes.setdefault((r.dag_id, r.run_id), {})[r.key] = _value(r.value)
+                                            or_(XComModel.key.in_([FAILURE_KEY, SKIP_KEY, DRY_RUN_KEY]),
+                                                and_(XComModel.task_id == REQUEST_TASK,
+                                                     XComModel.key == REQUEST_KEY)))).all():
+                if r.key == REQUEST_KEY:
+                    requests[(r.dag_id, r.run_id)] = _request(_value(r.value))
+                else:
+                    notes.setdefault((r.dag_id, r.run_id), {})[r.key] = _value(r.value)
     except Exception:  # noqa: BLE001 - no DB (CLI, unit tests) or not migrated: nothing to merge
         return []
     out = []
@@ -85,8 +95,13 @@ def fetch_dag_runs(dag_ids: Iterable[str] = DAG_IDS, limit: int = MAX_RUNS) -> l
             start = r.start_date  # a task of an earlier try of a cleared run: the run started later
         out.append(DagRunInfo(r.dag_id, r.run_id, str(getattr(r.state, "value", r.state)), start, r.end_date,
                               r.conf if isinstance(r.conf, dict) else None, notes.get(key, {}),
-                              tuple(sorted(failed.get(key, [])))))
+                              tuple(sorted(failed.get(key, []))), requests.get(key, {})))
     return out
+
+
+def _request(value: Any) -> dict[str, Any]:
+    """The few fields of the validate task's result the page uses (it also holds the whole config)."""
+    return {k: value[k] for k in REQUEST_FIELDS if k in value} if isinstance(value, dict) else {}
 
 
 def reason(d: DagRunInfo) -> str | None:

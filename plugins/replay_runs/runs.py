@@ -4,17 +4,17 @@ An output folder (cfg.output.path) is any folder under the root holding a replay
 run record (`_airflow/<run_id>/report.json`, written by event_replay.orchestration.report). Per output folder:
 - one row per Airflow run record (job = the record's config file, partitions from the report), else one row for the
   folder itself (a `replay run` from the CLI);
-- counts: rows read / quarantined from the tiny `counts/` dataset, firings and late rows from Parquet footers;
-- DQ: the run record's `dq` string if there is one, else the outcome of the Data Docs GX built in `_data_docs/`
-  (event_replay.quality.validate), else "not run";
+- counts: rows read from the tiny `counts/` dataset; firings, late rows and quarantined rows from the Parquet footers
+  of `windows/`, `late_events/` and `quarantine/` (or the run report's totals, which count them the same way:
+  event_replay.orchestration.report), so every row of the page counts a figure as the report does;
+- DQ: dq.py (the run report, else `data_quality.json`, else the Data Docs);
 - artifacts: `_data_docs/index.html` and `why_report/` (event_replay.why) when present, and the
   what-if tuning results `_tuning/<grid>/tuning.json` (event_replay.tuning, `replay tune`);
-- progress of an Airflow run (progress()): the partitions it plans (`plan.json`, written by the plan task), those it
-  has replayed (`done/<partition>` markers, one per partition of each finished chunk job), the chunk whose Spark job
-  runs now (`replaying.json`) and, inside that chunk, the last partition the job has committed (the range job's
-  `<output>/_range.json`): partitions done / planned and the one replaying now, with no Spark and no data read;
+- progress of an Airflow run (progress.py): partitions done / planned and the one replaying now;
 - the run record (`run.json`, event_replay.orchestration.record): the project's version and commit, the config;
   a cancel (`cancelled.json`, event_replay.orchestration.cancel): "cancelled after partition i of n".
+A run folder outside the root (its output elsewhere) is read by the same airflow_row once the Airflow DB names it
+(requested.py); its keys are places.py's.
 """
 from __future__ import annotations
 
@@ -24,13 +24,14 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
-from event_replay.layout import AIRFLOW_FOLDER, CANCEL_FILE, CHUNK_FILE, COMPARE_FOLDER, COMPARE_SUMMARY_FILE, COUNTS, \
-    DOCS_FOLDER, DONE_FOLDER, PLAN_FILE, RANGE_PROGRESS_FILE, RECORD_FILE, TUNING_FOLDER, TUNING_JSON_FILE, \
-    WHY_FOLDER, WHY_SUMMARY_FILE
+from event_replay.layout import AIRFLOW_FOLDER, CANCEL_FILE, COMPARE_FOLDER, COMPARE_SUMMARY_FILE, COUNTS, \
+    DOCS_FOLDER, PLAN_FILE, RECORD_FILE, REPORT_HTML_FILE, TUNING_FOLDER, TUNING_JSON_FILE, WHY_FOLDER, WHY_SUMMARY_FILE
 
-SERVED_FOLDERS = (DOCS_FOLDER, WHY_FOLDER, TUNING_FOLDER, COMPARE_FOLDER)  # the only folders the app serves files from
+from .dq import docs_outcome, run_dq
+from .places import folder, key_of, safe_path
+from .progress import progress, read_json
 MAX_DEPTH = 4  # output folders are searched this deep under the root: enough for out/<job>/<variant>
 ROOT_VARIABLE, ROOT_ENV = "replay_runs_root", "REPLAY_RUNS_ROOT"
 DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "out"  # <project>/plugins/replay_runs/runs.py -> <project>/out
@@ -63,6 +64,7 @@ class RunRow:
     has_docs: bool = False
     has_why: bool = False
     has_tuning: bool = False
+    has_report: bool = False  # the run report as a page (`_airflow/<run>/report.html`)
     dag_id: str | None = None
     state: str | None = None  # the Airflow run's state (dagruns.py); "done" for a CLI run
     start: datetime | None = None
@@ -128,38 +130,6 @@ def _counts(folder: Path, partitions: list[str] | None = None) -> dict[str, int]
     return total
 
 
-_DOCS_FAILED = re.compile(r"\bFailed\b|\bfailed\b")
-
-
-def docs_outcome(docs: Path) -> tuple[str, str]:
-    """pass/fail from the validation result pages GX wrote into the Data Docs site."""
-    pages = sorted((docs / "validations").rglob("*.html")) if (docs / "validations").is_dir() else []
-    if not pages:
-        return ("not run", "") if not (docs / "index.html").is_file() else ("fail", "Data Docs without results")
-    failed = [p for p in pages if _page_failed(p)]
-    if failed:
-        return "fail", f"{len(failed)}/{len(pages)} validation results failed (Data Docs)"
-    return "pass", f"{len(pages)} validation results passed (Data Docs)"
-
-
-def _page_failed(page: Path) -> bool:
-    text = page.read_text(errors="replace")
-    # GX's validation page states the overall status in its overview ("Status: Succeeded"/"Failed").
-    m = re.search(r"Status.{0,400}?(Succeeded|Failed)", text, re.S)
-    return (m.group(1) == "Failed") if m else bool(_DOCS_FAILED.search(text))
-
-
-def _dq_from_record(dq: Any) -> tuple[str, str] | None:
-    if dq is None:
-        return None
-    s = str(dq)
-    if s.startswith("passed"):
-        return "pass", s
-    if s.startswith("FAILED"):
-        return "fail", s
-    return "not run", s  # "skipped (...)"
-
-
 def output_folders(root: Path) -> list[Path]:
     found: list[Path] = []
 
@@ -189,54 +159,6 @@ def _mtime(path: Path) -> datetime | None:
         return None
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        value = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-@dataclass(frozen=True)
-class Progress:
-    planned: list[str]
-    done: list[str]
-    current: str | None  # the first planned partition not done while a chunk job is on (or was, if it failed)
-
-
-def progress(out: Path, run: Path, report: dict[str, Any] | None = None) -> Progress:
-    """Partitions done / planned of an Airflow run folder and the one its replay is on, from its records:
-    - planned: `plan.json` (the plan task), else the report's partitions;
-    - done: the `done/` markers, every planned one once the report says the run is complete, and, while a chunk
-      job runs (`replaying.json`), the partitions of the chunk up to the one the job's `<output>/_range.json` says
-      it committed (only a `_range.json` of that very chunk, written since the chunk started);
-    - current: the first planned partition not done, when a chunk job is on (or stopped there)."""
-    report = report if report is not None else _read_json(run / "report.json")
-    planned = [str(p) for p in _read_json(run / PLAN_FILE).get("partitions") or []] or \
-        [p["partition"] for p in report.get("partitions", [])]
-    marked = {p.name for p in (run / DONE_FOLDER).glob("[!.]*")} if (run / DONE_FOLDER).is_dir() else set()
-    if not planned:  # a run folder from before plan.json: what it replayed, with no plan to count against
-        return Progress(planned=[], done=sorted(marked), current=None)
-    done = set(marked) if not report.get("complete") else set(planned)
-    chunk = _read_json(run / CHUNK_FILE)
-    if chunk and not report.get("complete"):
-        rng = _read_json(out / RANGE_PROGRESS_FILE)
-        request, committed = rng.get("request") or {}, rng.get("committed")
-        if (committed and request.get("first_id") == chunk.get("first") and request.get("last_id") == chunk.get("last")
-                and _newer_or_same(out / RANGE_PROGRESS_FILE, run / CHUNK_FILE)):
-            done |= {p for p in chunk.get("partitions") or [] if p <= committed}
-    todo = [p for p in planned if p not in done]
-    current = todo[0] if chunk and todo and not report.get("complete") else None
-    return Progress(planned=planned, done=[p for p in planned if p in done], current=current)
-
-
-def _newer_or_same(a: Path, b: Path) -> bool:
-    try:
-        return a.stat().st_mtime >= b.stat().st_mtime - 1  # 1 s: filesystems with coarse timestamps
-    except OSError:
-        return False
-
-
 @dataclass(frozen=True)
 class LiveAgreement:
     """What the runs page shows of `replay compare`'s result: the agreement % against its threshold."""
@@ -253,7 +175,7 @@ class LiveAgreement:
 def live_agreement(folder: Path) -> LiveAgreement | None:
     """`replay compare`'s result in `<folder>/compare/summary.json` (the run's compare_live task or a CLI
     comparison), None when there is none."""
-    s = _read_json(folder / COMPARE_FOLDER / COMPARE_SUMMARY_FILE)
+    s = read_json(folder / COMPARE_FOLDER / COMPARE_SUMMARY_FILE)
     t = s.get("totals") or {}
     value = t.get("agreement_pct")
     if not isinstance(value, (int, float)):
@@ -263,38 +185,49 @@ def live_agreement(folder: Path) -> LiveAgreement | None:
                          int(t.get("windows") or 0), int(t.get("differing") or 0))
 
 
-def _airflow_row(out: Path, rel: str, run: Path, has_tuning: bool) -> RunRow:
-    """One Airflow run folder: its report.json when the run got that far, else what its tasks left (the effective
-    config of validate, the done markers of the replay): a failed run is listed too."""
-    report = _read_json(run / "report.json")
+def airflow_row(root: Path, out: Path, run: Path) -> RunRow:
+    """One Airflow run folder `run` of the output `out` (under the root or not: places.py keys): its report.json when
+    the run got that far, else what its tasks left (the effective config of validate, the done markers of the
+    replay, the data-quality job's result): a failed run is listed too."""
+    report = read_json(run / "report.json")
     prog = progress(out, run, report)
     parts = [p["partition"] for p in report.get("partitions", [])] or prog.done
     counts = _counts(out / COUNTS, parts) if parts else {}
     totals = report.get("totals", {})
     docs, why = run / DOCS_FOLDER, run / WHY_FOLDER
-    dq = _dq_from_record(report.get("dq")) or (docs_outcome(docs) if (docs / "index.html").is_file()
-                                                else ("not run", ""))
-    record = _read_json(run / RECORD_FILE)
-    cancelled = (run / CANCEL_FILE).is_file() and not report.get("complete")
-    n = len(prog.planned)
-    cause = None
-    if cancelled:
-        cause = (f"cancelled after partition {len(prog.done)} of {n}" if prog.done
-                 else f"cancelled before its first partition (0 of {n})")
+    dq = run_dq(report, run)
+    record = read_json(run / RECORD_FILE)
+    rel = key_of(root, out)
     return RunRow(output=rel, run_id=report.get("run_id") or run.name, job=report.get("config_file") or out.name,
                   partitions=parts, rows_read=counts.get("rows_read"),
                   firings=totals.get("windows", _num_rows(out / "windows", parts) if parts else None),
-                  late_rows=totals.get("late_events", counts.get("late_rows")),
-                  quarantined=totals.get("quarantine", counts.get("quarantined_rows")), dq=dq[0], dq_detail=dq[1],
-                  reports=f"{rel}/{AIRFLOW_FOLDER}/{run.name}", has_docs=(docs / "index.html").is_file(),
-                  has_why=(why / WHY_SUMMARY_FILE).is_file(), has_tuning=has_tuning, dag_id=report.get("dag_id"),
+                  late_rows=totals.get("late_events", _num_rows(out / "late_events", parts) if parts else None),
+                  quarantined=totals.get("quarantine", _num_rows(out / "quarantine", parts) if parts else None),
+                  dq=dq[0], dq_detail=dq[1],
+                  reports=key_of(root, run), has_docs=(docs / "index.html").is_file(),
+                  has_why=(why / WHY_SUMMARY_FILE).is_file(), has_tuning=_has_tuning(out),
+                  has_report=(run / REPORT_HTML_FILE).is_file(), dag_id=report.get("dag_id"),
                   state="success" if report.get("complete") else None, start=_mtime(run / "job.yaml"),
                   end=_mtime(run / "report.json"), extra={"complete": report.get("complete")},
                   planned=prog.planned, done=len(prog.done) if prog.planned else None, current=prog.current,
-                  reason=cause, config_file=(record.get("config") or {}).get("file") or report.get("config_file"),
+                  reason=_cancelled(run, report, prog),
+                  config_file=(record.get("config") or {}).get("file") or report.get("config_file"),
                   version=_version(record.get("project") or {}), has_record=bool(record),
-                  dq_off=_read_json(run / PLAN_FILE).get("run_data_quality") is False,
+                  dq_off=read_json(run / PLAN_FILE).get("run_data_quality") is False,
                   live=live_agreement(run))
+
+
+def _cancelled(run: Path, report: dict[str, Any], prog) -> str | None:
+    """"cancelled after partition i of n" when the replay task's on_kill left its record (and the run is not done)."""
+    if not (run / CANCEL_FILE).is_file() or report.get("complete"):
+        return None
+    n = len(prog.planned)
+    return (f"cancelled after partition {len(prog.done)} of {n}" if prog.done
+            else f"cancelled before its first partition (0 of {n})")
+
+
+def _has_tuning(out: Path) -> bool:
+    return (out / TUNING_FOLDER).is_dir() and any((out / TUNING_FOLDER).glob(f"[!.]*/{TUNING_JSON_FILE}"))
 
 
 def _version(project: dict[str, Any]) -> str | None:
@@ -310,7 +243,7 @@ def _cli_row(out: Path, rel: str, docs_dq: tuple[str, str], has_tuning: bool) ->
     parts = sorted({p.name[3:] for p in (out / "windows").glob("dt=*")}) if (out / "windows").is_dir() else []
     return RunRow(output=rel, run_id=None, job=out.name, partitions=parts, rows_read=counts.get("rows_read"),
                   firings=_num_rows(out / "windows"), late_rows=_num_rows(out / "late_events"),
-                  quarantined=counts.get("quarantined_rows", _num_rows(out / "quarantine")), dq=docs_dq[0],
+                  quarantined=_num_rows(out / "quarantine"), dq=docs_dq[0],
                   dq_detail=docs_dq[1], reports=rel, has_docs=(out / DOCS_FOLDER / "index.html").is_file(),
                   has_why=(out / WHY_FOLDER / WHY_SUMMARY_FILE).is_file(), has_tuning=has_tuning, state="done",
                   end=_mtime(out / COUNTS), live=live_agreement(out))
@@ -322,64 +255,43 @@ def list_runs(root: Path) -> list[RunRow]:
     rows: list[RunRow] = []
     for out in output_folders(root):
         rel = out.relative_to(root).as_posix() if out != root else "."
-        has_tuning = any((out / TUNING_FOLDER).glob(f"[!.]*/{TUNING_JSON_FILE}")) if (out / TUNING_FOLDER).is_dir() else False
         docs_dq = docs_outcome(out / DOCS_FOLDER)
         runs = sorted(d for d in (out / AIRFLOW_FOLDER).iterdir() if d.is_dir()) \
             if (out / AIRFLOW_FOLDER).is_dir() else []
-        rows += [_airflow_row(out, rel, run, has_tuning) for run in runs]
+        rows += [airflow_row(root, out, run) for run in runs]
         if (out / COUNTS).is_dir() and ((out / WHY_FOLDER).is_dir() or (out / DOCS_FOLDER).is_dir() or not runs):
-            rows.append(_cli_row(out, rel, docs_dq, has_tuning))
+            rows.append(_cli_row(out, rel, docs_dq, _has_tuning(out)))
     return rows
 
 
-def run_record(root: Path, reports: str) -> dict[str, Any] | None:
-    """The run record (`run.json`) of an Airflow run folder `<output>/_airflow/<run>` (relative to the root)."""
+def run_record(root: Path, reports: str, outside: Iterable[Path] = ()) -> dict[str, Any] | None:
+    """The run record (`run.json`) of an Airflow run folder `<output>/_airflow/<run>` (a key: places.py)."""
     parts = reports.split("/")
     if len(parts) < 2 or parts[-2] != AIRFLOW_FOLDER or any(p in ("", "..", ".") for p in parts):
         return None
-    folder = (root / reports).resolve()
-    if not folder.is_relative_to(root) or not (folder / RECORD_FILE).is_file():
+    run = folder(root, reports, outside)
+    if run is None or not (run / RECORD_FILE).is_file():
         return None
-    return _read_json(folder / RECORD_FILE) or None
+    return read_json(run / RECORD_FILE) or None
 
 
-def why_summary(root: Path, reports: str) -> dict[str, Any] | None:
+def why_summary(root: Path, reports: str, outside: Iterable[Path] = ()) -> dict[str, Any] | None:
     """The summary.json of `<reports>/why_report/` (reports: an output folder, or one of its Airflow run folders)."""
-    f = safe_path(root, f"{reports}/{WHY_FOLDER}/{WHY_SUMMARY_FILE}")
+    f = safe_path(root, f"{reports}/{WHY_FOLDER}/{WHY_SUMMARY_FILE}", outside)
     if f is None or not f.is_file():
         return None
     return json.loads(f.read_text())
 
 
-def tuning_results(root: Path, output: str) -> list[dict[str, Any]]:
+def tuning_results(root: Path, output: str, outside: Iterable[Path] = ()) -> list[dict[str, Any]]:
     """The what-if tuning results of an output folder (`_tuning/<grid>/tuning.json`), by grid name."""
-    folder = safe_path(root, f"{output}/{TUNING_FOLDER}/x")
-    if folder is None or not folder.parent.is_dir():
+    grids = safe_path(root, f"{output}/{TUNING_FOLDER}/x", outside)
+    if grids is None or not grids.parent.is_dir():
         return []
     results = []
-    for f in sorted(folder.parent.glob(f"[!.]*/{TUNING_JSON_FILE}")):
+    for f in sorted(grids.parent.glob(f"[!.]*/{TUNING_JSON_FILE}")):
         try:
             results.append({**json.loads(f.read_text()), "folder": f.parent.name})
         except (OSError, ValueError):
             continue
     return results
-
-
-def safe_path(root: Path, relative: str) -> Path | None:
-    """`relative` under `root`, only inside a `_data_docs/`, `why_report/` or `_tuning/` folder; None for anything else
-    (`..`, absolute paths, symlinks out of the root, other files of the outputs or the run records)."""
-    if not relative or "\x00" in relative or relative.startswith(("/", "\\")) or "\\" in relative:
-        return None
-    parts = relative.split("/")
-    if any(p in ("..", "") for p in parts[:-1]) or parts[-1] == "..":
-        return None
-    try:
-        target = (root / relative).resolve()
-    except (OSError, RuntimeError):
-        return None
-    if not target.is_relative_to(root):
-        return None
-    rel_parts = target.relative_to(root).parts
-    if not any(p in SERVED_FOLDERS for p in rel_parts[:-1]):
-        return None
-    return target

@@ -1,6 +1,10 @@
-"""The exit codes every command shares: 0 done, 1 failed (with its traceback; one line for a `Failure` or when the JVM
-died), 2 refused before any work (a config key, an option or a carried state to fix, named on stderr), 130
-interrupted."""
+"""The exit codes every command shares: 0 done, 1 failed, 2 refused before any work (a config key, an option or a
+carried state to fix, named on stderr), 130 interrupted.
+
+A failure is one line on stderr: a `Failure`'s own words, the JVM's death (fatal.py), or for anything else the
+exception in one line (a Py4J error: the Java exception it carries) naming the trace file that keeps its traceback
+(traces.py); with REPLAY_DEBUG set the traceback is printed above it instead. An Airflow task's log shows that line as
+the Spark job's last words (orchestration/failures.py)."""
 from __future__ import annotations
 
 import sys
@@ -9,6 +13,7 @@ from typing import Callable
 
 from .fatal import death_line
 from .semantics.config_keys import ConfigError
+from .traces import DEBUG_ENV, TRACEBACK_IN, debugging, first_line, write_exception
 
 
 class Failure(RuntimeError):
@@ -37,6 +42,18 @@ def guarded(prog: str, run: Callable[[], int], refusals: tuple[type[BaseExceptio
         if died is not None:
             print(died, file=sys.stderr)
             return 1
-        traceback.print_exc()
-        print(f"{prog}: failed", file=sys.stderr)
+        print(failure_line(prog, exc), file=sys.stderr)
         return 1
+
+
+def failure_line(prog: str, exc: BaseException) -> str:
+    """`<prog>: failed: <the exception in one line> (traceback in <file>; ...)`, or the traceback itself above a
+    shorter line with REPLAY_DEBUG."""
+    if debugging():
+        traceback.print_exception(exc)
+        return f"{prog}: failed: {first_line(exc)}"
+    try:
+        where = f"{TRACEBACK_IN}{write_exception(prog, exc)}"
+    except OSError as err:  # no trace file: the line still says what failed
+        where = f"no traceback kept: {err}"
+    return f"{prog}: failed: {first_line(exc)} ({where}; {DEBUG_ENV}=1 prints it)"

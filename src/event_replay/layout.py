@@ -11,6 +11,7 @@ plugin imports it in the webserver.
         _tuning/<grid>/                                         `replay tune`: tuning.json, the plot, the tables
         _airflow/<run_id>/                                      a DAG run: run.json, plan.json, replaying.json,
                                                                 done/<partition>, cancelled.json, report.json,
+                                                                report.md, report.html,
                                                                 data_quality.json, _data_docs/, why_report/,
                                                                 compare/
 """
@@ -42,6 +43,7 @@ DONE_FOLDER = "done"  # done/<partition>: one marker per partition replayed
 CANCEL_FILE = "cancelled.json"  # orchestration/cancel.py
 REPORT_FILE = "report.json"
 REPORT_MD_FILE = "report.md"
+REPORT_HTML_FILE = "report.html"  # the same report as a page, for a browser
 DATA_QUALITY_FILE = "data_quality.json"  # `replay quality`'s outcome
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

@@ -92,8 +92,18 @@ def test_the_versus_live_section():
     cal = {"verdict": "idle timeout 30s agrees best", "ranking": [
         {"live_rank": 2, "variant": "b", "live_score": 0.5, "live_agreement_pct": 50.0},
         {"live_rank": 1, "variant": "a", "live_score": 1.0, "live_agreement_pct": 100.0,
-         "live_firings_matched": 10, "live_firings": 10, "live_late_matched": 2, "live_late_union": 2}]}
+         "live_firings_matched": 10, "live_firings": 10, "live_late_matched": 64, "live_late": 64,
+         "live_late_union": 65}]}
     only_cal = versus_live_section({"calibrations": [cal], "config": {"watermark": "1s", "idle timeout": "5s"}})
     assert "idle timeout 30s agrees best" in only_cal and "ran with 1s, idle timeout 5s" in only_cal
     assert only_cal.index("<td>a</td>") < only_cal.index("<td>b</td>")  # best first
-    assert "2 of 2" in only_cal and "id='versus-live-partitions'" not in only_cal
+    assert "64 of 64" in only_cal and "id='versus-live-partitions'" not in only_cal  # of the live job's late rows
+
+
+def test_a_window_fired_a_different_number_of_times_is_not_said_to_differ_in_value():
+    """Count and sum agree, only the number of firings differs: the class says so, not "value differs"."""
+    row = {**summary()["differences_sample"][0], "differing": "firings", "live_cnt": 3}
+    page = render(summary(differences_sample=[row]))
+    assert "<td class='bad'>fired a different number of times</td><td>number of firings (replay 2, live 1)</td>" \
+        in page, page
+    assert "<td class='bad'>value differs</td><td>cnt, number of firings" in render(summary())

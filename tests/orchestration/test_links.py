@@ -41,7 +41,7 @@ def test_the_three_links_point_at_their_routes(monkeypatch):
 
 def test_the_prefix_is_the_plugin_s():
     # Read, not imported: the plugin's app needs the API server's modules.
-    app = Path(__file__).resolve().parents[2] / "plugins" / "replay_runs" / "app.py"
+    app = Path(__file__).resolve().parents[2] / "plugins" / "replay_runs" / "urls.py"
     (prefix,) = [ast.literal_eval(n.value) for n in ast.parse(app.read_text()).body
                  if isinstance(n, ast.Assign) and [getattr(t, "id", None) for t in n.targets] == ["URL_PREFIX"]]
     assert prefix == PLUGIN_PREFIX

@@ -35,12 +35,14 @@ def test_verdict_names_the_best_variant_or_the_tie():
 
 
 def test_ranking_table_shows_matched_of_how_many():
-    rows = rank([_row("v", 0.8, wm=4, live_late_matched=3, live_late_union=5)])
+    rows = rank([_row("v", 0.8, wm=4, live_late_matched=3, live_late=4, live_late_union=5)])
     head, sep, line = ranking_table(rows).split("\n")
     assert head == ("| rank | variant | score | windows agreeing | firings matched | late rows matched | "
                     "same fire watermark |")
     assert sep.count("---") == 7
-    assert line == "| 1 | v | 80.00% | 80.00% | 7 of 9 | 3 of 5 | 4 |"
+    assert line == "| 1 | v | 80.00% | 80.00% | 7 of 9 | 3 of 4 | 4 |"  # of the live job's late rows, not the union
+    old = rank([_row("v", 0.8, wm=4, live_late_matched=3, live_late_union=5)])  # written before live_late was kept
+    assert ranking_table(old).split("\n")[2] == "| 1 | v | 80.00% | 80.00% | 7 of 9 | 3 of 5 on either side | 4 |"
     assert ranking_table(rank([_row("w", 0.8)])).split("\n")[2] == "| 1 | w | 80.00% | 80.00% | 7 of 9 | - | - |"
 
 

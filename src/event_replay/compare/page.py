@@ -6,6 +6,7 @@ import html
 from typing import Any, Iterable
 
 from ..html_page import STYLE, THEME_SCRIPT, table
+from ..tuning.table import late_matched_text
 from .summary import pct
 
 CLASS_TITLES = {"equal": "equal", "duplicate": "duplicate (equal, repeated in the live output)",
@@ -89,11 +90,20 @@ def _differences(s: dict[str, Any]) -> str:
                     f"<td>{html.escape(str(r.get('window_start')))} &ndash; "
                     f"{html.escape(str(r.get('window_end'))[11:])}"
                     f"</td><td class='{'bad' if cls in ('value_differs', 'replay_only', 'live_only') else ''}'>"
-                    f"{html.escape(CLASS_TITLES.get(cls, cls))}</td>"
+                    f"{html.escape(_class_title(r))}</td>"
                     f"<td>{html.escape(_differs_in(r))}</td>"
                     f"{vals}<td class='expl'>{html.escape(r.get('explanation') or '')}</td></tr>")
     return (f"<table id='differences'><thead><tr>{''.join(f'<th>{html.escape(h)}</th>' for h in head)}</tr></thead>"
             f"<tbody>{''.join(body)}</tbody></table>")
+
+
+def _class_title(r: dict[str, Any]) -> str:
+    """The window's class in words; a window whose values agree but that one side fired more often is not said to
+    differ in value."""
+    cls = r.get("class") or ""
+    if cls == "value_differs" and (r.get("differing") or "").split(",") == ["firings"]:
+        return "fired a different number of times"
+    return CLASS_TITLES.get(cls, cls)
 
 
 def _differs_in(r: dict[str, Any]) -> str:
@@ -173,11 +183,10 @@ def calibration_section(cals: list[dict[str, Any]], replayed: dict[str, str] | N
     for i, c in enumerate(cals):
         rows = []
         for r in sorted(c.get("ranking") or [], key=lambda r: r.get("live_rank") or 0)[:shown]:
-            late = (f"{r.get('live_late_matched')} of {r.get('live_late_union')}"
-                    if r.get("live_late_matched") is not None else "-")
             rows.append({"live_rank": r.get("live_rank"), "variant": r.get("variant"),
                          "score": pct(100 * (r.get("live_score") or 0)), "agreement": pct(r.get("live_agreement_pct")),
-                         "firings": f"{r.get('live_firings_matched')} of {r.get('live_firings')}", "late": late})
+                         "firings": f"{r.get('live_firings_matched')} of {r.get('live_firings')}",
+                         "late": late_matched_text(r)})
         parts.append(f"<p class='glance' id='calibration-verdict-{i}'>{html.escape(str(c.get('verdict')))}</p>"
                      + table(rows, cols, f"calibration-{i}"))
     if not parts:

@@ -1,8 +1,11 @@
-"""Checks of the source that need no Spark: run by `replay run` after the config loads and before the JVM
-starts, so that a config naming a column the source does not have costs milliseconds, not a Spark start-up.
+"""Checks of the config's paths and the source that need no Spark: run by `replay run` after the config loads and
+before the JVM starts, so that a source path that does not exist, an output path that is a file, or a config naming
+a column the source does not have costs milliseconds, not a Spark start-up (README: a config is checked before
+Spark starts).
 
-Only local sources are looked at (one file's footer or header line); elsewhere, and for anything subtler, the
-same checks run again when Spark reads the source (io/source.py prepare_source), with the same ConfigError."""
+Only local paths are looked at (whether they exist; one file's footer or header line); elsewhere, and for anything
+subtler, the same checks run again when Spark reads the source (io/source.py prepare_source), with the same
+ConfigError."""
 from __future__ import annotations
 
 import csv
@@ -47,8 +50,22 @@ def source_columns(cfg: JobConfig) -> list[str] | None:
         return None
 
 
+def check_paths(cfg: JobConfig) -> None:
+    """A ConfigError naming `source.path` when a local source matches no file or folder (a path or a glob), or
+    `output.path` when a local output is a file."""
+    source = cfg.source.path
+    if is_local(source):
+        path = local_path(source)
+        if not os.path.exists(path) and not glob.glob(path):
+            raise ConfigError("source.path", f"{source} does not exist (no file or folder is there)")
+    output = cfg.output.path
+    if is_local(output) and os.path.isfile(local_path(output)):
+        raise ConfigError("output.path", f"{output} is a file; the output is a folder")
+
+
 def check_source(cfg: JobConfig) -> None:
-    """A ConfigError naming `source.columns.<role>` when the source lacks a role's column."""
+    """check_paths, then a ConfigError naming `source.columns.<role>` when the source lacks a role's column."""
+    check_paths(cfg)
     names = source_columns(cfg)
     if names is None:
         return

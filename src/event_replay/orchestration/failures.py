@@ -8,6 +8,11 @@ a request have none).
 
 For a failed Spark job the cause is read off the last lines the job printed (`cause_of`): the `replay:` line the CLI
 prints for a refusal or an error (exits.py), else the last exception line of its traceback.
+
+The job's output goes to the task log through `tee` without its tracebacks (Python, Py4J and Java: event_replay.traces):
+each run of them is one line naming the trace file that keeps them, and a failed job's line names that file, so the
+failure stays the last line of the log with a few lines of context above it. With REPLAY_DEBUG set the task log
+shows them all.
 """
 from __future__ import annotations
 
@@ -18,6 +23,8 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from airflow.sdk import get_current_context
 
+from ..traces import TRACEBACK_IN, TraceFilter, debugging
+
 log = logging.getLogger(__name__)
 
 FAILURE_KEY = "replay_failure"
@@ -25,6 +32,7 @@ DRY_RUN_KEY = "replay_dry_run"
 TAIL_LINES = 200  # the last lines of a Spark job's output kept to find its cause
 _EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Refused|Missing|Locked)): (.+)$")
 _GENERIC = ("replay: failed", "replay quality: failed")
+_FINAL_WORDS = (": failed: ", ": refused", ": config error: ")  # exits.py's lines: the cause whatever follows
 
 
 class Failed(SystemExit):
@@ -63,25 +71,69 @@ def fail(reason: str, ti: Any = None, code: int = 1) -> "Failed":
     return Failed(reason, code)
 
 
+class JobTail(deque):
+    """The last lines of a task's Spark jobs (all of them, tracebacks too: cause_of reads them) and the filter that
+    keeps the tracebacks out of the task log (one per task attempt: its trace file)."""
+
+    def __init__(self) -> None:
+        super().__init__(maxlen=TAIL_LINES)
+        self.traces: TraceFilter | None = None
+
+
 def tee(lines: Iterable[str], tail: deque) -> Iterator[str]:
-    """Pass `lines` through, keeping the last ones (stripped) in `tail`."""
-    for line in lines:
-        tail.append(str(line).rstrip("\n"))
-        yield line
+    """`lines` as the task log shows them (module doc), keeping the last ones (stripped) in `tail`."""
+    def kept() -> Iterator[str]:
+        for line in lines:
+            tail.append(str(line).rstrip("\n"))
+            yield line
+
+    if debugging() or not isinstance(tail, JobTail):
+        yield from kept()
+        return
+    if tail.traces is None:
+        tail.traces = TraceFilter(_task_name())
+    yield from tail.traces.feed(kept())
+
+
+def _task_name() -> str:
+    """The trace file's name: the task instance's dag, run, task and try, when there is one."""
+    ti = current_ti()
+    if ti is None:
+        return "replay-task"
+    return ".".join(str(getattr(ti, k, "")) for k in ("dag_id", "run_id", "task_id")) + \
+        f".try{getattr(ti, 'try_number', 1)}"
 
 
 def cause_of(lines: Sequence[str], fallback: str) -> str:
-    """The cause of a failed job from its last output lines (module doc); `fallback` when none names one."""
+    """The cause of a failed job from its last output lines (module doc), with the trace file that keeps the job's
+    tracebacks (unless the job's own line names one); `fallback` when no line names a cause."""
+    cause = _cause(lines, fallback)
+    traces = getattr(lines, "traces", None)
+    if traces is not None and traces.path is not None and TRACEBACK_IN not in cause:
+        cause += f" ({TRACEBACK_IN}{traces.path})"
+    return cause
+
+
+def _cause(lines: Sequence[str], fallback: str) -> str:
+    """The program's own last words: its failure line (exits.py), else a `replay:` line after the last exception line
+    (a progress line before a crash is no cause), else the last exception."""
     stripped = [ln.strip() for ln in lines if ln.strip()]
-    for line in reversed(stripped):
-        if line.startswith(("replay:", "replay quality:")) and line not in _GENERIC and "SIGTERM" not in line:
-            return line
-    for line in reversed(stripped):
-        m = _EXCEPTION.match(line)
-        if m:
-            return f"{m.group(1).rsplit('.', 1)[-1]}: {m.group(3)}"
-    return fallback
+    said = [i for i, ln in enumerate(stripped)
+            if ln.startswith(("replay:", "replay quality:")) and ln not in _GENERIC and "SIGTERM" not in ln]
+    final = [i for i in said if any(w in stripped[i] for w in _FINAL_WORDS)]
+    raised = [i for i, ln in enumerate(stripped) if _EXCEPTION.match(ln)]
+    if final:
+        return stripped[final[-1]]
+    if said and (not raised or said[-1] > raised[-1]):
+        return stripped[said[-1]]
+    if not raised:
+        return fallback
+    i = raised[-1]
+    m = _EXCEPTION.match(stripped[i])
+    java = stripped[i + 1][2:] if i + 1 < len(stripped) and stripped[i + 1].startswith(": ") else ""
+    m = _EXCEPTION.match(java) or m  # Py4J's error: the Java exception it carries, on its next line
+    return f"{m.group(1).rsplit('.', 1)[-1]}: {m.group(3)}"
 
 
-def tail_buffer() -> deque:
-    return deque(maxlen=TAIL_LINES)
+def tail_buffer() -> JobTail:
+    return JobTail()

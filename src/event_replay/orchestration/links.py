@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 from airflow.sdk import BaseOperatorLink, conf
 
-PLUGIN_PREFIX = "/replay-runs"  # plugins/replay_runs/app.py URL_PREFIX
+PLUGIN_PREFIX = "/replay-runs"  # plugins/replay_runs/urls.py URL_PREFIX
 
 
 def run_url(dag_id: str, run_id: str, what: str) -> str:

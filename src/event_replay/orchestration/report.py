@@ -1,15 +1,30 @@
-"""What a run left under the output path, per partition: row counts from Parquet footers (no data is read)."""
+"""What a run left under the output path, per partition: row counts from Parquet footers (no data is read), written
+into the run folder as report.json, report.md and report.html (report_page.py), with the run's other reports: data
+quality, Data Docs, the why-report and, when the run was compared with the live job, the agreement (its compare/).
+
+The columns are named for what their rows are: a row of `windows/` is one firing (a window fired again by a late row
+has a row per firing), so that column is "firings", as on every other page.
+"""
 from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from pathlib import Path
 from typing import Any, Sequence
 
 import pyarrow.parquet as pq
 
-from ..layout import CHUNK_FILE, COUNTS, DATASETS, PLAN_FILE, REPORT_FILE, REPORT_MD_FILE
+from ..compare.summary import pct
+from ..io.partition_folders import folder_of
+from ..layout import CHUNK_FILE, COMPARE_FOLDER, COMPARE_SUMMARY_FILE, COUNTS, DATASETS, PLAN_FILE, REPORT_FILE, \
+    REPORT_HTML_FILE, REPORT_MD_FILE
 from .plan import state_exists, state_path
+
+# What a row of each output dataset is (the report's column headings).
+COLUMN_NAMES = {"windows": "firings", "late_events": "late rows", "watermarks": "watermark rows",
+                "quarantine": "quarantined rows", "counts": "count rows"}
+COMPARE_PAGE = f"{COMPARE_FOLDER}/index.html"
 
 
 def dataset_rows(folder: Path) -> int | None:
@@ -23,7 +38,7 @@ def dataset_rows(folder: Path) -> int | None:
 
 def partition_report(output_path: str | Path, partition: str) -> dict[str, Any]:
     out = Path(output_path)
-    rows = {ds: dataset_rows(out / ds / f"dt={partition}") for ds in DATASETS}
+    rows = {ds: dataset_rows(out / ds / folder_of(partition)) for ds in DATASETS}  # days and hours
     return {"partition": partition, "rows": rows, "missing_outputs": [ds for ds, n in rows.items() if n is None],
             "state": str(state_path(out, partition)) if state_exists(out, partition) else None}
 
@@ -35,33 +50,96 @@ def build_report(output_path: str, partitions: Sequence[str], **run_info: Any) -
             "complete": all(not p["missing_outputs"] for p in parts)}
 
 
-def render_markdown(report: dict[str, Any]) -> str:
-    lines = [f"# Replay report: {report.get('dag_id', '')} {report.get('run_id', '')}".rstrip(), "",
-             f"- config: `{report.get('config_file', '')}`", f"- outputs: `{report['output_path']}`"]
+def live_agreement(folder: str | Path) -> dict[str, Any] | None:
+    """The comparison with the live job in the run folder (`compare/summary.json`, the compare_live task), as the
+    report keeps it; None when the run was not compared."""
+    try:
+        summary = json.loads((Path(folder) / COMPARE_FOLDER / COMPARE_SUMMARY_FILE).read_text())
+        t = summary["totals"]
+        return {"agreement_pct": float(t["agreement_pct"]), "windows": int(t["windows"]),
+                "differing": int(t["differing"]), "min_agreement_pct": summary.get("min_agreement_pct"),
+                "page": COMPARE_PAGE}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def live_text(live: dict[str, Any]) -> str:
+    """`99.60% agreement: 1 of 253 windows differ (threshold 99%)`."""
+    n, bad = live["windows"], live["differing"]
+    detail = f"{bad:,} of {n:,} windows differ" if bad else f"all {n:,} windows agree"
+    limit = f" (threshold {live['min_agreement_pct']:g}%)" if isinstance(live.get("min_agreement_pct"), (int, float)) \
+        else ""
+    return f"{pct(live['agreement_pct'])} agreement: {detail}{limit}"
+
+
+def facts(report: dict[str, Any], folder: str | Path) -> list[tuple[str, str, str | None]]:
+    """(label, text, link relative to the run folder or None) of the report's header, for report.md and report.html."""
+    found: list[tuple[str, str, str | None]] = [("config", str(report.get("config_file", "")), None),
+                                                ("outputs", str(report["output_path"]), None)]
     if report.get("missing_days"):
-        lines.append(f"- days without a partition (replayed as empty): {', '.join(report['missing_days'])}")
+        found.append(("days without a partition (replayed as empty)", ", ".join(report["missing_days"]), None))
     if report.get("dq") is not None:
-        lines.append(f"- data quality: {report['dq']}")
+        found.append(("data quality", str(report["dq"]), None))
     for key, label in (("data_docs", "Data Docs"), ("why_report", "why-report")):
         if report.get(key):
-            lines.append(f"- {label}: `{report[key]}`")
+            found.append((label, str(report[key]), _relative(report[key], folder)))
+    if report.get("live"):
+        found.append(("vs live", live_text(report["live"]), report["live"]["page"]))
     if report.get("spark_jobs"):  # what each report cost, in Spark jobs (quality_job.py)
-        lines.append("- Spark jobs of the reports: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in
-                                                                   sorted(report["spark_jobs"].items())))
-    lines += ["", "| partition | " + " | ".join(DATASETS) + " | state |", "|---" * (len(DATASETS) + 2) + "|"]
+        found.append(("Spark jobs of the reports", ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in
+                                                             sorted(report["spark_jobs"].items())), None))
+    return found
+
+
+def _relative(path: str, folder: str | Path) -> str | None:
+    """A report's path relative to the run folder (a link that works from disk and on the runs page), None outside."""
+    rel = os.path.relpath(Path(path).resolve(), Path(folder).resolve())
+    return None if rel.startswith("..") else Path(rel).as_posix()
+
+
+def render_markdown(report: dict[str, Any], folder: str | Path = ".") -> str:
+    lines = [f"# Replay report: {report.get('dag_id', '')} {report.get('run_id', '')}".rstrip(), ""]
+    for label, text, link in facts(report, folder):
+        lines.append(f"- {label}: [{text}]({link})" if link else f"- {label}: `{text}`" if label in (
+            "config", "outputs") else f"- {label}: {text}")
+    heads = [COLUMN_NAMES.get(ds, ds) for ds in DATASETS]
+    lines += ["", "| partition | " + " | ".join(heads) + " | carried state |", "|---" * (len(DATASETS) + 2) + "|"]
     for p in report["partitions"]:
         cells = ["missing" if p["rows"][ds] is None else str(p["rows"][ds]) for ds in DATASETS]
         lines.append(f"| {p['partition']} | " + " | ".join(cells) + f" | {'yes' if p['state'] else 'no'} |")
     lines.append("| total | " + " | ".join(str(report["totals"][ds]) for ds in DATASETS) + " | |")
+    lines += ["", "Rows of each output dataset, from the Parquet footers: " + ", ".join(
+        f"{COLUMN_NAMES.get(ds, ds)} = `{ds}/`" for ds in DATASETS) + " (a window fired again by a late row has a "
+              "row per firing). The HTML version of this report: " + REPORT_HTML_FILE + "."]
     return "\n".join(lines) + "\n"
 
 
 def write_report(report: dict[str, Any], folder: str | Path) -> tuple[str, str]:
+    """report.json, report.md and report.html in the run folder, with its comparison with the live job if any."""
+    from .report_page import render_html
+
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    report = {**report, "live": live_agreement(folder)}
     (folder / REPORT_FILE).write_text(json.dumps(report, indent=2, default=str) + "\n")
-    (folder / REPORT_MD_FILE).write_text(render_markdown(report))
+    (folder / REPORT_MD_FILE).write_text(render_markdown(report, folder))
+    (folder / REPORT_HTML_FILE).write_text(render_html(report, folder))
     return str(folder / REPORT_FILE), str(folder / REPORT_MD_FILE)
+
+
+def failure_line(report: dict[str, Any], md_path: str) -> str | None:
+    """Why the report task fails, in one line, with the steps before it that passed; None when it does not."""
+    incomplete = [x["partition"] for x in report["partitions"] if x["missing_outputs"]]
+    if not incomplete:
+        return None
+    passed = [f"the replay passed ({len(report['partitions'])} partitions)"]
+    if report.get("dq") is not None:
+        passed.append(f"data quality {report['dq']}")
+    live = live_agreement(Path(md_path).parent)
+    if live:
+        passed.append(f"vs live {live_text(live)}")
+    return (f"partitions without complete outputs: {', '.join(incomplete)} (see {md_path}); before the report: "
+            + "; ".join(passed))
 
 
 def partition_rows_read(output_path: str | Path, partition: str) -> int:

@@ -21,7 +21,7 @@ from .chunks import partitions_per_job
 from .failures import current_ti, fail
 from .params import run_dir, user_message, validate_request, write_effective_config
 from .plan import Plan, PlanError, check_state, list_partitions, plan_range, predecessor
-from .report import build_report, write_plan_record, write_report
+from .report import build_report, failure_line, write_plan_record, write_report
 
 log = logging.getLogger(__name__)
 
@@ -130,9 +130,9 @@ def make_report(p: Mapping[str, Any], dq: Mapping[str, Any] | str | None, dag_id
                           spark_jobs=dq.get("spark_jobs"))
     json_path, md_path = write_report(report, Path(p["run_dir"]))
     log.info("report: %s\n%s", md_path, Path(md_path).read_text())
-    incomplete = [x["partition"] for x in report["partitions"] if x["missing_outputs"]]
-    if incomplete:
-        raise fail(f"partitions without complete outputs: {', '.join(incomplete)} (see {md_path})")
+    why = failure_line(report, md_path)  # with the steps before it that passed
+    if why is not None:
+        raise fail(why)
     return {"report_json": json_path, "report_md": md_path, "output_path": p["output_path"]}
 
 

@@ -6,7 +6,8 @@ Each variant's engine result is matched with the live output exactly as `replay 
 rules.py; no explanations), and scored:
 - windows: equal (duplicates count as equal) of the windows on either side; firings matched of the live firings
   (the same with a last-firing sink; every firing pair by pair with --live-keeps-updates);
-- late rows (with the live late output): matched of the late rows on either side;
+- late rows (with the live late output): shown as matched of the live job's late rows (`live_late`); the score
+  counts them against the late rows on either side (`live_late_union`);
 - score = (windows equal + late rows matched) / (windows on either side + late rows on either side);
 - tie-break: the windows whose (last) firing fired at the same watermark, when the live sink records it.
 The ranking (best first) is printed, written next to the grid's result (calibration.md, calibration.json) and its
@@ -31,10 +32,10 @@ from ..compare.replay_side import Scope, from_engine
 from ..compare.rules import rules_for
 from ..layout import TUNING_JSON_FILE
 from ..semantics.config import JobConfig
-from .table import display_value
+from .table import display_value, late_matched_text
 
 COLUMNS = ["live_score", "live_agreement_pct", "live_windows_equal", "live_windows", "live_firings_matched",
-           "live_firings", "live_late_matched", "live_late_union", "live_watermarks_matched", "live_rank"]
+           "live_firings", "live_late_matched", "live_late", "live_late_union", "live_watermarks_matched", "live_rank"]
 FILE_MD, FILE_JSON = "calibration.md", "calibration.json"
 
 
@@ -94,18 +95,20 @@ class AgainstLive:
                          & F.col("live_fire_watermark_ms").eqNullSafe(F.col("replay_fire_watermark_ms")))
                         .cast("long")).alias("wm")).first()
         windows, equal = int(r["windows"] or 0), int(r["equal"] or 0)
-        late_matched = late_union = 0
+        late_matched = late_union = live_late = 0
         if live.late is not None:
             lt = classify_late(match_late(side.late, live.late, live.late_identity), self.scope).agg(
                 F.sum("matched").alias("m"), F.sum("replay_only").alias("ro"), F.sum("live_only").alias("lo")).first()
             late_matched = int(lt["m"] or 0)
-            late_union = late_matched + int(lt["ro"] or 0) + int(lt["lo"] or 0)
+            live_late = late_matched + int(lt["lo"] or 0)  # the live job's own late rows
+            late_union = live_late + int(lt["ro"] or 0)
         union = windows + late_union
         return {"live_score": round((equal + late_matched) / union, 6) if union else 1.0,
                 "live_agreement_pct": round(100.0 * equal / windows, 4) if windows else 100.0,
                 "live_windows_equal": equal, "live_windows": windows,
                 "live_firings_matched": int(r["firings_matched"] or 0), "live_firings": int(r["live_firings"] or 0),
                 "live_late_matched": late_matched if live.late is not None else None,
+                "live_late": live_late if live.late is not None else None,
                 "live_late_union": late_union if live.late is not None else None,
                 "live_watermarks_matched": int(r["wm"] or 0) if "fire_watermark" in live.has else None}
 
@@ -135,8 +138,8 @@ def ranking_table(rows: Sequence[dict[str, Any]]) -> str:
         for c, _ in cols:
             if c == "live_firings_matched":
                 cells.append(f"{r.get(c)} of {r.get('live_firings')}")
-            elif c == "live_late_matched" and r.get(c) is not None:
-                cells.append(f"{r.get(c)} of {r.get('live_late_union')}")
+            elif c == "live_late_matched":
+                cells.append(late_matched_text(r))
             else:
                 cells.append(display_value(c, r.get(c)))
         body.append("| " + " | ".join(cells) + " |")

@@ -1,0 +1,38 @@
+"""The run report as a page (`report.html` beside report.md in the run folder): the same header and table, styled as
+every page of the project (html_page.py), its links relative to the run folder: they work from disk and on the
+Replay runs page, which serves the run folder's reports (plugins/replay_runs)."""
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+from ..html_page import STYLE, THEME_SCRIPT, table
+from ..layout import DATASETS, REPORT_MD_FILE
+from .report import COLUMN_NAMES, facts
+
+
+def _fact(label: str, text: str, link: str | None) -> str:
+    shown = f"<a href='{html.escape(link, quote=True)}'>{html.escape(text)}</a>" if link else html.escape(text)
+    return f"<tr><th>{html.escape(label)}</th><td>{shown}</td></tr>"
+
+
+def render_html(report: dict[str, Any], folder: str | Path) -> str:
+    title = f"Replay report {report.get('run_id', '')}".rstrip()
+    rows = [{"partition": p["partition"], **{ds: p["rows"][ds] for ds in DATASETS},
+             "state": "yes" if p["state"] else "no"} for p in report["partitions"]]
+    total = {"partition": "total", **report["totals"], "state": None}
+    cols = [("partition", "partition"), *((ds, COLUMN_NAMES.get(ds, ds)) for ds in DATASETS), ("state", "carried state")]
+    missing = {p["partition"]: p["missing_outputs"] for p in report["partitions"] if p["missing_outputs"]}
+    missing_line = ("<p class='bad' id='missing'>Outputs missing: " + html.escape(
+        "; ".join(f"{k}: {', '.join(v)}" for k, v in missing.items())) + "</p>") if missing else ""
+    return (f"<!doctype html><html><head><meta charset='utf-8'><meta name='color-scheme' content='light dark'>"
+            f"<title>{html.escape(title)}</title><style>{STYLE}.bad{{color:var(--bad);font-weight:600}}</style>"
+            f"{THEME_SCRIPT}</head><body><h1>Replay report <code>{html.escape(str(report.get('run_id', '')))}"
+            f"</code></h1><p class='muted'>{html.escape(str(report.get('dag_id', '')))}</p>"
+            f"<table id='facts'>{''.join(_fact(*f) for f in facts(report, folder))}</table>{missing_line}"
+            f"<h2>Per partition</h2>{table(rows, cols, 'report-partitions', total)}"
+            "<p class='muted'>Rows of each output dataset, from the Parquet footers: "
+            + html.escape(", ".join(f"{COLUMN_NAMES.get(ds, ds)} = {ds}/" for ds in DATASETS))
+            + " (a window fired again by a late row has a row per firing). The same report as Markdown: "
+            f"<a href='{REPORT_MD_FILE}'>{REPORT_MD_FILE}</a>.</p></body></html>\n")
