@@ -105,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     table = generate_days(a.first_day, a.days, a.rows_per_day, a.splits, a.seed, rate=a.rate)
     parts = write_days(a.out, table)
-    print(f"sample: {table.num_rows} rows, {a.splits} splits, partitions {', '.join(parts)} -> {a.out}", flush=True)
+    listed = ", ".join(parts) if len(parts) <= 7 else f"{parts[0]}..{parts[-1]}"  # a year of days: first..last
+    print(f"sample: {table.num_rows} rows, {a.splits} splits, {len(parts)} partitions {listed} -> {a.out}", flush=True)
     return 0
 
 
