@@ -39,6 +39,7 @@ from .plan import Plan, PlanError, check_state
 from .record import new_record, write_record
 from .report import clear_chunk_record, partition_rows_read, write_chunk_record
 from .tasks import data_quality_result, quality_args
+from .turn import output_turn
 
 DQ_OFF = "not run (run_data_quality off: no GX suites, no Data Docs, no why-report)"
 QUALITY_KEY = "data_quality_result"  # in compare_live's result: the data-quality result its Spark job wrote
@@ -114,7 +115,9 @@ class ReplaySparkSubmitOperator(SparkSubmitOperator):
 class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
     """Outlets: the output datasets' Assets (assets.py); on success each gets an event whose extra has the output
     path and the replayed partition range. Before its first job it writes the run record (record.py, run.json:
-    version, config, input fingerprint, Spark), after each job its time and rows. With the form's dry run it lists
+    version, config, input fingerprint, Spark), after each job its time and rows. It holds the output's turn from its
+    first job to its last (turn.py): a run that meets another at the output waits for it, saying which run it waits
+    for in the log and the record, instead of being refused chunk by chunk. With the form's dry run it lists
     what the run would read and write instead (dry_run.py), writes nothing and is skipped (so are the tasks after
     it)."""
 
@@ -136,11 +139,36 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
         if not plan.runs:
             raise AirflowSkipException("no partition to replay")
         run_dir = Path(p["run_dir"])
-        done_dir = run_dir / DONE_FOLDER
-        chunks = chunk_runs(plan.runs, p.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB)
-        record = new_record(p, getattr(context.get("dag_run"), "dag_id", None), context.get("run_id"))
+        dag_id = getattr(context.get("dag_run"), "dag_id", None)
+        record = new_record(p, dag_id, context.get("run_id"))
         write_record(run_dir, record)
         (run_dir / CANCEL_FILE).unlink(missing_ok=True)  # a retry after a cancel: not cancelled (yet)
+        with output_turn(run_dir.parent, p["output_path"], context.get("run_id"), dag_id,
+                         on_wait=lambda note: self._waiting(run_dir, record, note)) as waits:
+            record["waiting"] = None
+            if waits:
+                record["waited"] = waits
+                self.log.info("the output's turn is this run's after waiting %s", ", ".join(
+                    f"{w['seconds']:.0f} s for run {w['for']}" for w in waits))
+            write_record(run_dir, record)
+            self._replay_chunks(context, p, plan, run_dir, record)
+        for asset, extra in outlet_extras(p).items():  # every planned partition is committed: say where, which
+            context["outlet_events"][asset].extra = extra
+        self.log.info("asset events: %s, partitions %s..%s (%d) of %s", ", ".join(a.name for a in OUTPUT_ASSETS),
+                      plan.runs[0].partition, plan.runs[-1].partition, len(plan.runs), p["output_path"])
+
+    def _waiting(self, run_dir: Path, record: dict, note: dict) -> None:
+        """Another run holds the output's turn (turn.py): say which, in the log and the run record (the runs page)."""
+        self.log.info("waiting for run %s (DAG %s): it holds the output %s (%s); this run goes on when that run's "
+                      "replay task ends (if that run is dead on another host, delete %s)", note["for"], note["dag_id"],
+                      note["output"], note["holder"], note["turn_file"])
+        record["waiting"] = note
+        write_record(run_dir, record)
+
+    def _replay_chunks(self, context: Any, p: dict, plan: Plan, run_dir: Path, record: dict) -> None:
+        """One spark-submit per chunk, in order; the chunks a try before this one replayed are skipped."""
+        done_dir = run_dir / DONE_FOLDER
+        chunks = chunk_runs(plan.runs, p.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB)
         n, i, rows = len(plan.runs), 0, 0
         t_run = time.monotonic()
         for k, chunk in enumerate(chunks, 1):
@@ -180,10 +208,6 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
         self.log.info("replayed %d partitions %s..%s in %d job%s, rows read %d, %.1f s", n, plan.runs[0].partition,
                       plan.runs[-1].partition, len(chunks), "s" if len(chunks) != 1 else "", rows,
                       time.monotonic() - t_run)
-        for asset, extra in outlet_extras(p).items():  # every planned partition is committed: say where, which
-            context["outlet_events"][asset].extra = extra
-        self.log.info("asset events: %s, partitions %s..%s (%d) of %s", ", ".join(a.name for a in OUTPUT_ASSETS),
-                      plan.runs[0].partition, plan.runs[-1].partition, n, p["output_path"])
 
     def _dry_run(self, context: Any, p: dict, plan: Plan) -> None:
         cfg = parse_config(p["config_raw"])

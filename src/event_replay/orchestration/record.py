@@ -9,7 +9,11 @@ Spark job and completed after each one:
      "input": {"source": "/data/log", "listed": true, "digest": "9f2c...", "partitions": {"2024-01-01":
                {"folder": "dt=2024-01-01", "files": [{"path": "part-0.parquet", "size": 1234, "mtime_ns": ...}]}}},
      "spark": {"version": "4.1.3", "master": "local[*]", "deploy_mode": "client"},
-     "jobs": [{"job": 1, "partitions": ["2024-01-01", ...], "seconds": 41.2, "rows_read": 15000}]}
+     "jobs": [{"job": 1, "partitions": ["2024-01-01", ...], "seconds": 41.2, "rows_read": 15000}],
+     "waiting": null, "waited": [{"for": "manual__2026-11-25T18:58", "dag_id": ..., "seconds": 312.4}]}
+
+`waiting` is set while the run waits for another run's turn at the output (turn.py: which run, its DAG, the holder's
+process, since when, the turn's file) and null once the run has it; `waited` lists the runs it waited for.
 
 The input fingerprint is the listing of the planned partitions' folders (every data file, as Spark's reader sees
 them: names starting with `_` or `.` are skipped; size and modification time), so `verify` can tell whether a rerun
