@@ -32,6 +32,7 @@ from ..semantics.config import parse_config
 from .assets import OUTPUT_ASSETS, outlet_extras
 from .cancel import GRACE_SECONDS, stop_spark_submit, write_cancel_record
 from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
+from .committed import all_committed, committed_lines
 from .dry_run import dry_run, dry_run_line, lines
 from .failures import DRY_RUN_KEY, cause_of, fail, tail_buffer, tee
 from .links import RUN_LINKS
@@ -151,6 +152,8 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
                 self.log.info("the output's turn is this run's after waiting %s", ", ".join(
                     f"{w['seconds']:.0f} s for run {w['for']}" for w in waits))
             write_record(run_dir, record)
+            if self._already_committed(context, plan, run_dir, record):
+                return
             self._replay_chunks(context, p, plan, run_dir, record)
         for asset, extra in outlet_extras(p).items():  # every planned partition is committed: say where, which
             context["outlet_events"][asset].extra = extra
@@ -164,6 +167,23 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
                       note["output"], note["holder"], note["turn_file"])
         record["waiting"] = note
         write_record(run_dir, record)
+
+    def _already_committed(self, context: Any, plan: Plan, run_dir: Path, record: dict) -> bool:
+        """Every planned partition committed by an identical run (committed.py): said, recorded, nothing replayed
+        and no asset event (the outputs did not change). The form's `force` replays anyway."""
+        by_run = all_committed(run_dir.parent, record, plan)
+        if not by_run:
+            return False
+        for line in committed_lines(by_run):
+            self.log.info("%s", line)
+        if (context.get("params") or {}).get("force"):
+            self.log.info("force: replaying them again")
+            return False
+        record["skipped"] = {"committed_by": by_run}
+        write_record(run_dir, record)
+        self.log.info("nothing replayed: the outputs of these %d partitions are already this run's (the form's "
+                      "force replays them anyway)", len(plan.runs))
+        return True
 
     def _replay_chunks(self, context: Any, p: dict, plan: Plan, run_dir: Path, record: dict) -> None:
         """One spark-submit per chunk, in order; the chunks a try before this one replayed are skipped."""
@@ -216,9 +236,14 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
                     continues=None if first is None or first.first else first.previous)
         for line in lines(d):
             self.log.info("%s", line)
+        committed = committed_lines(all_committed(Path(p["run_dir"]).parent, new_record(p, None, None), plan))
+        for line in committed:
+            self.log.info("%s", line + ("; force replays them" if (context.get("params") or {}).get("force")
+                                        else ": the run would replay nothing (force replays them)"))
         if p.get("refusal"):
             self.log.warning("the run would be refused: %s", p["refusal"])
-        summary = dry_run_line(d) + (f"; would be refused: {p['refusal']}" if p.get("refusal") else "")
+        summary = dry_run_line(d) + (f"; would be refused: {p['refusal']}" if p.get("refusal") else "") \
+            + "".join(f"; {line}" for line in committed)
         context["ti"].xcom_push(key=DRY_RUN_KEY, value={"summary": summary, "dry_run": d.to_dict()})
         raise AirflowSkipException(f"{summary}; nothing was replayed or written")
 
