@@ -12,7 +12,8 @@ What runs:
 - Airflow's api-server (--airflow-port), scheduler (LocalExecutor) and dag-processor; the pool replay_spark has
   one slot per concurrent run, every task has retries (AIRFLOW__CORE__DEFAULT_TASK_RETRIES).
 - `--active` event_time_backfill runs are kept running at once for `--minutes` (a new one is triggered as one
-  ends): half of them replay the same range to the same output (they meet at its lock: the losers fail and retry),
+  ends): half of them replay the same range to the same output (they wait for each other's turn at the output, and
+  find the range already committed by an identical run: orchestration/turn.py, committed.py),
   the others each to an output of its own (with --varied, each with other window and watermark settings). Each run replays `--days`
   days in chunks of `--partitions-per-job` (one spark-submit of `replay run --partitions A..B` each).
 - Chaos, at random times (gaps of --min-gap plus an exponential, mean --kill-every seconds in all): kill -9 the
@@ -30,7 +31,8 @@ are checked:
 - row accounting: per partition rows_read = rows_in_windows + late_rows + quarantined_rows + skipped_rows,
   rows_read = the rows of the source folder, late_rows and quarantined_rows = the rows of late_events/ and
   quarantine/; over the range, the windows' last firings hold rows_in_windows rows.
-The figures (runs, partitions committed, kills, retries, refusals at the lock, wall time, anything lost) go to
+The figures (runs, partitions committed, kills, retries, refusals at the lock, waits for an output's turn, runs
+that found their range already committed, wall time, anything lost) go to
 `<work>/soak.json` and `<work>/soak.md`; exit 0 only if every check holds.
 """
 from __future__ import annotations
@@ -458,6 +460,9 @@ class Soak:
             "task_tries_in_history": history,
             "partition_commits": len(re.findall(r"replay: partition \d+ of \d+ \S+.*committed in", logs)),
             "lock_refusals": len(re.findall(r"replay: refused: output .* is locked by pid", logs)),
+            "turn_waits": len(re.findall(r"waiting for run \S+ \(DAG \S+\): it holds the output", logs)),
+            "runs_already_committed": len(re.findall(r"nothing replayed: all \d+ partitions are already committed",
+                                                     logs)),
             "stale_commits_rolled_forward": len(re.findall(r"rolled forward the interrupted commit", logs)),
             "orphan_staging_removed": len(re.findall(r"removed _staging-\S+ \(left by a run", logs)),
             "ranges_resumed": len(re.findall(r"replay: resuming \S+ after", logs)),
@@ -705,7 +710,10 @@ def render(r: dict) -> str:
              f"| kill -9 scheduler (with its group) / driver JVM / driver Python | {k['scheduler_group']} / "
              f"{k['driver_jvm']} / {k['driver_python']} |",
              f"| task retries (all tasks / replay_partitions) | {f['task_retries']} / {f['replay_task_retries']} |",
-             f"| refusals at the lock | {f['lock_refusals']} |",
+             f"| refusals at the lock / waits for an output's turn | {f['lock_refusals']} / "
+             f"{f.get('turn_waits', '-')} |",
+             f"| runs that found their range already committed (nothing replayed) | "
+             f"{f.get('runs_already_committed', '-')} |",
              f"| interrupted commits rolled forward / orphan staging removed / ranges resumed | "
              f"{f['stale_commits_rolled_forward']} / {f['orphan_staging_removed']} / {f['ranges_resumed']} |",
              f"| partitions lost or differing from an uninterrupted run | {r['partitions_lost_or_wrong']} |", ""]

@@ -99,6 +99,7 @@ def test_a_range_an_identical_run_committed_is_skipped_and_said(backfill):
     log, jobs = run(b, "run-b")
     assert jobs == []
     assert "2024-01-01..2024-01-03 (3 partitions) already committed by run run-a (same config, same input)" in log
+    assert log[-1].startswith("nothing replayed: all 3 partitions are already committed")  # the soak counts it
     assert _record(b)["skipped"] == {"committed_by": {"run-a": DAYS}}
     assert _record(b)["config"]["fingerprint"] == _record(planned("run-a"))["config"]["fingerprint"] \
         == config_fingerprint(b["config_raw"])

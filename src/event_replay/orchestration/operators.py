@@ -181,8 +181,8 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
             return False
         record["skipped"] = {"committed_by": by_run}
         write_record(run_dir, record)
-        self.log.info("nothing replayed: the outputs of these %d partitions are already this run's (the form's "
-                      "force replays them anyway)", len(plan.runs))
+        self.log.info("nothing replayed: all %d partitions are already committed as this run would commit them "
+                      "(the form's force replays them anyway)", len(plan.runs))
         return True
 
     def _replay_chunks(self, context: Any, p: dict, plan: Plan, run_dir: Path, record: dict) -> None:
