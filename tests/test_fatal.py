@@ -48,6 +48,15 @@ STOP_SCHEDULER = "\n    ".join([
     't.interrupt()',
     'while t.isAlive(): time.sleep(0.05)',
     'time.sleep(200)  # the program at its own work: it would return 0 after it if nothing ended the run'])
+# A job of one task whose accumulator update Spark's scheduler thread is merging (it waits for the driver's Python
+# side, HeldMerge.addInPlace, to answer) when this ends: the program defines HeldMerge before it.
+HELD_UPDATE = "\n    ".join([
+    'held = spark.sparkContext.accumulator(0, HeldMerge())',
+    'threading.Thread(target=lambda: spark.sparkContext.parallelize([1], 1).foreach(lambda _: held.add(1)), '
+    'daemon=True).start()',
+    't = next(t for t in spark._jvm.java.lang.Thread.getAllStackTraces().keySet().toArray() '
+    'if t.getName() == "dag-scheduler-event-loop")',
+    'while not any("PythonAccumulatorV2" in str(f) for f in t.getStackTrace()): time.sleep(0.1)'])
 # Spark stops the context on its own (stopInNewThread: what its scheduler does when an event fails) while the
 # scheduler thread is in the middle of an event (merging a task's accumulator update: it waits for the driver's
 # Python side, which answers once the program's next job is queued). The stop ends the scheduler thread before that
@@ -65,12 +74,7 @@ STRANDED_JOB = "\n    ".join([
     '            while jsc.dagScheduler().numTotalJobs() < 2: time.sleep(0.1)  # job 1, the program\'s, is queued',
     '            time.sleep(1); jsc.stopInNewThread(); threading.Event().wait()',
     '        return a + b',
-    'held = spark.sparkContext.accumulator(0, HeldMerge())',
-    'threading.Thread(target=lambda: spark.sparkContext.parallelize([1], 1).foreach(lambda _: held.add(1)), '
-    'daemon=True).start()',
-    't = next(t for t in spark._jvm.java.lang.Thread.getAllStackTraces().keySet().toArray() '
-    'if t.getName() == "dag-scheduler-event-loop")',
-    'while not any("PythonAccumulatorV2" in str(f) for f in t.getStackTrace()): time.sleep(0.1)',
+    HELD_UPDATE,
     'spark.sparkContext.parallelize([1], 1).count()'])
 # The program stops its own session, and the stop takes longer than the watchdog's grace for a context that stops
 # on its own: a listener of the program is slow to see the application end (the stop waits for the listeners).
@@ -111,12 +115,7 @@ STALLED_STOP_AFTER_SPARKS = "\n    ".join([
     '    def addInPlace(self, a, b):',
     '        if os.getpid() == driver: threading.Event().wait()  # the driver\'s merge never returns',
     '        return a + b',
-    'held = spark.sparkContext.accumulator(0, HeldMerge())',
-    'threading.Thread(target=lambda: spark.sparkContext.parallelize([1], 1).foreach(lambda _: held.add(1)), '
-    'daemon=True).start()',
-    't = next(t for t in spark._jvm.java.lang.Thread.getAllStackTraces().keySet().toArray() '
-    'if t.getName() == "dag-scheduler-event-loop")',
-    'while not any("PythonAccumulatorV2" in str(f) for f in t.getStackTrace()): time.sleep(0.1)',
+    HELD_UPDATE,
     'spark._jsc.sc().stopInNewThread()',
     'asked_at = time.monotonic() + 20',
     'while fatal._watched.get("stop_seen") is None and time.monotonic() < asked_at: time.sleep(0.05)',
