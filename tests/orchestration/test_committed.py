@@ -153,3 +153,29 @@ def test_the_dry_run_lists_the_partitions_already_committed(backfill):
         run(planned("dry", dry_run=True), "dry")
     assert "2024-01-01..2024-01-03 (3 partitions)" in str(skipped.value)
     assert not Path(planned("dry")["run_dir"]).exists()  # the dry run writes nothing
+
+
+@pytest.mark.integration
+@pytest.mark.spark
+@pytest.mark.timeout(1500)
+def test_a_second_identical_backfill_under_airflow_replays_nothing(tmp_path):
+    """`airflow dags test` twice with the same request: the first replays (one spark-submit), the second finds every
+    partition committed by the first, replays nothing and succeeds; its report is complete all the same."""
+    from airflow_env import airflow, airflow_env, prepare, write_config
+
+    write_days(tmp_path / "data", generate_days(DAYS[0], days=2, rows_per_day=100, splits=3, seed=3, rate=20.0))
+    config = write_config(tmp_path / "job.yaml", tmp_path / "data", tmp_path / "out")
+    env = airflow_env(tmp_path / "airflow")
+    prepare(env)
+    conf = json.dumps({"config": str(config), "start_date": DAYS[0], "end_date": DAYS[1], "run_data_quality": False})
+    airflow(env, "dags", "test", "event_time_backfill", "2024-02-01", "-c", conf, timeout=1200)
+    again = airflow(env, "dags", "test", "event_time_backfill", "2024-02-02", "-c", conf, timeout=600)
+    records = sorted((_record({"run_dir": str(f.parent)}) for f in (tmp_path / "out" / "_airflow").glob("*/run.json")),
+                     key=lambda r: r["written"])
+    first, second = records
+    assert len(first["jobs"]) == 1 and "skipped" not in first
+    assert second["jobs"] == [] and second["skipped"] == {"committed_by": {first["run_id"]: DAYS[:2]}}
+    report = json.loads((tmp_path / "out" / "_airflow" / Path(second["config"]["effective"]).parent.name
+                         / "report.json").read_text())
+    assert report["complete"], report
+    assert f"already committed by run {first['run_id']} (same config, same input)" in again.stdout + again.stderr
