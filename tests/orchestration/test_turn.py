@@ -53,7 +53,7 @@ def test_a_second_holder_waits_for_the_first_and_says_for_whom(tmp_path):
     t.join(10)
     assert order == ["a", "b"] and not t.is_alive()
     assert len(notes) == 1 and notes[0]["for"] == "run-a" and notes[0]["output"] == out  # one note per holder
-    assert "pid" in notes[0]["holder"] and notes[0]["turn_file"] == str(turn_path(runs, out))
+    assert "pid" in notes[0]["holder"] and notes[0]["lock_file"] == str(turn_path(runs, out))
     assert [w["for"] for w in second.waits] == ["run-a"] and second.waits[0]["seconds"] >= 0.1
     assert not turn_path(runs, out).exists()  # released
 
@@ -164,3 +164,57 @@ def test_two_runs_on_one_output_take_turns_range_by_range(monkeypatch, tmp_path)
     record = json.loads(record_b.read_text())
     assert record["waiting"] is None and [w["for"] for w in record["waited"]] == ["run-a"]
     assert not list((tmp_path / "out" / "_airflow").glob("_turn-*"))
+
+
+def test_a_chunk_waits_while_a_live_driver_holds_the_jobs_lock(monkeypatch, tmp_path):
+    """A driver that outlived its task (Airflow killed or reset it; its spark-submit went on) holds the job's lock:
+    the next try's chunk waits for it (log, record) instead of submitting a job that would be refused; a stale
+    lock (its pid gone) is not waited for: the job breaks it."""
+    from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
+
+    from event_replay.io.lock import lock_path
+    from event_replay.orchestration.operators import ReplayPartitionsOperator
+
+    submitted = []
+    monkeypatch.setattr(SparkSubmitOperator, "execute", lambda self, context: submitted.append(time.monotonic()))
+    monkeypatch.setattr("event_replay.orchestration.operators.partition_rows_read", lambda *a: 0)
+    (tmp_path / "out").mkdir()
+    driver = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    lock = Path(lock_path(str(tmp_path / "out")))
+    lock.write_text(json.dumps({"host": socket.gethostname(), "pid": driver.pid, "token": "t",
+                                "started": "2024-01-01T00:00:00+00:00", "args": ["replay_job.py", "--config", "x"]}))
+    planned = _planned(tmp_path, "run-a")
+    planned["partitions_per_job"] = 4  # one chunk
+    logged, errors = [], []
+
+    def run(planned=planned, run_id="run-a"):
+        op = ReplayPartitionsOperator(task_id="replay_partitions", plan_task_id="plan", project_dir=str(ROOT))
+        op._cached_logger = TaskLog(logged)
+        try:
+            op.execute(_context(planned, run_id))
+        except BaseException as exc:  # noqa: BLE001 - reported by the test's assertion
+            errors.append(exc)
+
+    task = threading.Thread(target=run)
+    record = Path(planned["run_dir"]) / "run.json"
+    try:
+        task.start()
+        _wait_for(lambda: record.is_file() and (json.loads(record.read_text()).get("waiting") or {}).get("holder"),
+                  "the record to say the run waits")
+        time.sleep(0.1)
+        assert submitted == [] and f"pid {driver.pid}" in json.loads(record.read_text())["waiting"]["holder"]
+    finally:
+        driver.kill()
+        driver.wait()
+        task.join(30)
+    assert errors == [] and len(submitted) == 1
+    assert any(line.startswith(f"waiting for pid {driver.pid} on ") and "it holds the job's lock" in line
+               for line in logged), logged
+    assert json.loads(record.read_text())["waiting"] is None
+    # The driver is dead now: its lock is stale, left for the job to break; the next run does not wait.
+    logged.clear()
+    again = _planned(tmp_path, "run-b")
+    again["partitions_per_job"] = 4
+    run(again, "run-b")
+    assert lock.exists()
+    assert errors == [] and len(submitted) == 2 and not any(line.startswith("waiting") for line in logged)

@@ -51,6 +51,12 @@ def _stale(holder: dict) -> bool:
         and not _pid_alive(holder["pid"])
 
 
+def held_here(holder: dict | None) -> bool:
+    """The lock's holder is a live process of this host (never true of an unreadable lock or another host's)."""
+    return bool(holder) and holder.get("host") == socket.gethostname() and isinstance(holder.get("pid"), int) \
+        and _pid_alive(holder["pid"])
+
+
 def describe(holder: dict | None, raw: str | None) -> str:
     if not holder:
         return f"an unreadable lock ({raw!r})"

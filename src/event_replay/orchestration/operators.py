@@ -40,7 +40,7 @@ from .plan import Plan, PlanError, check_state
 from .record import new_record, write_record
 from .report import clear_chunk_record, partition_rows_read, write_chunk_record
 from .tasks import data_quality_result, quality_args
-from .turn import output_turn
+from .turn import output_turn, wait_for_job_lock
 
 DQ_OFF = "not run (run_data_quality off: no GX suites, no Data Docs, no why-report)"
 QUALITY_KEY = "data_quality_result"  # in compare_live's result: the data-quality result its Spark job wrote
@@ -161,10 +161,16 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
                       plan.runs[0].partition, plan.runs[-1].partition, len(plan.runs), p["output_path"])
 
     def _waiting(self, run_dir: Path, record: dict, note: dict) -> None:
-        """Another run holds the output's turn (turn.py): say which, in the log and the run record (the runs page)."""
-        self.log.info("waiting for run %s (DAG %s): it holds the output %s (%s); this run goes on when that run's "
-                      "replay task ends (if that run is dead on another host, delete %s)", note["for"], note["dag_id"],
-                      note["output"], note["holder"], note["turn_file"])
+        """Another run holds the output's turn, or a live driver the job's lock (turn.py): say which, in the log and
+        the run record (the runs page)."""
+        if note["for"] is None:
+            self.log.info("waiting for %s: it holds the job's lock %s (a Spark driver still running: an earlier try's "
+                          "whose task was killed, or a replay run from the CLI); the job would be refused until it "
+                          "ends", note["holder"], note["lock_file"])
+        else:
+            self.log.info("waiting for run %s (DAG %s): it holds the output %s (%s); this run goes on when that "
+                          "run's replay task ends (if that run is dead on another host, delete %s)", note["for"],
+                          note["dag_id"], note["output"], note["holder"], note["lock_file"])
         record["waiting"] = note
         write_record(run_dir, record)
 
@@ -205,6 +211,9 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
                           n, span, chunk[-1].end_of_input,
                           ", first" if chunk[0].first else f", after {chunk[0].previous}")
             partitions = [run.partition for run in chunk]
+            if wait_for_job_lock(p["output_path"], lambda note: self._waiting(run_dir, record, note)):
+                record["waiting"] = None
+                write_record(run_dir, record)
             write_chunk_record(run_dir, k, len(chunks), partitions)  # the runs page
             self._running = (str(run_dir), k, len(chunks), partitions)
             t0 = time.monotonic()

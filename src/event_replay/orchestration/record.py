@@ -18,8 +18,9 @@ Spark job and completed after each one:
 The config fingerprint is a hash of the whole effective config; with the input listing and each partition's place
 in the plan (`request.runs`) it tells an identical run (committed.py: a run whose every partition such a run
 committed is not replayed again; then `skipped` says by which runs). `waiting` is set while the run waits for
-another run's turn at the output (turn.py: which run, its DAG, the holder's process, since when, the turn's file)
-and null once the run has it; `waited` lists the runs it waited for.
+another run's turn at the output, or for a live Spark driver holding the job's lock (turn.py: which run, None for
+a driver; its DAG, the holder's process, since when, the lock file), and null once it goes on; `waited` lists the
+runs it waited for its turn.
 
 The input fingerprint is the listing of the planned partitions' folders (every data file, as Spark's reader sees
 them: names starting with `_` or `.` are skipped; size and modification time), so `verify` can tell whether a rerun

@@ -12,6 +12,10 @@ The holder is the task's process (io/lock.py `holder_record`, with the DAG run's
 killed (same host, its pid gone) is broken at once; one held on another host is never broken automatically (its
 processes cannot be seen from here): the wait names the file to delete once that run is known dead. `replay run`
 from the CLI takes no turn and still meets a DAG run at the job's lock, where it is refused as before.
+
+A task killed or reset by Airflow can leave its spark-submit running, holding the job's lock after its turn was
+broken: before each chunk the holder of the turn also waits while a live process of this host holds the job's
+lock (`wait_for_job_lock`), instead of submitting a job that would be refused.
 """
 from __future__ import annotations
 
@@ -22,8 +26,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ..io.fs import LocalFs
-from ..io.lock import describe, holder_record, release, take, utc_now
+from ..io.fs import LocalFs, is_local, local_path
+from ..io.lock import (describe, held_here, holder_record, lock_path, read_holder, release, take,
+                       utc_now)
 
 POLL_S = 5.0  # a chunk takes tens of seconds at least: a few seconds' delay after the release costs little
 TURN_PREFIX = "_turn-"
@@ -35,11 +40,36 @@ def turn_path(runs_folder: str | Path, output: str) -> Path:
     return Path(runs_folder) / f"{TURN_PREFIX}{digest}"
 
 
-def waiting_note(output: str, holder: dict[str, Any] | None, raw: str | None, path: Path) -> dict[str, Any]:
-    """What the run record says while the run waits: which run it waits for, and which file holds the turn."""
+def waiting_note(output: str, holder: dict[str, Any] | None, raw: str | None, path: str | Path) -> dict[str, Any]:
+    """What the run record says while the run waits: which run it waits for (None: not a DAG run's, e.g. a Spark
+    driver holding the job's lock), which process, and which file it holds."""
     holder = holder or {}
     return {"for": holder.get("run_id"), "dag_id": holder.get("dag_id"), "output": output.rstrip("/"),
-            "holder": describe(holder or None, raw), "since": utc_now(), "turn_file": str(path)}
+            "holder": describe(holder or None, raw), "since": utc_now(), "lock_file": str(path)}
+
+
+def _wait(output: str, path: str | Path, attempt: Callable[[], tuple[bool, str | None, dict | None]],
+          on_wait: Callable[[dict[str, Any]], None]) -> list[dict[str, Any]]:
+    """Call `attempt` every POLL_S until it succeeds (it returns (done, the holder's text, the holder)); `on_wait`
+    when the wait starts and whenever the holder changes. Returns the waits: {"for", "dag_id", "seconds"}."""
+    waits: list[dict[str, Any]] = []
+    current: str | None = None  # the holder's lock text we wait for now
+    t0 = time.monotonic()
+    while True:
+        done, raw, holder = attempt()
+        if done:
+            break
+        if raw != current:
+            if waits:
+                waits[-1]["seconds"] = round(time.monotonic() - t0, 1)
+            note = waiting_note(output, holder, raw, path)
+            waits.append({"for": note["for"], "dag_id": note["dag_id"], "seconds": 0.0})
+            current, t0 = raw, time.monotonic()
+            on_wait(note)
+        time.sleep(POLL_S)
+    if waits:
+        waits[-1]["seconds"] = round(time.monotonic() - t0, 1)
+    return waits
 
 
 @contextmanager
@@ -52,24 +82,24 @@ def output_turn(runs_folder: str | Path, output: str, run_id: str | None, dag_id
     path.parent.mkdir(parents=True, exist_ok=True)
     fs = LocalFs()
     text = json.dumps(holder_record(None, run_id=run_id, dag_id=dag_id, output=output.rstrip("/")), sort_keys=True)
-    waits: list[dict[str, Any]] = []
-    current: str | None = None  # the holder's lock text we wait for now
-    t0 = time.monotonic()
-    while True:
-        taken, raw, holder = take(fs, str(path), text)
-        if taken:
-            break
-        if raw != current:
-            if waits:
-                waits[-1]["seconds"] = round(time.monotonic() - t0, 1)
-            note = waiting_note(output, holder, raw, path)
-            waits.append({"for": note["for"], "dag_id": note["dag_id"], "seconds": 0.0})
-            current, t0 = raw, time.monotonic()
-            on_wait(note)
-        time.sleep(POLL_S)
-    if waits:
-        waits[-1]["seconds"] = round(time.monotonic() - t0, 1)
+    waits = _wait(output, path, lambda: take(fs, str(path), text), on_wait)
     try:
         yield waits
     finally:
         release(fs, str(path), text)
+
+
+def wait_for_job_lock(output: str, on_wait: Callable[[dict[str, Any]], None]) -> list[dict[str, Any]]:
+    """Before a chunk's job, with the turn held: wait while a live process of this host holds the job's own lock
+    (`<output>/_lock`): a Spark driver that outlived an earlier try of this run (Airflow killed or reset the task,
+    its spark-submit went on), or a `replay run` from the CLI. The job would be refused by it. A stale lock is the
+    job's to break; a holder on another host, or a remote output, is not waited for (the job's refusal says it)."""
+    if not is_local(output):
+        return []
+    fs, path = LocalFs(), lock_path(local_path(output))
+
+    def free() -> tuple[bool, str | None, dict | None]:
+        raw, holder = read_holder(fs, path)
+        return raw is None or not held_here(holder), raw, holder
+
+    return _wait(output, path, free, on_wait)
