@@ -549,6 +549,7 @@ class Soak:
             "partition_commits": len(re.findall(r"replay: partition \d+ of \d+ \S+.*committed in", logs)),
             "lock_refusals": len(re.findall(r"replay: refused: output .* is locked by pid", logs)),
             "turn_waits": len(re.findall(r"waiting for run \S+ \(DAG \S+\): it holds the output", logs)),
+            "driver_waits": len(re.findall(r"waiting for pid \d+ on \S+ .*: it holds the job's lock", logs)),
             "runs_already_committed": len(re.findall(r"nothing replayed: all \d+ partitions are already committed",
                                                      logs)),
             "stale_commits_rolled_forward": len(re.findall(r"rolled forward the interrupted commit", logs)),
@@ -801,8 +802,8 @@ def render(r: dict) -> str:
              f"| kill -9 PostgreSQL (restarted) / a Spark worker (restarted) / the disk of {DISK_OUTPUT} filled during "
              f"a chunk | {k.get('postgres', 0)} / {k.get('spark_worker', 0)} / {k.get('disk_full', 0)} |",
              f"| task retries (all tasks / replay_partitions) | {f['task_retries']} / {f['replay_task_retries']} |",
-             f"| refusals at the lock / waits for an output's turn | {f['lock_refusals']} / "
-             f"{f.get('turn_waits', '-')} |",
+             f"| refusals at the lock / waits for an output's turn / for a driver left holding the lock | "
+             f"{f['lock_refusals']} / {f.get('turn_waits', '-')} / {f.get('driver_waits', '-')} |",
              f"| runs that found their range already committed (nothing replayed) | "
              f"{f.get('runs_already_committed', '-')} |",
              f"| interrupted commits rolled forward / orphan staging removed / ranges resumed | "
