@@ -12,13 +12,16 @@ What runs:
 - Airflow's api-server (--airflow-port), scheduler (LocalExecutor) and dag-processor; the pool replay_spark has
   one slot per concurrent run, every task has retries (AIRFLOW__CORE__DEFAULT_TASK_RETRIES).
 - `--active` event_time_backfill runs are kept running at once for `--minutes` (a new one is triggered as one
-  ends): half of them replay the same range to the same output (they meet at its lock: the losers fail and retry),
+  ends): half of them replay the same range to the same output (they wait for each other's turn at the output, and
+  find the range already committed by an identical run: orchestration/turn.py, committed.py),
   the others each to an output of its own (with --varied, each with other window and watermark settings). Each run replays `--days`
   days in chunks of `--partitions-per-job` (one spark-submit of `replay run --partitions A..B` each).
 - Chaos, at random times (gaps of --min-gap plus an exponential, mean --kill-every seconds in all): kill -9 the
   scheduler with its process group (the LocalExecutor's workers, the tasks and their spark-submits with it, as a
-  restarted container loses them) and start it again; or kill -9 one Spark driver (the spark-submit JVM or the
-  Python driver it runs).
+  restarted container loses them) and start it again; kill -9 one Spark driver (the spark-submit JVM or the
+  Python driver it runs); kill -9 PostgreSQL (postmaster and backends) and start it again 5-30 s later; kill -9 a
+  Spark worker with its executors and start a new one 5-30 s later; or, while a chunk of DISK_OUTPUT runs, fill
+  its disk (a tmpfs of its own; root only) and free it 20-60 s later (tests/reliability/chaos.py).
 
 After the time is up no run is triggered and nothing is killed; the runs still going are let finish (at most
 --drain-minutes; SIGUSR1 ends the soak early, a second one the wait), the services are stopped, and the outputs
@@ -30,7 +33,8 @@ are checked:
 - row accounting: per partition rows_read = rows_in_windows + late_rows + quarantined_rows + skipped_rows,
   rows_read = the rows of the source folder, late_rows and quarantined_rows = the rows of late_events/ and
   quarantine/; over the range, the windows' last firings hold rows_in_windows rows.
-The figures (runs, partitions committed, kills, retries, refusals at the lock, wall time, anything lost) go to
+The figures (runs, partitions committed, kills, retries, refusals at the lock, waits for an output's turn, runs
+that found their range already committed, wall time, anything lost) go to
 `<work>/soak.json` and `<work>/soak.md`; exit 0 only if every check holds.
 """
 from __future__ import annotations
@@ -49,6 +53,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "reliability"), str(ROOT / "src")]
@@ -56,6 +61,7 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "reliability"), str(RO
 import pyarrow.parquet as pq  # noqa: E402
 
 from airflow_env import airflow_env, prepare  # noqa: E402
+from chaos import fill, free, kill_group, kill_postgres, mount_tmpfs, restart_postgres, unmount  # noqa: E402
 from cluster import PYTHON, _process_env, _start as _start_spark, _stop as _stop_spark, free_port, spark_home  # noqa: E402
 from decoded import digests  # noqa: E402
 
@@ -63,6 +69,8 @@ VENV_BIN = Path(sys.executable).parent
 DAG_ID = "event_time_backfill"
 DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")
 FIRST_DAY = "2024-01-01"
+DISK_OUTPUT = "own-1"  # the output on a disk of its own, which the chaos fills up during its chunks
+DISK_SIZE = "256m"
 # The outputs of their own: each a different window / watermark (the shared output uses the first settings).
 SETTINGS = [
     {"window": {"type": "tumbling", "size": "10s", "allowed_lateness": "2s"},
@@ -90,7 +98,11 @@ class Soak:
         self.spark_procs: list[subprocess.Popen] = []
         self.events: list[dict] = []
         self.runs: dict[str, dict] = {}  # run_id -> {"output": name, "triggered": t}
-        self.kills = {"scheduler_group": 0, "driver_jvm": 0, "driver_python": 0}
+        self.kills = {"scheduler_group": 0, "driver_jvm": 0, "driver_python": 0, "postgres": 0, "spark_worker": 0,
+                      "disk_full": 0}
+        self.undo: list[tuple[float, str, Callable[[], None]]] = []  # (when, what, how): faults to end
+        self.db_down = False  # PostgreSQL killed and not started again yet
+        self.disk: Path | None = None  # DISK_OUTPUT's tmpfs
         self.t0 = now()
         self.pg_dir: Path | None = None
         self.reference_procs: list[subprocess.Popen] = []
@@ -111,9 +123,14 @@ class Soak:
     def prepare_data(self) -> None:
         from event_replay.samples.days import generate_days, write_days
 
+        if os.path.ismount(self.work / "disk"):  # an earlier soak's, left by a crash
+            unmount(self.work / "disk")
         if self.work.exists():
             shutil.rmtree(self.work)
         self.work.mkdir(parents=True)
+        self.disk = mount_tmpfs(DISK_SIZE, self.work / "disk")
+        if self.disk is None:
+            self.say(f"cannot mount a tmpfs for {DISK_OUTPUT} (needs root): no disk-full faults")
         a = self.args
         self.source = self.work / "data"
         write_days(self.source, generate_days(FIRST_DAY, days=a.days, rows_per_day=a.rows_per_day, splits=3,
@@ -130,7 +147,12 @@ class Soak:
         self.outputs = {"shared": SETTINGS[0]}
         for i in range(1, a.active - a.active // 2 + 1):
             self.outputs[f"own-{i}"] = SETTINGS[i % len(SETTINGS)] if a.varied else SETTINGS[0]
-        self.configs = {name: self.write_config(name, self.work / "out" / name, s) for name, s in self.outputs.items()}
+        self.configs = {name: self.write_config(name, self.output_dir(name), s) for name, s in self.outputs.items()}
+
+    def output_dir(self, name: str) -> Path:
+        """Where an output lives: DISK_OUTPUT on a disk of its own (`<work>/disk`, a tmpfs when it can be mounted:
+        the chaos fills it up), the others under `<work>/out`."""
+        return self.work / "disk" / name if name == DISK_OUTPUT else self.work / "out" / name
 
     def write_config(self, name: str, out: Path, s: dict) -> Path:
         import yaml
@@ -169,14 +191,7 @@ class Soak:
         self.spark_procs.append(_start_spark([spark_class, "org.apache.spark.deploy.master.Master", "--host",
                                               "127.0.0.1", "--port", str(a.master_port), "--webui-port",
                                               str(a.master_ui_port)], env, base / "master.log", base))
-        cores = max(1, -(-a.active // a.workers))  # every concurrent replay gets one executor core
-        for i in range(a.workers):
-            (base / f"worker-{i}").mkdir()
-            self.spark_procs.append(_start_spark(
-                [spark_class, "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--port",
-                 str(free_port()), "--webui-port", str(free_port()), "--cores", str(cores), "--memory",
-                 f"{cores * 700}m", "--work-dir", str(base / f"worker-{i}"), self.master_url],
-                env, base / f"worker-{i}.log", base))
+        self.workers = [self.start_worker(i) for i in range(a.workers)]
         deadline = now() + 300
         while True:
             try:
@@ -189,7 +204,21 @@ class Soak:
             if now() > deadline or any(p.poll() is not None for p in self.spark_procs):
                 raise RuntimeError(f"the Spark cluster did not come up (logs in {base})")
             time.sleep(1)
-        self.say(f"spark standalone: {self.master_url}, {a.workers} workers x {cores} cores")
+        self.say(f"spark standalone: {self.master_url}, {a.workers} workers x {self.worker_cores} cores")
+
+    def start_worker(self, i: int, log: str | None = None) -> subprocess.Popen:
+        """Spark worker i (in its own process group), on new ports: also after the chaos killed it (`log`: a log
+        of its own for the new start)."""
+        base = self.work / "spark"
+        self.worker_cores = max(1, -(-self.args.active // self.args.workers))  # each concurrent replay: one core
+        (base / f"worker-{i}").mkdir(exist_ok=True)
+        p = _start_spark([str(spark_home() / "bin" / "spark-class"), "org.apache.spark.deploy.worker.Worker",
+                          "--host", "127.0.0.1", "--port", str(free_port()), "--webui-port", str(free_port()),
+                          "--cores", str(self.worker_cores), "--memory", f"{self.worker_cores * 700}m",
+                          "--work-dir", str(base / f"worker-{i}"), self.master_url],
+                         _process_env(base), base / (log or f"worker-{i}.log"), base)
+        self.spark_procs.append(p)
+        return p
 
     def airflow_env(self, db_url: str) -> dict[str, str]:
         a = self.args
@@ -299,8 +328,8 @@ class Soak:
         return {r: s for r, s in rows if r in self.runs}
 
     # --- chaos ---------------------------------------------------------------------------------------------------
-    def drivers(self) -> list[tuple[int, str]]:
-        """(pid, 'driver_jvm' | 'driver_python') of every running replay Spark driver."""
+    def drivers(self) -> list[tuple[int, str, str]]:
+        """(pid, 'driver_jvm' | 'driver_python', command line) of every running replay Spark driver."""
         found = []
         for d in Path("/proc").iterdir():
             if not d.name.isdigit():
@@ -313,26 +342,43 @@ class Soak:
             if "jobs/replay_job.py" not in text or str(self.work) not in text:  # ours only (the config's path)
                 continue
             if "org.apache.spark.deploy.SparkSubmit" in text:
-                found.append((int(d.name), "driver_jvm"))
+                found.append((int(d.name), "driver_jvm", text))
             elif "python" in Path(cmd[0].decode(errors="replace")).name and "spark-submit" not in text:
-                found.append((int(d.name), "driver_python"))
+                found.append((int(d.name), "driver_python", text))
         return found
 
     def chaos(self) -> None:
+        """One fault at random. A killed scheduler takes every running task along (the next one resets them: Airflow's
+        LocalExecutor cannot adopt another scheduler's tasks), so a driver is twice as likely when there is one; the
+        disk fills up only while a chunk of its output runs (its task's job meets the full disk)."""
         drivers = self.drivers()
-        # A killed scheduler takes every running task along (the next one resets them: Airflow's LocalExecutor cannot
-        # adopt another scheduler's tasks), so it is one kill in three when a driver is there to kill instead.
-        choices = ["scheduler_group"] + (["driver"] * 2 if drivers else [])
+        choices = ["scheduler_group", "postgres", "spark_worker"] + (["driver"] * 2 if drivers else [])
+        if self.disk is not None and any(str(self.disk) in text for _, _, text in drivers):
+            choices.append("disk_full")
         what = self.rng.choice(choices)
-        if what == "driver":
-            pid, kind = self.rng.choice(drivers)
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                return
-            self.kills[kind] += 1
-            self.event("kill", target=kind, pid=pid)
+        getattr(self, f"fault_{what}")(drivers)
+
+    def later(self, seconds: float, what: str, how: Callable[[], None]) -> None:
+        self.undo.append((now() + seconds, what, how))
+
+    def end_faults(self, every: bool = False) -> None:
+        """End the faults whose time has come (`every`: all of them, as the soak time is up)."""
+        for item in sorted(self.undo, key=lambda u: u[0]):
+            if every or now() >= item[0]:
+                self.undo.remove(item)
+                item[2]()
+                self.event("fault_ended", what=item[1])
+
+    def fault_driver(self, drivers: list[tuple[int, str, str]]) -> None:
+        pid, kind, _ = self.rng.choice(drivers)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
             return
+        self.kills[kind] += 1
+        self.event("kill", target=kind, pid=pid)
+
+    def fault_scheduler_group(self, drivers: list[tuple[int, str, str]]) -> None:
         # The scheduler with its whole process group (its LocalExecutor workers, their tasks and spark-submits), as a
         # restarted container or host loses them. Its main process alone is not killed: its forked workers would
         # keep its database connection open, and with it the transaction holding its DAG runs' rows locked, so no
@@ -340,11 +386,43 @@ class Soak:
         p = self.procs["scheduler"]
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
-        self.kills[what] += 1
-        self.event("kill", target=what, pid=p.pid)
+        self.kills["scheduler_group"] += 1
+        self.event("kill", target="scheduler_group", pid=p.pid)
         time.sleep(self.rng.uniform(2, 15))
         q = self.start_service("scheduler", "scheduler")
         self.event("restart", target="scheduler", pid=q.pid)
+
+    def fault_postgres(self, drivers: list[tuple[int, str, str]]) -> None:
+        """The metadata database dies (postmaster and backends at once) and comes back 5-30 s later: Airflow's
+        services and tasks lose it meanwhile (the Spark jobs do not need it)."""
+        pid = kill_postgres(self.pg_dir / "cluster")
+        self.db_down = True
+        self.kills["postgres"] += 1
+        self.event("kill", target="postgres", pid=pid)
+        self.later(self.rng.uniform(5, 30), "postgres started again", self.restart_postgres)
+
+    def restart_postgres(self) -> None:
+        restart_postgres(self.pg_dir / "cluster")
+        self.db_down = False
+
+    def fault_spark_worker(self, drivers: list[tuple[int, str, str]]) -> None:
+        """A Spark worker's host is lost (the Worker JVM and its executors) and a new one joins 5-30 s later."""
+        i = self.rng.randrange(len(self.workers))
+        kill_group(self.workers[i].pid)
+        self.workers[i].wait()
+        self.kills["spark_worker"] += 1
+        self.event("kill", target="spark_worker", worker=i, pid=self.workers[i].pid)
+        n = self.kills["spark_worker"]
+        self.later(self.rng.uniform(5, 30), f"spark worker {i} started again",
+                   lambda: self.workers.__setitem__(i, self.start_worker(i, log=f"worker-{i}-{n}.log")))
+
+    def fault_disk_full(self, drivers: list[tuple[int, str, str]]) -> None:
+        """DISK_OUTPUT's disk fills up during one of its chunks, and is freed 20-60 s later (the task's retries
+        meet it full, then not)."""
+        fill(self.disk)
+        self.kills["disk_full"] += 1
+        self.event("fault", target="disk_full", disk=str(self.disk))
+        self.later(self.rng.uniform(20, 60), "disk freed", lambda: free(self.disk))
 
     # --- the soak ------------------------------------------------------------------------------------------------
     def soak(self) -> None:
@@ -355,6 +433,10 @@ class Soak:
         self.soak_start = now()
         next_kill = now() + a.min_gap + self.rng.expovariate(1 / max(1.0, a.kill_every - a.min_gap))
         while now() < end and not self.stop_drain:
+            self.end_faults()
+            if self.db_down:  # nothing to ask Airflow until its database is back
+                time.sleep(2)
+                continue
             states = self.run_states()
             active = [r for r in self.runs if states.get(r) not in ("success", "failed")]
             by_output = {}
@@ -375,6 +457,7 @@ class Soak:
         if self.stop_drain:  # SIGUSR1 during the soak: it ends now (the next SIGUSR1 ends the drain)
             self.event("soak_stopped", by="SIGUSR1")
             self.stop_drain = False
+        self.end_faults(every=True)
         self.soak_seconds = now() - self.soak_start
         self.say(f"soak time up ({self.soak_seconds / 60:.1f} min): no more triggers or kills; draining")
         deadline = now() + a.drain_minutes * 60
@@ -426,11 +509,18 @@ class Soak:
                 except ProcessLookupError:
                     pass
         # A driver orphaned by a killed scheduler group is in no group of ours any more: end it too.
-        for pid, _ in self.drivers():
+        for pid, _, _ in self.drivers():
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+    def release_disk(self) -> None:
+        """DISK_OUTPUT's tmpfs freed and unmounted, what it holds kept at the same path (the checks, --check-only)."""
+        if self.disk is not None:
+            free(self.disk)
+            unmount(self.disk, keep=True)
+            self.disk = None
 
     def stop_postgres(self) -> None:
         if self.pg_dir is not None:
@@ -458,6 +548,10 @@ class Soak:
             "task_tries_in_history": history,
             "partition_commits": len(re.findall(r"replay: partition \d+ of \d+ \S+.*committed in", logs)),
             "lock_refusals": len(re.findall(r"replay: refused: output .* is locked by pid", logs)),
+            "turn_waits": len(re.findall(r"waiting for run \S+ \(DAG \S+\): it holds the output", logs)),
+            "driver_waits": len(re.findall(r"waiting for pid \d+ on \S+ .*: it holds the job's lock", logs)),
+            "runs_already_committed": len(re.findall(r"nothing replayed: all \d+ partitions are already committed",
+                                                     logs)),
             "stale_commits_rolled_forward": len(re.findall(r"rolled forward the interrupted commit", logs)),
             "orphan_staging_removed": len(re.findall(r"removed _staging-\S+ \(left by a run", logs)),
             "ranges_resumed": len(re.findall(r"replay: resuming \S+ after", logs)),
@@ -516,7 +610,7 @@ class Soak:
         return out
 
     def check_output(self, name: str) -> dict:
-        out = self.work / "out" / name
+        out = self.output_dir(name)
         problems: list[str] = []
         left = sorted(p.name for p in out.iterdir() if p.name.startswith("_") and p.name not in ("_state", "_airflow")) \
             if out.is_dir() else ["(no output folder)"]
@@ -585,7 +679,7 @@ class Soak:
         """Every successful run's report (report.json, written by its report task) says every partition complete."""
         problems = []
         for run_id, r in self.runs.items():
-            report = self.work / "out" / r["output"] / "_airflow" / run_id / "report.json"
+            report = self.output_dir(r["output"]) / "_airflow" / run_id / "report.json"
             if report.exists():
                 rep = json.loads(report.read_text())
                 if not rep.get("complete"):
@@ -649,6 +743,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         s.stop()
         s.stop_postgres()
+        s.release_disk()
     result["kills"] = dict(s.kills)
     result["soak_minutes"] = round(s.soak_seconds / 60, 1)
     result["drain_minutes"] = round(s.drain_seconds / 60, 1)
@@ -704,8 +799,13 @@ def render(r: dict) -> str:
              f"| partitions committed (commits in the task logs) | {f['partition_commits']} |",
              f"| kill -9 scheduler (with its group) / driver JVM / driver Python | {k['scheduler_group']} / "
              f"{k['driver_jvm']} / {k['driver_python']} |",
+             f"| kill -9 PostgreSQL (restarted) / a Spark worker (restarted) / the disk of {DISK_OUTPUT} filled during "
+             f"a chunk | {k.get('postgres', 0)} / {k.get('spark_worker', 0)} / {k.get('disk_full', 0)} |",
              f"| task retries (all tasks / replay_partitions) | {f['task_retries']} / {f['replay_task_retries']} |",
-             f"| refusals at the lock | {f['lock_refusals']} |",
+             f"| refusals at the lock / waits for an output's turn / for a driver left holding the lock | "
+             f"{f['lock_refusals']} / {f.get('turn_waits', '-')} / {f.get('driver_waits', '-')} |",
+             f"| runs that found their range already committed (nothing replayed) | "
+             f"{f.get('runs_already_committed', '-')} |",
              f"| interrupted commits rolled forward / orphan staging removed / ranges resumed | "
              f"{f['stale_commits_rolled_forward']} / {f['orphan_staging_removed']} / {f['ranges_resumed']} |",
              f"| partitions lost or differing from an uninterrupted run | {r['partitions_lost_or_wrong']} |", ""]

@@ -2,8 +2,8 @@
 
 Each case runs a small driver in its own process, as `replay` runs: a session from build_session, the work under
 exits.guarded. The failures are real: a heap really exhausted, Spark's scheduler thread really stopped, the context
-really stopped by Spark while a job waits, the JVM really killed. Without the watchdog all but the first would wait
-forever (the timeout here fails the test).
+really stopped by Spark while a job waits, a stop that never ends, the JVM really killed. Without the watchdog all
+but the first would wait forever (the timeout here fails the test).
 """
 from __future__ import annotations
 
@@ -48,6 +48,15 @@ STOP_SCHEDULER = "\n    ".join([
     't.interrupt()',
     'while t.isAlive(): time.sleep(0.05)',
     'time.sleep(200)  # the program at its own work: it would return 0 after it if nothing ended the run'])
+# A job of one task whose accumulator update Spark's scheduler thread is merging (it waits for the driver's Python
+# side, HeldMerge.addInPlace, to answer) when this ends: the program defines HeldMerge before it.
+HELD_UPDATE = "\n    ".join([
+    'held = spark.sparkContext.accumulator(0, HeldMerge())',
+    'threading.Thread(target=lambda: spark.sparkContext.parallelize([1], 1).foreach(lambda _: held.add(1)), '
+    'daemon=True).start()',
+    't = next(t for t in spark._jvm.java.lang.Thread.getAllStackTraces().keySet().toArray() '
+    'if t.getName() == "dag-scheduler-event-loop")',
+    'while not any("PythonAccumulatorV2" in str(f) for f in t.getStackTrace()): time.sleep(0.1)'])
 # Spark stops the context on its own (stopInNewThread: what its scheduler does when an event fails) while the
 # scheduler thread is in the middle of an event (merging a task's accumulator update: it waits for the driver's
 # Python side, which answers once the program's next job is queued). The stop ends the scheduler thread before that
@@ -65,12 +74,7 @@ STRANDED_JOB = "\n    ".join([
     '            while jsc.dagScheduler().numTotalJobs() < 2: time.sleep(0.1)  # job 1, the program\'s, is queued',
     '            time.sleep(1); jsc.stopInNewThread(); threading.Event().wait()',
     '        return a + b',
-    'held = spark.sparkContext.accumulator(0, HeldMerge())',
-    'threading.Thread(target=lambda: spark.sparkContext.parallelize([1], 1).foreach(lambda _: held.add(1)), '
-    'daemon=True).start()',
-    't = next(t for t in spark._jvm.java.lang.Thread.getAllStackTraces().keySet().toArray() '
-    'if t.getName() == "dag-scheduler-event-loop")',
-    'while not any("PythonAccumulatorV2" in str(f) for f in t.getStackTrace()): time.sleep(0.1)',
+    HELD_UPDATE,
     'spark.sparkContext.parallelize([1], 1).count()'])
 # The program stops its own session, and the stop takes longer than the watchdog's grace for a context that stops
 # on its own: a listener of the program is slow to see the application end (the stop waits for the listeners).
@@ -86,6 +90,36 @@ SLOW_OWN_STOP = "\n    ".join([
     'ensure_callback_server_started(spark.sparkContext._gateway)',
     'spark._jsc.sc().addSparkListener(SlowToSeeTheEnd())',
     'spark.range(10).count(); spark.stop()'])
+# The program stops its session and the stop never ends (a listener that never returns from the application's end:
+# the stop waits for the listeners). The bound for a stop the program asked for is 5 minutes; a few seconds here
+# keep the test short (SLOW_OWN_STOP shows a stop longer than the other bound is still left alone).
+STALLED_OWN_STOP = "\n    ".join([
+    'import event_replay.fatal as fatal',
+    'fatal._ASKED_STOP_BOUND_S = 4',
+    SLOW_OWN_STOP.format(seconds=3600)])
+# Spark stops the context on its own (stopInNewThread, as on a failed scheduler event) while the scheduler thread
+# waits for the driver's Python side to merge an accumulator update, which never answers; the program then stops
+# its session itself (as `replay run` does on its job's error): the JVM's part returns at once (already stopped), the
+# Python part waits for the accumulator server, whose handler never returns. The watchdog must still end the run
+# though the program is in a stop it asked for (it used to stop watching: the program had asked). The program asks
+# once the watchdog has seen Spark's stop (so the line does not depend on which stop it saw first), or 20 s after
+# Spark's stop whatever it saw, well within the 30 s grace: a watchdog that never says it saw the stop still meets
+# the program's stop.
+STALLED_STOP_AFTER_SPARKS = "\n    ".join([
+    'import threading, time',
+    'import event_replay.fatal as fatal',
+    'from pyspark.accumulators import AccumulatorParam',
+    'driver = os.getpid()',
+    'class HeldMerge(AccumulatorParam):',
+    '    def zero(self, value): return 0',
+    '    def addInPlace(self, a, b):',
+    '        if os.getpid() == driver: threading.Event().wait()  # the driver\'s merge never returns',
+    '        return a + b',
+    HELD_UPDATE,
+    'spark._jsc.sc().stopInNewThread()',
+    'asked_at = time.monotonic() + 20',
+    'while fatal._watched.get("stop_seen") is None and time.monotonic() < asked_at: time.sleep(0.05)',
+    'spark.stop()'])
 KILL_JVM = ('os.kill(spark._jvm.java.lang.ProcessHandle.current().pid(), signal.SIGKILL); '
             'spark.range(10).count()')
 
@@ -131,6 +165,21 @@ def test_a_stop_the_program_asked_for_may_take_longer_than_the_grace():
     proc, _ = run_driver(SLOW_OWN_STOP.format(seconds=_UNASKED_STOP_GRACE_S + 10))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert replay_lines(proc.stderr) == [], proc.stderr[-3000:]
+
+
+def test_a_stop_the_program_asked_for_that_stalls_ends_the_run():
+    proc, _ = run_driver(STALLED_OWN_STOP)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    lines = replay_lines(proc.stderr)
+    assert lines == ["replay: Spark's context did not finish stopping in 4 s (its error, if any, is above): the run "
+                     "cannot finish"], proc.stderr[-3000:]
+
+
+def test_the_programs_stop_stalling_after_spark_stopped_the_context_ends_the_run():
+    proc, _ = run_driver(STALLED_STOP_AFTER_SPARKS)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    lines = replay_lines(proc.stderr)
+    assert lines == [lines[0]] and "context stopped on its own" in lines[0], proc.stderr[-3000:]
 
 
 def test_a_killed_jvm_gives_one_line_not_a_py4j_traceback():

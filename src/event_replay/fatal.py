@@ -4,10 +4,15 @@ An OutOfMemoryError in a thread of Spark's driver (its scheduler, a broadcast, a
 thread and nothing else: the job waits forever for an answer, and an Airflow task waits until its timeout. So the
 driver's JVM runs with `-XX:+ExitOnOutOfMemoryError` (spark.py adds it), and a watchdog thread of the Python driver
 (`watch`) checks every few seconds that the JVM still lives, that Spark's scheduler thread still runs, and that
-the context stops only when the program asks (SparkContext.stop). When the JVM or the scheduler is gone, or the
-context stopped on its own (as on a failed scheduler event, which can leave a job waiting forever) and the run has
-not ended 30 s later, it prints the cause, kills the JVM it started (if it did) and exits the process with 1;
-`exits.guarded` gives the same line when the main thread noticed first (a py4j call that lost its JVM).
+the context stops only when the program asks (SparkContext.stop). When the JVM or the scheduler is gone, or a stop
+of the context has not ended the run within its bound, it prints the cause, kills the JVM it started (if it did)
+and exits the process with 1; `exits.guarded` gives the same line when the main thread noticed first (a py4j call
+that lost its JVM). Every stop is bounded from the moment the watchdog first sees it (the JVM's context stopping,
+or a thread of the program in SparkContext.stop), and watched until the program's stop is done, its Python part
+too: a context that stopped on its own (as on a failed scheduler event, which can leave a job waiting forever, or
+the program's own stop, called on the job's error, stalled) gets 30 s for the run to end; a stop the program asked
+for gets 5 minutes to finish (one that waits for a listener, or for an accumulator update that never comes, would
+hang the run).
 
 A process that exits this way leaves its output lock and staging folder; the next run on the output removes both
 (the lock's holder is a dead pid on this host: io/lock.py; orphan staging: io/commit.py).
@@ -30,8 +35,11 @@ _SCHEDULER_THREAD = "dag-scheduler-event-loop"
 _PERIOD_S = 2.0
 _LOST_WAIT_S = 30.0
 _UNASKED_STOP_GRACE_S = 30.0  # for the program to end by itself (its error) once its context stopped on its own
+# For a stop the program asked for to finish: a healthy one takes seconds (a cluster's executors, an event log to
+# upload: a minute at worst); one that waits for a listener or a thread that never returns would hang the run.
+_ASKED_STOP_BOUND_S = 300.0
 
-_watched: dict = {}  # the watched context's JVM process and heap, for `death_line`
+_watched: dict = {}  # the watched context's JVM process and heap, for `death_line`; how its stop was first seen
 _stop = threading.Event()  # set at interpreter exit: a JVM ending with the process is no failure
 
 
@@ -50,7 +58,7 @@ def watch(spark, prog: str = "replay") -> None:
         atexit.register(_stop.set)
         # py4j logs every lost connection with a traceback on the root logger; the line of death_line says it.
         logging.getLogger().addFilter(_LostConnectionChatter())
-    _watched.update(context=sc, proc=getattr(sc._gateway, "proc", None), prog=prog,
+    _watched.update(context=sc, proc=getattr(sc._gateway, "proc", None), prog=prog, stop_seen=None,
                     heap_mb=int(sc._jvm.java.lang.Runtime.getRuntime().maxMemory()) >> 20,
                     memory=sc.getConf().get("spark.driver.memory", "1g"))
     threading.Thread(target=_loop, args=(sc, _scheduler_thread(sc)), name="replay-jvm-watchdog",
@@ -95,26 +103,44 @@ def _lost_connection(error: BaseException | None) -> tuple[bool, bool]:
 
 
 def _loop(sc, scheduler) -> None:
-    unasked_since = None  # when the context was first seen stopping though the program had not asked
+    stop = None  # (when first seen, whether the program asked) once the context is seen stopping: it never un-stops
     while not _stop.wait(_PERIOD_S):
-        if sc._jsc is None or _watched.get("context") is not sc:
-            return  # the program stopped the context (or replaced it): nothing of it to watch
+        if _watched.get("context") is not sc:
+            return  # the program replaced the context: nothing of this one to watch
+        asked = _stop_asked()
+        if sc._jsc is None and not asked:
+            return  # the program's stop is done (SparkContext.stop sets _jsc to None, then ends its Python part)
         scheduler_runs, stopping = _context_state(sc, scheduler)
-        if not stopping or _stop_asked():
-            unasked_since = None
-        elif unasked_since is None:
-            unasked_since = time.monotonic()
+        if stop is None and (stopping or asked):
+            stop = (time.monotonic(), asked)
+            _watched["stop_seen"] = "asked" if asked else "on its own"
         line = death_line()
-        if line is None and not scheduler_runs and not stopping:  # a stop ends the scheduler thread too
+        if line is None and not scheduler_runs and stop is None:  # a stop ends the scheduler thread too
             line = (f"{_watched['prog']}: Spark's scheduler thread died (its error is above): the run cannot "
                     "finish; if it was an OutOfMemoryError, raise spark.driver.memory")
-        if line is None and unasked_since is not None and time.monotonic() - unasked_since >= _UNASKED_STOP_GRACE_S:
-            line = (f"{_watched['prog']}: Spark's context stopped on its own (its error is above) and the run had not "
-                    f"ended {_UNASKED_STOP_GRACE_S:.0f} s later: it cannot finish")
+        line = line or _stalled_stop_line(stop)
         if line is not None and not _stop.is_set():
             print(line, file=sys.stderr, flush=True)
             _kill_started_jvm()
             os._exit(1)
+
+
+def _stalled_stop_line(stop: tuple[float, bool] | None) -> str | None:
+    """The line for a stop that has not ended the run in its bound (None while within it, or without a stop): a
+    context that stopped on its own gets _UNASKED_STOP_GRACE_S for the program to end by itself, a stop the program
+    asked for _ASKED_STOP_BOUND_S to finish (the same clock when the program asks after Spark stopped the context:
+    the first sight counts)."""
+    if stop is None:
+        return None
+    since, asked = stop
+    bound = _ASKED_STOP_BOUND_S if asked else _UNASKED_STOP_GRACE_S
+    if time.monotonic() - since < bound:
+        return None
+    if asked:
+        return (f"{_watched['prog']}: Spark's context did not finish stopping in {bound:.0f} s (its error, if any, is "
+                "above): the run cannot finish")
+    return (f"{_watched['prog']}: Spark's context stopped on its own (its error is above) and the run had not ended "
+            f"{bound:.0f} s later: it cannot finish")
 
 
 def _kill_started_jvm() -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from event_replay.orchestration.committed import config_fingerprint
 from event_replay.orchestration.record import (find_run, input_fingerprint, new_record, project_version,
                                                read_record, verify, verify_line, write_record)
 
@@ -32,6 +33,7 @@ def run(tmp_path):
     planned = {"plan": {"runs": [{"partition": d} for d in ("2024-01-01", "2024-01-02", "2024-01-03")],
                         "missing": ["2024-01-03"]},
                "source_path": str(src), "config_path": str(job), "config_file": "jobs/configs/x.yaml",
+               "config_raw": {"source": {"path": str(src)}}, "output_path": str(tmp_path / "out"),
                "start": "2024-01-01", "end": "2024-01-03"}
     folder = job.parent
     write_record(folder, new_record(planned, "event_time_backfill", "manual__1"))
@@ -43,7 +45,11 @@ def test_the_record_names_version_config_input_and_spark(run):
     rec = read_record(folder)
     assert rec["run_id"] == "manual__1" and rec["dag_id"] == "event_time_backfill"
     assert rec["config"] == {"file": "jobs/configs/x.yaml", "effective": str(folder / "job.yaml"),
-                             "resolved": {"source": {"path": "log"}}}
+                             "resolved": {"source": {"path": "log"}},
+                             "fingerprint": config_fingerprint({"source": {"path": str(src)}})}
+    # What tells an identical run (committed.py): the output, and each partition's place in the plan.
+    assert rec["request"]["output"] == str(folder.parent.parent)
+    assert rec["request"]["runs"] == [{"partition": d} for d in ("2024-01-01", "2024-01-02", "2024-01-03")]
     assert rec["project"]["version"] == "0.1.0" and rec["spark"]["version"].startswith("4.")
     parts = rec["input"]["partitions"]
     assert [f["path"] for f in parts["2024-01-01"]["files"]] == ["part-0.parquet", "part-1.parquet"]  # no _, no .

@@ -15,14 +15,13 @@ failpoint and the tmpfs.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 
+from chaos import fill, mount_tmpfs, unmount
 from decoded import digests
 from event_replay.io.commit import NoSpaceError
 from event_replay.io.lock import LOCK
@@ -110,30 +109,9 @@ def test_replay_run_says_it_in_one_line(source, tmp_path):
     assert sorted(os.listdir(out)) in ([], ["_range.json"])  # nothing committed, no staging, no lock
 
 
-def _mount_tmpfs(size: str) -> Path | None:
-    if os.geteuid() != 0 or not shutil.which("mount"):
-        return None
-    where = Path(tempfile.mkdtemp(prefix="replay-tmpfs-"))
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True,
-                          text=True)
-    if proc.returncode != 0:
-        where.rmdir()
-        return None
-    return where
-
-
-def _fill(where: Path, leave: int) -> Path:
-    """A file that takes all of the file system's free space but `leave` bytes."""
-    st = os.statvfs(where)
-    filler = where / "filler"
-    with open(filler, "wb") as f:
-        f.write(b"\0" * max(0, st.f_bavail * st.f_frsize - leave))
-    return filler
-
-
 @pytest.mark.slow
 def test_a_really_full_tmpfs(spark, source):
-    where = _mount_tmpfs("5m")
+    where = mount_tmpfs("5m")
     if where is None:
         pytest.skip("cannot mount a tmpfs here (needs root and a kernel that allows it): the failpoint cases cover "
                     "the same paths")
@@ -141,7 +119,7 @@ def test_a_really_full_tmpfs(spark, source):
         out = where / "out"
         _, changed, previous = _previous_and_next(spark, source, out)
         for leave in (64 * 1024, 16 * 1024, 4 * 1024):  # the first failing write differs with the room left
-            filler = _fill(where, leave)
+            filler = fill(where, leave)
             with pytest.raises(NoSpaceError) as exc:
                 run_range(spark, changed, REQUEST, progress=_quiet)
             _check_untouched(out, previous, str(exc.value))
@@ -151,5 +129,4 @@ def test_a_really_full_tmpfs(spark, source):
         run_range(spark, parse_config(_cfg_dict(source, fresh, size="20s")), REQUEST, progress=_quiet)
         assert digests(out) == digests(fresh)
     finally:
-        subprocess.run(["umount", "-l", str(where)], capture_output=True)
-        shutil.rmtree(where, ignore_errors=True)
+        unmount(where)

@@ -6,6 +6,9 @@ second run on the same output fails at once with a message naming the holder (it
 e.g. an Airflow retry, decides when to try again). A lock left by a killed run is broken only when it is
 provably stale: same host and the pid no longer exists. A lock from another host is never broken
 automatically (we cannot see its processes): the message says which file to delete once that run is known dead.
+
+`take` and `release` are the lock file's two steps for a caller that waits instead of failing (a DAG run's turn at
+an output: orchestration/turn.py): one attempt that breaks a stale holder at once, and a release of our own lock.
 """
 from __future__ import annotations
 
@@ -48,7 +51,13 @@ def _stale(holder: dict) -> bool:
         and not _pid_alive(holder["pid"])
 
 
-def _describe(holder: dict | None, raw: str | None) -> str:
+def held_here(holder: dict | None) -> bool:
+    """The lock's holder is a live process of this host (never true of an unreadable lock or another host's)."""
+    return bool(holder) and holder.get("host") == socket.gethostname() and isinstance(holder.get("pid"), int) \
+        and _pid_alive(holder["pid"])
+
+
+def describe(holder: dict | None, raw: str | None) -> str:
     if not holder:
         return f"an unreadable lock ({raw!r})"
     return (f"pid {holder.get('pid')} on {holder.get('host')} since {holder.get('started')} "
@@ -70,6 +79,49 @@ def read_holder(fs: Fs, path: str, patience_s: float = 2.0) -> tuple[str | None,
         time.sleep(0.05)
 
 
+def utc_now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def holder_record(args: list[str] | None = None, **about) -> dict:
+    """What a lock file says of its holder: this process (host, pid), a token, when, its arguments, and `about`
+    (e.g. the DAG run holding an output's turn)."""
+    return {"host": socket.gethostname(), "pid": os.getpid(), "token": uuid.uuid4().hex, "started": utc_now(),
+            "args": list(args if args is not None else sys.argv), **about}
+
+
+def take(fs: Fs, path: str, text: str) -> tuple[bool, str | None, dict | None]:
+    """One attempt at the lock file `path` with our `text`: (taken, and if not, the holder's text and holder).
+    A provably stale holder (io/lock.py's module doc) is broken and the lock competed for again, at once."""
+    for attempt in range(2):
+        if fs.create_exclusive(path, text):
+            return True, None, None
+        raw, holder = read_holder(fs, path)
+        if attempt == 0 and raw is None:
+            continue  # released between our create and our read: compete again
+        if attempt == 0 and holder is not None and _stale(holder):
+            # Move the dead holder's lock aside (one rename wins if two runs try), check it was that lock,
+            # then compete for a fresh one with the atomic create.
+            aside = f"{path}.stale-{uuid.uuid4().hex[:8]}"
+            if fs.rename(path, aside):
+                moved = fs.read_text(aside)
+                fs.delete(aside)
+                if moved is not None and moved != raw:
+                    fs.create_exclusive(path, moved)  # a live lock taken meanwhile: put it back
+            continue
+        return False, raw, holder
+    return False, None, None
+
+
+def release(fs: Fs, path: str, text: str) -> None:
+    """Remove the lock file if it is still ours (never another holder's)."""
+    try:
+        if fs.read_text(path) == text:
+            fs.delete(path)
+    except Exception:  # noqa: BLE001 - the run's own outcome matters more than a failed unlock
+        pass
+
+
 @contextmanager
 def output_lock(output: str, spark=None, args: list[str] | None = None, fs: Fs | None = None) -> Iterator[str]:
     """Hold `<output>/_lock` for the duration of the block; raise OutputLocked if someone else holds it."""
@@ -80,37 +132,16 @@ def output_lock(output: str, spark=None, args: list[str] | None = None, fs: Fs |
     fs = fs or fs_for(key, spark)
     fs.mkdirs(key)
     path = lock_path(key)
-    me = {"host": socket.gethostname(), "pid": os.getpid(), "token": uuid.uuid4().hex,
-          "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-          "args": list(args if args is not None else sys.argv)}
-    text = json.dumps(me, sort_keys=True)
-    for attempt in range(2):
-        if fs.create_exclusive(path, text):
-            break
-        raw, holder = read_holder(fs, path)
-        if attempt == 0 and raw is None:
-            continue  # released between our create and our read: compete again
-        if attempt == 0 and holder is not None and _stale(holder):
-            # Move the dead holder's lock aside (one rename wins if two runs try), check it was that lock,
-            # then compete for a fresh one with the atomic create.
-            aside = f"{path}.stale-{me['token'][:8]}"
-            if fs.rename(path, aside):
-                moved = fs.read_text(aside)
-                fs.delete(aside)
-                if moved is not None and moved != raw:
-                    fs.create_exclusive(path, moved)  # a live lock taken meanwhile: put it back
-            continue
-        raise OutputLocked(f"output {key} is locked by {_describe(holder, raw)}: another replay of this job "
-                           f"is writing it. Wait for it to finish; if it is dead, delete {path}")
-    else:
+    text = json.dumps(holder_record(args), sort_keys=True)
+    taken, raw, holder = take(fs, path, text)
+    if not taken and raw is None and holder is None:
         raise OutputLocked(f"output {key}: could not take the lock {path}")
+    if not taken:
+        raise OutputLocked(f"output {key} is locked by {describe(holder, raw)}: another replay of this job "
+                           f"is writing it. Wait for it to finish; if it is dead, delete {path}")
     _HELD.add(key)
     try:
         yield path
     finally:
         _HELD.discard(key)
-        try:
-            if fs.read_text(path) == text:  # never remove a lock that is not ours
-                fs.delete(path)
-        except Exception:  # noqa: BLE001 - the run's own outcome matters more than a failed unlock
-            pass
+        release(fs, path, text)

@@ -332,6 +332,10 @@ def airflow_params(project_dir: str | Path, *, nightly: bool = False) -> dict[st
                                      description="How long after the day ends the run waits for its dt= folder; "
                                                  "past that it is skipped (replay the day later with a "
                                                  "backfill).")
+    params["force"] = Param(False, type="boolean", title="Replay even if already committed",
+                            description="Off: partitions that an earlier run with the same config and the same "
+                                        "input committed are not replayed again (the log says by which run). On: "
+                                        "they are replayed anyway.")
     params["run_data_quality"] = Param(True, type="boolean", title="Data quality and why-report",
                                        description="Off: the data_quality task does nothing, so the run has no GX "
                                                    "suites, no Data Docs and no why-report (one Spark job makes "

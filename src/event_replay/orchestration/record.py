@@ -5,11 +5,22 @@ Spark job and completed after each one:
 
     {"format": 1, "dag_id": ..., "run_id": ..., "written": "2026-11-25T19:00:00+00:00",
      "project": {"version": "0.1.0", "commit": "46a2f0e...", "dirty": false},
-     "config": {"file": "jobs/configs/demo_partitioned.yaml", "effective": ".../job.yaml", "resolved": {...}},
+     "config": {"file": "jobs/configs/demo_partitioned.yaml", "effective": ".../job.yaml", "resolved": {...},
+                "fingerprint": "3b1f..."},
+     "request": {"output": "/data/out", "start": ..., "end": ..., "partitions": [...], "runs": [{"partition": ...,
+                 "first": ..., "previous": ..., "end_of_input": ..., "missing": ...}], ...},
      "input": {"source": "/data/log", "listed": true, "digest": "9f2c...", "partitions": {"2024-01-01":
                {"folder": "dt=2024-01-01", "files": [{"path": "part-0.parquet", "size": 1234, "mtime_ns": ...}]}}},
      "spark": {"version": "4.1.3", "master": "local[*]", "deploy_mode": "client"},
-     "jobs": [{"job": 1, "partitions": ["2024-01-01", ...], "seconds": 41.2, "rows_read": 15000}]}
+     "jobs": [{"job": 1, "partitions": ["2024-01-01", ...], "seconds": 41.2, "rows_read": 15000}],
+     "waiting": null, "waited": [{"for": "manual__2026-11-25T18:58", "dag_id": ..., "seconds": 312.4}]}
+
+The config fingerprint is a hash of the whole effective config; with the input listing and each partition's place
+in the plan (`request.runs`) it tells an identical run (committed.py: a run whose every partition such a run
+committed is not replayed again; then `skipped` says by which runs). `waiting` is set while the run waits for
+another run's turn at the output, or for a live Spark driver holding the job's lock (turn.py: which run, None for
+a driver; its DAG, the holder's process, since when, the lock file), and null once it goes on; `waited` lists the
+runs it waited for its turn.
 
 The input fingerprint is the listing of the planned partitions' folders (every data file, as Spark's reader sees
 them: names starting with `_` or `.` are skipped; size and modification time), so `verify` can tell whether a rerun
@@ -37,6 +48,7 @@ from ..history.partitions import Partition
 from ..io.fs import is_local, local_path
 from ..layout import AIRFLOW_FOLDER, RECORD_FILE, run_folder_name
 from ..semantics.config import load_config
+from .committed import config_fingerprint
 
 FORMAT = 1
 PROJECT_DIR = Path(__file__).resolve().parents[3]  # src/event_replay/orchestration/record.py -> the checkout
@@ -140,8 +152,10 @@ def new_record(p: Mapping[str, Any], dag_id: str | None, run_id: str | None) -> 
     return {"format": FORMAT, "dag_id": dag_id, "run_id": run_id,
             "written": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
             "project": project_version(),
-            "config": {"file": p.get("config_file"), "effective": effective, "resolved": resolved},
-            "request": {"start": p.get("start"), "end": p.get("end"), "partitions": partitions,
+            "config": {"file": p.get("config_file"), "effective": effective, "resolved": resolved,
+                       "fingerprint": config_fingerprint(p.get("config_raw"))},
+            "request": {"output": p.get("output_path"), "start": p.get("start"), "end": p.get("end"),
+                        "partitions": partitions, "runs": list(p["plan"]["runs"]),
                         "missing": list(p["plan"].get("missing") or []),
                         "partitions_per_job": p.get("partitions_per_job"), "end_of_input": p.get("end_of_input"),
                         "continue_from_state": p.get("continue_from_state")},
