@@ -56,9 +56,9 @@ def run_quality(cfg: JobConfig, folder: str | Path, run_name: str | None = None,
             "summary": report.summary(), "spark_jobs": {"gx_suites": gx_jobs, "why_report": why_jobs}}
 
 
-def _counted(spark, step: str, func, *args, **kwargs):
+def _counted(session, step: str, func, *args, **kwargs):
     """func's result and the Spark jobs it ran (spark_jobs.py: per thread, so the two steps side by side apart)."""
-    with counted(spark, step) as jobs:
+    with counted(session, step) as jobs:
         result = func(*args, **kwargs)
     return result, jobs.jobs
 

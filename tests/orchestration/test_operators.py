@@ -123,7 +123,9 @@ def test_data_quality_is_a_spark_job_whose_json_the_task_reads(worker, tmp_path)
     assert result["success"] and result["expectations"] > 0 and result["failed"] == 0, f"seed {seed}: {result}"
     assert dq == {"status": f"passed ({result['expectations']} expectations)",
                   "data_docs": str(run_dir.resolve() / "_data_docs" / "index.html"),
-                  "why_report": str(run_dir.resolve() / "why_report" / "index.html")}
+                  "why_report": str(run_dir.resolve() / "why_report" / "index.html"),
+                  "spark_jobs": result["spark_jobs"]}  # what each report cost (quality_job.py)
+    assert result["spark_jobs"]["gx_suites"] > 0 and result["spark_jobs"]["why_report"] > 0
     assert Path(dq["data_docs"]).is_file() and (run_dir / "why_report" / "summary.json").is_file()
     assert not (good / "_data_docs").exists() and not (good / "why_report").exists()  # the run's own folder
 
