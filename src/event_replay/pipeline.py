@@ -95,7 +95,11 @@ class HistoryPlan(Plan):
         raise NotImplementedError
 
     def carried(self, spark, cfg: JobConfig) -> CarriedState | None:
-        return None if self.first else continued_state(spark, cfg, self.head, self.previous)
+        state = None if self.first else continued_state(spark, cfg, self.head, self.previous)
+        # Said before the replay, in the words of the dry run: which history the run continues.
+        print(f"replay: {self.head.id} " + (f"continues the carried state of {state.manifest.partition}" if state
+                                            else "starts a new history"), file=sys.stderr, flush=True)
+        return state
 
     def config(self, cfg: JobConfig) -> JobConfig:
         return cfg.with_end_of_input(self.end_of_input)

@@ -1,13 +1,14 @@
 """Partitions of a history (history/partitions.py): a UTC day or hour parsed from its id, refused naming
 `--partition` when it is no date, its folder, the partition before it (across months, years and midnight), and the
-clock of a whole source. (tests/test_partitions.py is the partition-by-partition replay.)"""
+clock of a whole source, the ids of a range `FROM..TO`. (tests/test_partitions.py is the partition-by-partition
+replay.)"""
 from __future__ import annotations
 
 import datetime as dt
 
 import pytest
 
-from event_replay.history.partitions import Clock, Partition
+from event_replay.history.partitions import Clock, Partition, parse_range, partition_ids
 from event_replay.io.source import SourceData
 from event_replay.semantics.config_keys import ConfigError
 
@@ -57,3 +58,19 @@ def test_a_whole_source_clock_runs_from_its_first_row_to_the_end_of_input():
     assert Clock.of_source(_source(5, 20)) == Clock(5, 20, None)
     assert Clock.of_source(_source(None, None)) == Clock(0, 0)  # no row, no explicit range
     assert Clock.of_source(_source(7, None)) == Clock(7, 7)
+
+
+def test_partition_ids_of_days_and_hours():
+    assert partition_ids(*parse_range("2024-02-27..2024-03-02")) == \
+        ["2024-02-27", "2024-02-28", "2024-02-29", "2024-03-01", "2024-03-02"]
+    assert partition_ids(*parse_range("2024-01-01T22..2024-01-02T01")) == \
+        ["2024-01-01T22", "2024-01-01T23", "2024-01-02T00", "2024-01-02T01"]
+    assert partition_ids(*parse_range("2024-01-05..2024-01-05")) == ["2024-01-05"]
+    assert len(partition_ids(*parse_range("2023-01-01..2023-12-31"))) == 365
+
+
+@pytest.mark.parametrize("text,why", [("2024-01-01", "FROM..TO"), ("2024-01-03..2024-01-01", "before"),
+                                      ("2024-01-01..2024-01-02T03", "both"), ("2024-13-01..2024-12-31", "expected|month")])
+def test_bad_ranges_are_refused(text, why):
+    with pytest.raises(ConfigError, match=why):
+        parse_range(text)

@@ -1,7 +1,8 @@
 """Partitions of a history: a UTC day `YYYY-MM-DD` or hour `YYYY-MM-DDTHH` by arrival time, covering [start, end),
 and the replay clock's range (`Clock`) a replay runs over: a whole source's, a partition's or a span's. A partition
 is a clock range with the id its state is written under (`<output.path>/_state/<id>/`); its folders are
-io/partition_folders.py's."""
+io/partition_folders.py's. The one enumeration of partitions: a range's ids (`partition_ids`, a missing folder
+included) and the source's folders (`source_partitions`, on any file system io/fs.py reaches)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -72,6 +73,28 @@ class Partition:
         return Partition.parse(start.strftime("%Y-%m-%dT%H" if self.hourly else "%Y-%m-%d"))
 
 
+def parse_range(text: str) -> tuple[Partition, Partition]:
+    """`FROM..TO`, both days or both hours, FROM <= TO (inclusive)."""
+    lo, sep, hi = text.strip().partition("..")
+    if not sep:
+        raise ConfigError("--partitions", f"{text!r}: expected FROM..TO (e.g. 2024-01-01..2024-03-31)")
+    first, last = Partition.parse(lo), Partition.parse(hi)
+    if first.hourly != last.hourly:
+        raise ConfigError("--partitions", f"{text!r}: both ends must be days or both hours")
+    if last.start_ms < first.start_ms:
+        raise ConfigError("--partitions", f"{text!r}: {last.id} is before {first.id}")
+    return first, last
+
+
+def partition_ids(first: Partition, last: Partition) -> list[str]:
+    """Every day (or hour) of [first, last]: a partition without a source folder is missing, not skipped."""
+    step = first.end_ms - first.start_ms
+    fmt = "%Y-%m-%dT%H" if first.hourly else "%Y-%m-%d"
+    return [dt.datetime.fromtimestamp(ms / 1000, tz=dt.timezone.utc).strftime(fmt)
+            for ms in range(first.start_ms, last.start_ms + 1, step)]
+
+
 def source_partitions(spark, cfg: JobConfig, hourly: bool) -> list[str]:
-    """The partition ids with a folder under source.path, ascending."""
+    """The partition ids with a folder under source.path, ascending. A local source needs no Spark (`spark` None:
+    the dry run, the DAG's planner); any other file system is listed through the session's Hadoop FileSystem."""
     return partitions_present(fs_for(cfg.source.path, spark), cfg.source.path, hourly)

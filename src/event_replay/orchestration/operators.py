@@ -25,6 +25,7 @@ from typing import Any
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 from airflow.sdk.exceptions import AirflowSkipException
 
+from ..dry_run import dry_run, dry_run_line, lines
 from ..extension import with_extension_jar
 from ..fatal import with_exit_on_oom
 from ..layout import CANCEL_FILE, DONE_FOLDER
@@ -32,7 +33,6 @@ from ..semantics.config import parse_config
 from .assets import OUTPUT_ASSETS, outlet_extras
 from .cancel import GRACE_SECONDS, stop_spark_submit, write_cancel_record
 from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
-from .dry_run import dry_run, dry_run_line, lines
 from .failures import DRY_RUN_KEY, cause_of, fail, tail_buffer, tee
 from .links import RUN_LINKS
 from .plan import Plan, PlanError, check_state
@@ -115,7 +115,7 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
     """Outlets: the output datasets' Assets (assets.py); on success each gets an event whose extra has the output
     path and the replayed partition range. Before its first job it writes the run record (record.py, run.json:
     version, config, input fingerprint, Spark), after each job its time and rows. With the form's dry run it lists
-    what the run would read and write instead (dry_run.py), writes nothing and is skipped (so are the tasks after
+    what the run would read and write instead (event_replay/dry_run.py), writes nothing and is skipped (so are the tasks after
     it)."""
 
     operator_extra_links = RUN_LINKS
@@ -189,7 +189,8 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
         cfg = parse_config(p["config_raw"])
         first = plan.runs[0] if plan.runs else None
         d = dry_run(cfg, [r.partition for r in plan.runs], p.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB,
-                    continues=None if first is None or first.first else first.previous)
+                    continues=None if first is None or first.first else first.previous,
+                    resume_after=p.get("resume_after"))
         for line in lines(d):
             self.log.info("%s", line)
         if p.get("refusal"):

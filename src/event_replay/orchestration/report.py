@@ -8,8 +8,8 @@ from typing import Any, Sequence
 
 import pyarrow.parquet as pq
 
-from ..layout import CHUNK_FILE, COUNTS, DATASETS, PLAN_FILE, REPORT_FILE, REPORT_MD_FILE
-from .plan import state_exists, state_path
+from ..history.state_files import has_state
+from ..layout import CHUNK_FILE, COUNTS, DATASETS, PLAN_FILE, REPORT_FILE, REPORT_MD_FILE, state_dir
 
 
 def dataset_rows(folder: Path) -> int | None:
@@ -25,7 +25,7 @@ def partition_report(output_path: str | Path, partition: str) -> dict[str, Any]:
     out = Path(output_path)
     rows = {ds: dataset_rows(out / ds / f"dt={partition}") for ds in DATASETS}
     return {"partition": partition, "rows": rows, "missing_outputs": [ds for ds, n in rows.items() if n is None],
-            "state": str(state_path(out, partition)) if state_exists(out, partition) else None}
+            "state": state_dir(str(out), partition) if has_state(None, str(out), partition) else None}
 
 
 def build_report(output_path: str, partitions: Sequence[str], **run_info: Any) -> dict[str, Any]:
