@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 import traceback
-from typing import Callable
+from typing import Any, Callable
 
 from .fatal import death_line
 from .semantics.config_keys import ConfigError
@@ -40,3 +40,9 @@ def guarded(prog: str, run: Callable[[], int], refusals: tuple[type[BaseExceptio
         traceback.print_exc()
         print(f"{prog}: failed", file=sys.stderr)
         return 1
+
+
+def command(prog: str, run: Callable[[Any], int],
+            refusals: tuple[type[BaseException], ...] = ()) -> Callable[[Any], int]:
+    """A subcommand's `func` for its parser: `run(args)` under `guarded`, `refusals` exiting 2."""
+    return lambda args: guarded(prog, lambda: run(args), refusals)
