@@ -7,7 +7,8 @@ import pyarrow as pa
 import pytest
 
 from event_replay.history.partitions import Partition
-from event_replay.job import partition_plan, run_partition, run_replay
+from event_replay.job import partition_plan, run_replay
+from partition_cases import run_partition
 from event_replay.semantics.config_keys import ConfigError
 from source_logs import make_cfg, write_parquet
 

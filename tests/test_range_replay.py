@@ -16,7 +16,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from event_replay.job import run_partition
 from event_replay.io.partition_source import MissingPartitionError
 from event_replay.layout import RANGE_PROGRESS_FILE
 from event_replay.history.progress import RangeRequest
@@ -24,7 +23,7 @@ from event_replay.history.partitions import Partition, parse_range, partition_id
 from event_replay.range_replay import run_range
 from event_replay.semantics.config import parse_config
 from event_replay.semantics.model import LogRow
-from partition_cases import DAY0, H, diff, hourly_cfg, hourly_log, ms, norm, reference_outputs
+from partition_cases import DAY0, H, diff, hourly_cfg, hourly_log, ms, norm, reference_outputs, run_partition
 
 DAY = 86_400_000
 DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")
@@ -286,7 +285,6 @@ def test_an_allowed_missing_hour_replays_exactly_as_one_replay_of_the_range(spar
     so its watermarks output is not empty, and the three partitions together equal the reference model fed the
     whole range at once (tests/flink checks the reference against Flink). Continuing hour 2 straight from hour 0,
     or replaying hour 1 without its ticks, would put those idle changes elsewhere or nowhere."""
-    from event_replay.job import run_partition
     from event_replay.semantics.model import LogRow
 
     log, out = tmp_path / "log", tmp_path / "out"

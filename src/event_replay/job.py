@@ -1,7 +1,7 @@
 """The replay job: plans for pipeline.run, a whole source (`run_replay`) or one partition of a `dt=`-partitioned
-source continuing its predecessor's state (`run_partition`; its plan, checked without Spark: `partition_plan`).
-What `replay run`, `jobs/replay_job.py` (the Airflow tasks), the benchmarks and the tests call; the CLI only parses
-arguments around it; a range is range_replay.py."""
+source continuing its predecessor's state (`partition_plan`, checked without Spark; `pipeline.run` runs it).
+What `replay run` (and so `jobs/replay_job.py`, the Airflow tasks) calls; the CLI only parses arguments around it;
+a range is range_replay.py."""
 from __future__ import annotations
 
 from .history.partitions import Partition
@@ -24,14 +24,3 @@ def partition_plan(cfg: JobConfig, partition: str, *, first: bool = False, end_o
     p = Partition.parse(partition)
     require_declared_splits(cfg)
     return OnePartition(p, first=first, previous=previous, end_of_input=end_of_input, allow_missing=allow_missing)
-
-
-def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False, end_of_input: str = "hold",
-                  previous: str | None = None, allow_missing: bool = False) -> WriteSummary:
-    """Replay one partition of a `dt=`-partitioned source, continuing from its predecessor's carried state
-    (`<output.path>/_state/<previous>/`) unless `first`; write its outputs under `<output.path>/<dataset>/dt=.../`
-    and its own state, committed together (io/commit.py). `previous` defaults to the latest source partition
-    before this one. A partition with no folder in the source fails unless `allow_missing` (then it replays as
-    empty: time passes, the state carries on)."""
-    return run(spark, cfg, partition_plan(cfg, partition, first=first, end_of_input=end_of_input, previous=previous,
-                                          allow_missing=allow_missing))
