@@ -9,7 +9,7 @@ last runs on the same output (their run records, record.py: seconds and rows of 
 measured in BENCHMARKS.md (a job's fixed cost, then rows per second on 2 cores).
 
 Which state the first partition continues and where an interrupted run resumes come from history/, as the run's
-own do (predecessor.py, progress.py): a dry run names what the run will do.
+own do (partitions.predecessor, progress.resume_point): a dry run names what the run will do.
 
 Only a local source and output can be listed without Spark; a remote one is named as not listed.
 """
@@ -22,8 +22,7 @@ from typing import Any, Sequence
 
 import pyarrow.parquet as pq
 
-from .history.partitions import Partition, parse_range, partition_ids
-from .history.predecessor import predecessor
+from .history.partitions import Partition, parse_range, partition_ids, predecessor
 from .history.progress import RangeRequest, resume_point
 from .history.state_files import has_state
 from .io.files import list_files

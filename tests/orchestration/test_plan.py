@@ -1,6 +1,6 @@
 """Partition planning (orchestration/plan.py): the runs of a range of days or hours in order (all but the last
 holding their windows open), missing partitions refused unless allowed, continuing from a predecessor's state that
-must be there. (Which partition comes before: tests/history/test_predecessor.py.)"""
+must be there. (Which partition comes before: tests/history/test_history_partitions.py.)"""
 from __future__ import annotations
 
 import pytest

@@ -14,8 +14,7 @@ from ..io.commit import stage_and_commit
 from ..io.fs import fs_for
 from ..layout import state_dir
 from ..semantics.config import JobConfig
-from .partitions import Partition
-from .predecessor import predecessor
+from .partitions import Partition, predecessor
 from .state import CarriedState, Manifest, StateError, checked_manifest, manifest_json
 
 MANIFEST = "manifest.json"
@@ -39,7 +38,7 @@ def read_state(spark, cfg: JobConfig, partition: Partition, previous_id: str | N
 
 
 def continued_state(spark, cfg: JobConfig, part: Partition, previous: str | None = None) -> CarriedState:
-    """The carried state `part` continues: `previous`'s, by default its predecessor's (predecessor.py: the latest
+    """The carried state `part` continues: `previous`'s, by default its predecessor's (partitions.predecessor: the latest
     partition before it with a source folder or a state)."""
     if previous is None:
         previous = predecessor(spark, cfg, part.id)

@@ -5,7 +5,7 @@ state the previous partition left under `<output.path>/_state/<previous>/`, unle
 So the plan is strictly ordered, every partition but the last holds, and a partition whose predecessor's state is
 missing must not run (it would silently start from scratch and differ from a replay of the whole range).
 
-Which partitions a range has and which one comes before it are history/'s (partitions.py, predecessor.py): the
+Which partitions a range has and which one comes before it are history/'s (partitions.py): the
 planner (tasks.plan_partitions) asks it, as `replay run` and its dry run do, so all three continue the same state.
 Partitions are ids, days `YYYY-MM-DD` or hours `YYYY-MM-DDTHH`.
 """

@@ -14,8 +14,7 @@ from typing import Any, Mapping
 
 from airflow.sdk.exceptions import AirflowSkipException
 
-from ..history.partitions import source_partitions
-from ..history.predecessor import predecessor
+from ..history.partitions import predecessor, source_partitions
 from ..history.progress import resume_point
 from ..io.fs import fs_for
 from ..layout import CHUNK_FILE, DATA_QUALITY_FILE, DONE_FOLDER
@@ -66,7 +65,7 @@ def validate_nightly(params: Mapping[str, Any], day: dt.date, project_dir: str, 
 
 def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
     """The ordered partition runs of `v["start"]..v["end"]` (partition ids). With continue_from_state the first
-    continues its predecessor's state (history/predecessor.py: the latest partition before the range with a source
+    continues its predecessor's state (history/partitions.predecessor: the latest partition before the range with a source
     folder or a state, as `replay run` picks it; none = the range starts the history). `resume_after`: where an
     interrupted job of this plan continues (history/progress.py), as its rerun will. A dry run is planned whatever
     the plan would refuse (missing days, a missing state): the refusal is listed with it."""
