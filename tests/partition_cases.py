@@ -18,8 +18,7 @@ from event_replay.history.state import Manifest
 from event_replay.history.state_files import read_state, write_state
 from event_replay.history.partitions import Partition
 from event_replay.io.output import WriteSummary
-from event_replay.job import partition_plan
-from event_replay.pipeline import run
+from event_replay.pipeline import OnePartition, run
 from event_replay.semantics.config import parse_config
 from event_replay.semantics.model import LogRow
 from event_replay.semantics.reference import Replayer
@@ -144,6 +143,6 @@ def ms(v):
 
 
 def run_partition(spark, cfg, partition: str, **plan) -> WriteSummary:
-    """`replay run --partition` on this session: job.partition_plan's plan (first, previous, end_of_input,
+    """`replay run --partition` on this session: its plan (OnePartition.checked: first, previous, end_of_input,
     allow_missing) through pipeline.run."""
-    return run(spark, cfg, partition_plan(cfg, partition, **plan))
+    return run(spark, cfg, OnePartition.checked(cfg, partition, **plan))

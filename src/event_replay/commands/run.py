@@ -23,7 +23,7 @@ from ..history.state import require_declared_splits
 from ..io.fs import is_local
 from ..io.lock import OutputLocked, output_lock
 from ..io.preflight import check_source
-from ..job import partition_plan, run_replay
+from ..job import run_replay
 from ..orchestration.cancel import cancellable
 from ..pipeline import OnePartition, run
 from ..range_replay import run_range
@@ -87,8 +87,8 @@ def _checked_run_config(args: argparse.Namespace) -> tuple[JobConfig, OnePartiti
         cfg = cfg.with_end_of_input(args.end_of_input)
     plan = None
     if args.partition:  # a bad id or undeclared splits fail before Spark starts, checked once, by the plan
-        plan = partition_plan(cfg, args.partition, first=args.first, end_of_input=args.end_of_input or "hold",
-                              previous=args.previous, allow_missing=args.allow_missing)
+        plan = OnePartition.checked(cfg, args.partition, first=args.first, end_of_input=args.end_of_input or "hold",
+                                    previous=args.previous, allow_missing=args.allow_missing)
     elif args.partitions:
         parse_range(args.partitions)
         require_declared_splits(cfg)
