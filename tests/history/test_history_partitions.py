@@ -74,7 +74,8 @@ def test_partition_ids_of_days_and_hours():
 
 
 @pytest.mark.parametrize("text,why", [("2024-01-01", "FROM..TO"), ("2024-01-03..2024-01-01", "before"),
-                                      ("2024-01-01..2024-01-02T03", "both"), ("2024-13-01..2024-12-31", "expected|month")])
+                                      ("2024-01-01..2024-01-02T03", "both"),
+                                      ("2024-13-01..2024-12-31", "expected|month")])
 def test_bad_ranges_are_refused(text, why):
     with pytest.raises(ConfigError, match=why):
         parse_range(text)

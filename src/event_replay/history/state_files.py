@@ -38,8 +38,8 @@ def read_state(spark, cfg: JobConfig, partition: Partition, previous_id: str | N
 
 
 def continued_state(spark, cfg: JobConfig, part: Partition, previous: str | None = None) -> CarriedState:
-    """The carried state `part` continues: `previous`'s, by default its predecessor's (partitions.predecessor: the latest
-    partition before it with a source folder or a state)."""
+    """The carried state `part` continues: `previous`'s, by default its predecessor's (partitions.predecessor: the
+    latest partition before it with a source folder or a state)."""
     if previous is None:
         previous = predecessor(spark, cfg, part.id)
         if previous is None:

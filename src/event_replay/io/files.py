@@ -1,5 +1,6 @@
 """The source's files: which data files a path holds (through Spark, or a local folder without it), the partition
-folders around one (`dt=`, `hour=`), and schema drift between a partition's files and its predecessor's. Reads only file listings and Parquet footers."""
+folders around one (`dt=`, `hour=`), and schema drift between a partition's files and its predecessor's. Reads only
+file listings and Parquet footers."""
 from __future__ import annotations
 
 import os

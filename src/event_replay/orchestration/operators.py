@@ -115,8 +115,8 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
     """Outlets: the output datasets' Assets (assets.py); on success each gets an event whose extra has the output
     path and the replayed partition range. Before its first job it writes the run record (record.py, run.json:
     version, config, input fingerprint, Spark), after each job its time and rows. With the form's dry run it lists
-    what the run would read and write instead (event_replay/dry_run.py), writes nothing and is skipped (so are the tasks after
-    it)."""
+    what the run would read and write instead (event_replay/dry_run.py), writes nothing and is skipped (so are the
+    tasks after it)."""
 
     operator_extra_links = RUN_LINKS
 

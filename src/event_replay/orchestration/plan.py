@@ -17,6 +17,7 @@ from typing import Iterable
 
 from ..history.partitions import parse_range, partition_ids
 from ..history.state_files import has_state
+from ..io.fs import is_local
 from ..io.partition_folders import folder_of
 from ..layout import state_dir
 from ..semantics.config_keys import ConfigError
@@ -79,8 +80,9 @@ def plan_range(available: Iterable[str], first: str, last: str, *, end_of_input:
 
 
 def check_state(output_path: str | Path, run: PartitionRun) -> None:
-    """Refuse to replay a partition whose predecessor left no state: its result would not be a continuation."""
-    if run.first or run.previous is None:
+    """Refuse to replay a partition whose predecessor left no state: its result would not be a continuation. A
+    remote output is not listed without Spark: there the job refuses it (history/state_files.read_state)."""
+    if run.first or run.previous is None or not is_local(str(output_path)):
         return
     if not has_state(None, str(output_path), run.previous):
         raise PlanError(f"partition {run.partition} continues from {run.previous}, but there is no carried state "

@@ -16,7 +16,7 @@ from airflow.sdk.exceptions import AirflowSkipException
 
 from ..history.partitions import predecessor, source_partitions
 from ..history.progress import resume_point
-from ..io.fs import fs_for
+from ..io.fs import fs_for, is_local
 from ..layout import CHUNK_FILE, DATA_QUALITY_FILE, DONE_FOLDER
 from ..semantics.config import JobConfig, parse_config, to_raw
 from ..semantics.config_keys import ConfigError
@@ -65,10 +65,10 @@ def validate_nightly(params: Mapping[str, Any], day: dt.date, project_dir: str, 
 
 def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
     """The ordered partition runs of `v["start"]..v["end"]` (partition ids). With continue_from_state the first
-    continues its predecessor's state (history/partitions.predecessor: the latest partition before the range with a source
-    folder or a state, as `replay run` picks it; none = the range starts the history). `resume_after`: where an
-    interrupted job of this plan continues (history/progress.py), as its rerun will. A dry run is planned whatever
-    the plan would refuse (missing days, a missing state): the refusal is listed with it."""
+    continues its predecessor's state (history/partitions.predecessor: the latest partition before the range with a
+    source folder or a state, as `replay run` picks it; none = the range starts the history). `resume_after`: where
+    an interrupted job of this plan continues (history/progress.py), as its rerun will. A dry run is planned
+    whatever the plan would refuse (missing days, a missing state): the refusal is listed with it."""
     dry = bool(v.get("dry_run"))
     cfg = parse_config(v["config_raw"])
     start, end = v["start"], v["end"]
@@ -103,8 +103,11 @@ def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
 
 def resume_after(cfg: JobConfig, plan: Plan, partitions_per_job: int) -> str | None:
     """The partition after which an interrupted job of `plan` continues (None: every job starts at its first).
-    The output keeps one progress file, of one request: at most one job's matches it."""
+    The output keeps one progress file, of one request: at most one job's matches it. A remote output is not read
+    without Spark: its job says so when it resumes."""
     output = cfg.output.path.rstrip("/")
+    if not is_local(output):
+        return None
     fs = fs_for(output)
     for chunk in chunk_runs(plan.runs, partitions_per_job):
         found = resume_point(fs, output, cfg, chunk_request(chunk), [r.partition for r in chunk], warn=False)
