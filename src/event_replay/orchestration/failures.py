@@ -25,6 +25,9 @@ DRY_RUN_KEY = "replay_dry_run"
 TAIL_LINES = 200  # the last lines of a Spark job's output kept to find its cause
 _EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Refused|Missing|Locked)): (.+)$")
 _GENERIC = ("replay: failed", "replay quality: failed")
+# What a run says as it goes (pipeline.py, range_replay.py): never the cause of its failure.
+_PROGRESS = re.compile(r"^replay: (\S+ (continues the carried state of|starts a new history)|partition \d+ of \d+ |"
+                       r"\S+\.\.\S+ replayed as one span|resuming )")
 
 
 class Failed(SystemExit):
@@ -74,7 +77,8 @@ def cause_of(lines: Sequence[str], fallback: str) -> str:
     """The cause of a failed job from its last output lines (module doc); `fallback` when none names one."""
     stripped = [ln.strip() for ln in lines if ln.strip()]
     for line in reversed(stripped):
-        if line.startswith(("replay:", "replay quality:")) and line not in _GENERIC and "SIGTERM" not in line:
+        if line.startswith(("replay:", "replay quality:")) and line not in _GENERIC and "SIGTERM" not in line \
+                and not _PROGRESS.match(line):
             return line
     for line in reversed(stripped):
         m = _EXCEPTION.match(line)
