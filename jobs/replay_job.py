@@ -7,7 +7,7 @@
                                     [--first | --previous 2023-12-31] [--allow-missing]
     spark-submit jobs/replay_job.py quality --config FILE --out DIR [--run-name ID]
 
-Arguments (stable: the Airflow DAGs pass them through SparkSubmitOperator, see orchestration/plan.py):
+Arguments (stable: the Airflow DAGs pass them through SparkSubmitOperator, see history/progress.py RangeRequest.args):
     --config FILE         the job config (YAML); validated before the Spark session starts.
     --partition ID        replay only the source partition `dt=YYYY-MM-DD` (ID `YYYY-MM-DD`) or
                           `dt=YYYY-MM-DD/hour=HH` (ID `YYYY-MM-DDTHH`), arrival times [start, end) of that day/hour.
@@ -17,8 +17,9 @@ Arguments (stable: the Airflow DAGs pass them through SparkSubmitOperator, see o
                           application, exactly as one --partition job each would (outputs, state, one commit per
                           partition); rerun after a failure, it continues after the last committed partition.
     --first               the partition (a range's first) starts a history (no predecessor state). Otherwise the
-                          state of the predecessor (the latest source partition before ID, or --previous) must
-                          exist and match the config, else the job fails (exit 2) instead of silently starting over.
+                          state of the predecessor (the latest partition before ID with a source folder or a
+                          state: history/partitions.py `predecessor`; or --previous) must exist and match the
+                          config, else the job fails (exit 2) instead of silently starting over.
     --end-of-input        hold (default with --partition) or flush (the last partition of a history).
     --previous ID         the partition whose state to continue from (default: the latest one before ID).
     --allow-missing       a partition with no folder in the source replays as empty instead of failing.

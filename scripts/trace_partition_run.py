@@ -2,7 +2,10 @@
 through the modules of event_replay, the check behind docs/architecture.md's "What a `--partition` run passes
 through". A developer's step: nothing in a run or a DAG calls it.
 
-    PYTHONPATH=src .venv/bin/python scripts/trace_partition_run.py [--work DIR]
+    PYTHONPATH=src .venv/bin/python scripts/trace_partition_run.py [--work DIR] [--dag-plan]
+
+With --dag-plan it traces instead what a DAG run does before its Spark job: the validate and plan tasks' functions
+(orchestration/tasks.py) for the same second day, continuing the history (continue_from_state).
 
 Prints, from `sys.setprofile` call events in src/event_replay/ during the traced run:
   - the modules in the order the run first enters them;
@@ -131,9 +134,19 @@ def _report(trace: Trace, reach: dict[str, set[str]]) -> None:
         print(f"  {module} {name}: {n}")
 
 
+def _dag_plan(tasks, cfg: Path, day: str, work: Path) -> int:
+    """The backfill DAG's validate and plan tasks (`tasks`: orchestration/tasks.py) for `day`, continuing the
+    history: what a DAG run does before its Spark job."""
+    request = {"config": str(cfg), "start_date": day, "end_date": day, "continue_from_state": True,
+               "end_of_input": "hold"}
+    tasks.plan_partitions(tasks.validate_backfill(request, str(work), "manual__trace"))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", default=None, help="folder for the sample log and outputs (default: a temp one)")
+    parser.add_argument("--dag-plan", action="store_true", help="trace the DAG's validate and plan tasks instead")
     args = parser.parse_args()
     work = Path(args.work or tempfile.mkdtemp(prefix="trace_partition_"))
     work.mkdir(parents=True, exist_ok=True)
@@ -142,10 +155,15 @@ def main() -> int:
     if replay([*run, "--partition", days[0], "--first"]) != 0:
         return 1
     reach = _import_graph()
+    if args.dag_plan:
+        from event_replay.orchestration import tasks  # lazy: Airflow, only for --dag-plan; imported before the trace
+        traced = lambda: _dag_plan(tasks, cfg, days[1], work)  # noqa: E731
+    else:
+        traced = lambda: replay([*run, "--partition", days[1]])  # noqa: E731
     trace = Trace()
     sys.setprofile(trace)
     try:
-        code = replay([*run, "--partition", days[1]])
+        code = traced()
     finally:
         sys.setprofile(None)
     if code != 0:

@@ -1,5 +1,6 @@
 """What the partition tests share: the reference and the engine fed a log partition by partition (the engine's
-state going through disk), outputs normalised for comparison, and a three-hour `dt=/hour=` log on disk."""
+state going through disk), outputs normalised for comparison, a three-hour `dt=/hour=` log on disk, and one
+partition's run as `replay run --partition` makes it (`run_partition`)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -16,6 +17,8 @@ from event_replay import engine
 from event_replay.history.state import Manifest
 from event_replay.history.state_files import read_state, write_state
 from event_replay.history.partitions import Partition
+from event_replay.io.output import WriteSummary
+from event_replay.pipeline import OnePartition, run
 from event_replay.semantics.config import parse_config
 from event_replay.semantics.model import LogRow
 from event_replay.semantics.reference import Replayer
@@ -137,3 +140,9 @@ def ms(v):
         return None
     epoch = dt.datetime(1970, 1, 1, tzinfo=v.tzinfo)
     return (v - epoch) // dt.timedelta(milliseconds=1)
+
+
+def run_partition(spark, cfg, partition: str, **plan) -> WriteSummary:
+    """`replay run --partition` on this session: its plan (OnePartition.checked: first, previous, end_of_input,
+    allow_missing) through pipeline.run."""
+    return run(spark, cfg, OnePartition.checked(cfg, partition, **plan))

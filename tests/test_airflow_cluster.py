@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 from airflow_env import ROOT, VENV_BIN, airflow, airflow_env, prepare, write_config
-from event_replay.orchestration.plan import state_exists
+from event_replay.history.state_files import has_state
 from event_replay.layout import DATASETS
 from event_replay.samples.days import generate_days, write_days
 from cluster import canonical
@@ -170,7 +170,7 @@ def test_backfill_dag_on_postgres_local_executor_and_spark_cluster(tmp_path, spa
             pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-9, obj=f"{ds}/dt={day}")
     assert sum(len(canonical(out / "windows" / f"dt={d}")) for d in DAYS) > 0
     for day in DAYS[:-1]:
-        assert state_exists(out, day), day
+        assert has_state(None, str(out), day), day
 
     # One Spark application per partition ran on the cluster, and both workers ran tasks.
     apps = spark_cluster.finished_event_logs() - logs_before

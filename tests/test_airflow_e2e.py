@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from airflow_env import airflow, airflow_env, prepare, write_config
-from event_replay.orchestration.plan import state_exists
+from event_replay.history.state_files import has_state
 from event_replay.layout import DATASETS
 from event_replay.samples.days import generate_days, write_days
 
@@ -34,7 +34,7 @@ def test_backfill_dag_replays_every_planned_partition_in_order(tmp_path):
             assert (output / ds / f"dt={day}").is_dir(), f"{ds} output missing for partition {day}"
     # One job (a chunk of up to partitions_per_job days) replays its days as one span and writes the state of its
     # last day, which the next chunk or night continues.
-    assert [day for day in DAYS if state_exists(output, day)] == [DAYS[-1]]
+    assert [day for day in DAYS if has_state(None, str(output), day)] == [DAYS[-1]]
     reports = list((output / "_airflow").glob("*/report.json"))
     assert len(reports) == 1
     report = json.loads(reports[0].read_text())

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from airflow_env import airflow, airflow_env, prepare, write_config
-from event_replay.orchestration.plan import state_exists
+from event_replay.history.state_files import has_state
 from event_replay.layout import DATASETS
 from event_replay.samples.days import generate_days, write_days
 
@@ -31,7 +31,7 @@ def test_nightly_dag_run_on_postgres_metadata_db(tmp_path, postgres_url):
     airflow(env, "dags", "test", "nightly_event_time_backfill", "2024-01-01", "-c", json.dumps(conf), timeout=840)
     for ds in DATASETS:
         assert (output / ds / "dt=2024-01-01").is_dir(), ds
-    assert state_exists(output, "2024-01-01")  # nightly holds: the next night continues from it
+    assert has_state(None, str(output), "2024-01-01")  # nightly holds: the next night continues from it
     # The run is recorded in PostgreSQL.
     import psycopg2
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from event_replay.exits import Failure, guarded
+from event_replay.exits import Failure, command, guarded
 from event_replay.semantics.config_keys import ConfigError
 
 
@@ -68,3 +68,17 @@ def test_a_failure_is_one_line_and_an_interrupt_is_130(capsys):
 def test_a_system_exit_is_not_swallowed():
     with pytest.raises(SystemExit):
         guarded("replay", _raises(SystemExit(4)))
+
+
+def test_a_command_is_its_function_guarded(capsys):
+    class Bad(ValueError):
+        pass
+
+    def cmd(args) -> int:
+        if args == "bad":
+            raise Bad("what to fix")
+        return 0
+
+    run = command("replay tune", cmd, (Bad,))
+    assert run("good") == 0
+    assert run("bad") == 2 and capsys.readouterr().err == "replay tune: what to fix\n"

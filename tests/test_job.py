@@ -1,13 +1,14 @@
-"""job.py: the two plans `replay run` builds, on a real session: the whole source, and a partitioned history
-(a first partition, then one continuing its state), each accounting for every row it read; a partition's plan is
-built and checked without Spark."""
+"""job.py: the whole source on a real session, next to a partitioned history (a first partition, then one continuing
+its state: `replay run --partition`'s plan, tests/partition_cases.run_partition), each accounting for every row it
+read."""
 from __future__ import annotations
 
 import pyarrow as pa
 import pytest
 
 from event_replay.history.partitions import Partition
-from event_replay.job import partition_plan, run_partition, run_replay
+from event_replay.job import run_replay
+from partition_cases import run_partition
 from event_replay.semantics.config_keys import ConfigError
 from source_logs import make_cfg, write_parquet
 
@@ -47,14 +48,3 @@ def test_a_whole_source_and_a_partitioned_history(spark, tmp_path):
 def test_a_partition_needs_declared_splits(spark, tmp_path):
     with pytest.raises(ConfigError, match="source.splits"):
         run_partition(spark, make_cfg(tmp_path / "src", out=tmp_path / "out"), DAYS[0], first=True)
-
-
-def test_a_partition_s_plan_is_built_and_checked_without_spark(tmp_path):
-    cfg = make_cfg(tmp_path / "src", out=tmp_path / "out", source={"splits": ["p0"]})
-    plan = partition_plan(cfg, DAYS[1], end_of_input="flush", previous=DAYS[0])
-    assert (plan.partition, plan.first, plan.end_of_input, plan.previous) == (Partition.parse(DAYS[1]), False,
-                                                                              "flush", DAYS[0])
-    with pytest.raises(ConfigError, match="--partition"):
-        partition_plan(cfg, "2024-13-01")
-    with pytest.raises(ConfigError, match="source.splits"):
-        partition_plan(make_cfg(tmp_path / "src", out=tmp_path / "out"), DAYS[0], first=True)

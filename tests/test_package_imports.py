@@ -125,7 +125,7 @@ LAYERS = (
     ("history",),
     ("pipeline",),
     ("job",),
-    ("range_replay",),
+    ("range_replay", "dry_run"),
     ("quality", "attribution"),
     ("compare",),
     ("tuning",),

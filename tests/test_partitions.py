@@ -21,7 +21,8 @@ from event_replay.history.state import StateError
 from event_replay.history.partitions import Partition
 from event_replay.semantics.config import parse_config
 from event_replay.semantics.model import LogRow
-from partition_cases import DAY0, H, diff, engine_partitioned, hourly_cfg, hourly_log, ms, norm, reference_outputs
+from partition_cases import (DAY0, H, diff, engine_partitioned, hourly_cfg, hourly_log, ms, norm, reference_outputs,
+                             run_partition)
 from strategies import random_case
 
 pytestmark = [pytest.mark.spark, pytest.mark.integration]
@@ -135,7 +136,6 @@ def _partition_digests(out: Path, sub: str) -> dict[str, list[str]]:
 
 
 def test_hourly_partitions_cli_path(spark, tmp_path):
-    from event_replay.job import run_partition
 
     log, out = tmp_path / "log", tmp_path / "out"
     rows = hourly_log(log)

@@ -1,7 +1,8 @@
 """One pipeline for every plan (pipeline.py): the whole source keeps no state; a partition continues its
 predecessor's carried state and commits its state with its outputs; a span commits partition by partition in order,
 says once that it is staged, writes only its last partition's state, resumes from a given commit, and leaves no
-staging behind. (A span's outputs equal to one-by-one runs: test_range_replay.py.)"""
+staging behind; a partition's plan is built and checked without Spark. (A span's outputs equal to one-by-one runs:
+test_range_replay.py.)"""
 from __future__ import annotations
 
 import json
@@ -13,7 +14,9 @@ from event_replay.history.partitions import Partition
 from event_replay.history.span import Span
 from event_replay.layout import DATASETS, STATE_FOLDER
 from event_replay.pipeline import OnePartition, PartitionSpan, WholeSource, commits, held_output, run
+from event_replay.semantics.config_keys import ConfigError
 from partition_cases import hourly_cfg, hourly_log
+from source_logs import make_cfg
 
 pytestmark = pytest.mark.spark
 
@@ -79,3 +82,14 @@ def test_a_span_commits_partition_by_partition_and_resumes(spark, log, tmp_path)
     assert made == list(HOURS[1:])
     assert not (again / "windows" / "dt=2024-01-01" / "hour=00").exists()
     assert _leftovers(again) == []
+
+
+def test_a_partition_s_plan_is_built_and_checked_without_spark(tmp_path):
+    cfg = make_cfg(tmp_path / "src", out=tmp_path / "out", source={"splits": ["p0"]})
+    plan = OnePartition.checked(cfg, "2024-01-02", end_of_input="flush", previous="2024-01-01")
+    assert (plan.partition, plan.first, plan.end_of_input, plan.previous) == (Partition.parse("2024-01-02"), False,
+                                                                              "flush", "2024-01-01")
+    with pytest.raises(ConfigError, match="--partition"):
+        OnePartition.checked(cfg, "2024-13-01")
+    with pytest.raises(ConfigError, match="source.splits"):
+        OnePartition.checked(make_cfg(tmp_path / "src", out=tmp_path / "out"), "2024-01-01", first=True)

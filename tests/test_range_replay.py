@@ -16,37 +16,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from event_replay.job import run_partition
-from event_replay.history.partitions import Partition
 from event_replay.io.partition_source import MissingPartitionError
 from event_replay.layout import RANGE_PROGRESS_FILE
 from event_replay.history.progress import RangeRequest
-from event_replay.range_replay import parse_range, partition_ids, run_range
+from event_replay.history.partitions import Partition, parse_range, partition_ids
+from event_replay.range_replay import run_range
 from event_replay.semantics.config import parse_config
-from event_replay.semantics.config_keys import ConfigError
 from event_replay.semantics.model import LogRow
-from partition_cases import DAY0, H, diff, hourly_cfg, hourly_log, ms, norm, reference_outputs
+from partition_cases import DAY0, H, diff, hourly_cfg, hourly_log, ms, norm, reference_outputs, run_partition
 
 DAY = 86_400_000
 DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")
-
-
-# --- the range itself (no Spark) --------------------------------------------------------------------------------
-
-def test_partition_ids_of_days_and_hours():
-    assert partition_ids(*parse_range("2024-02-27..2024-03-02")) == \
-        ["2024-02-27", "2024-02-28", "2024-02-29", "2024-03-01", "2024-03-02"]
-    assert partition_ids(*parse_range("2024-01-01T22..2024-01-02T01")) == \
-        ["2024-01-01T22", "2024-01-01T23", "2024-01-02T00", "2024-01-02T01"]
-    assert partition_ids(*parse_range("2024-01-05..2024-01-05")) == ["2024-01-05"]
-    assert len(partition_ids(*parse_range("2023-01-01..2023-12-31"))) == 365
-
-
-@pytest.mark.parametrize("text,why", [("2024-01-01", "FROM..TO"), ("2024-01-03..2024-01-01", "before"),
-                                      ("2024-01-01..2024-01-02T03", "both"), ("2024-13-01..2024-12-31", "expected|month")])
-def test_bad_ranges_are_refused(text, why):
-    with pytest.raises(ConfigError, match=why):
-        parse_range(text)
 
 
 # --- equal to one-by-one runs ------------------------------------------------------------------------------------
@@ -305,7 +285,6 @@ def test_an_allowed_missing_hour_replays_exactly_as_one_replay_of_the_range(spar
     so its watermarks output is not empty, and the three partitions together equal the reference model fed the
     whole range at once (tests/flink checks the reference against Flink). Continuing hour 2 straight from hour 0,
     or replaying hour 1 without its ticks, would put those idle changes elsewhere or nowhere."""
-    from event_replay.job import run_partition
     from event_replay.semantics.model import LogRow
 
     log, out = tmp_path / "log", tmp_path / "out"

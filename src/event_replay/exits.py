@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 import traceback
-from typing import Callable
+from typing import Any, Callable
 
 from .fatal import death_line
 from .semantics.config_keys import ConfigError
@@ -57,3 +57,9 @@ def failure_line(prog: str, exc: BaseException) -> str:
     except OSError as err:  # no trace file: the line still says what failed
         where = f"no traceback kept: {err}"
     return f"{prog}: failed: {first_line(exc)} ({where}; {DEBUG_ENV}=1 prints it)"
+
+
+def command(prog: str, run: Callable[[Any], int],
+            refusals: tuple[type[BaseException], ...] = ()) -> Callable[[Any], int]:
+    """A subcommand's `func` for its parser: `run(args)` under `guarded`, `refusals` exiting 2."""
+    return lambda args: guarded(prog, lambda: run(args), refusals)

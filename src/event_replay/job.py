@@ -1,13 +1,10 @@
-"""The replay job: plans for pipeline.run, a whole source (`run_replay`) or one partition of a `dt=`-partitioned
-source continuing its predecessor's state (`run_partition`; its plan, checked without Spark: `partition_plan`).
-What `replay run`, `jobs/replay_job.py` (the Airflow tasks), the benchmarks and the tests call; the CLI only parses
-arguments around it; a range is range_replay.py."""
+"""The replay job of a whole source (`run_replay`: pipeline.run of WholeSource), what `replay run` without
+--partition(s), bench/ and the tests call on an existing session. A partition's plan is pipeline.py's
+(`OnePartition.checked`), a range's range_replay.py's."""
 from __future__ import annotations
 
-from .history.partitions import Partition
-from .history.state import require_declared_splits
 from .io.output import WriteSummary
-from .pipeline import OnePartition, WholeSource, run
+from .pipeline import WholeSource, run
 from .semantics.config import JobConfig
 
 
@@ -15,23 +12,3 @@ def run_replay(spark, cfg: JobConfig) -> WriteSummary:
     """Read, replay, write the whole source on an existing Spark session, under the output's lock (an interrupted
     commit of an earlier run is rolled forward first)."""
     return run(spark, cfg, WholeSource())
-
-
-def partition_plan(cfg: JobConfig, partition: str, *, first: bool = False, end_of_input: str = "hold",
-                   previous: str | None = None, allow_missing: bool = False) -> OnePartition:
-    """The plan of one partition's run, checked without Spark: the id parsed, `source.splits` declared (a
-    ConfigError otherwise: exit 2). `replay run --partition` builds it before the session starts."""
-    p = Partition.parse(partition)
-    require_declared_splits(cfg)
-    return OnePartition(p, first=first, previous=previous, end_of_input=end_of_input, allow_missing=allow_missing)
-
-
-def run_partition(spark, cfg: JobConfig, partition: str, *, first: bool = False, end_of_input: str = "hold",
-                  previous: str | None = None, allow_missing: bool = False) -> WriteSummary:
-    """Replay one partition of a `dt=`-partitioned source, continuing from its predecessor's carried state
-    (`<output.path>/_state/<previous>/`) unless `first`; write its outputs under `<output.path>/<dataset>/dt=.../`
-    and its own state, committed together (io/commit.py). `previous` defaults to the latest source partition
-    before this one. A partition with no folder in the source fails unless `allow_missing` (then it replays as
-    empty: time passes, the state carries on)."""
-    return run(spark, cfg, partition_plan(cfg, partition, first=first, end_of_input=end_of_input, previous=previous,
-                                          allow_missing=allow_missing))

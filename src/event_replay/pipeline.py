@@ -4,8 +4,9 @@ A plan says what is replayed: the whole source (`WholeSource`, every dataset rep
 partition continuing its predecessor's carried state (`OnePartition`), or a span of consecutive partitions
 (`PartitionSpan`, committed partition by partition); the last two share what a plan in a history has
 (`HistoryPlan`). Each plan has one read and one staging of the outputs (the span's variants: io/span_source.py,
-io/span_output.py); the pipeline does the rest the same way for all. job.py and range_replay.py build plans;
-tuning/runner.py reads through WholeSource and replays each variant itself."""
+io/span_output.py); the pipeline does the rest the same way for all. `replay run` builds a partition's plan here
+(`OnePartition.checked`) and a range's in range_replay.py; job.py runs the whole source; tuning/runner.py reads
+through WholeSource and replays each variant itself."""
 from __future__ import annotations
 
 import sys
@@ -19,7 +20,7 @@ from .engine.carry import Carry
 from .engine.contract import EngineResult
 from .history.partitions import Clock, Partition
 from .history.span import Span, cut_by_partition, stream_at_ends
-from .history.state import CarriedState, Manifest
+from .history.state import CarriedState, Manifest, require_declared_splits
 from .history.state_files import continued_state, stage_state
 from .io.commit import commit, discard_staging, new_staging, recover, remove_orphan_staging
 from .io.fs import Fs, fs_for
@@ -95,7 +96,11 @@ class HistoryPlan(Plan):
         raise NotImplementedError
 
     def carried(self, spark, cfg: JobConfig) -> CarriedState | None:
-        return None if self.first else continued_state(spark, cfg, self.head, self.previous)
+        state = None if self.first else continued_state(spark, cfg, self.head, self.previous)
+        # Said before the replay, in the words of the dry run: which history the run continues.
+        print(f"replay: {self.head.id} " + (f"continues the carried state of {state.manifest.partition}" if state
+                                            else "starts a new history"), file=sys.stderr, flush=True)
+        return state
 
     def config(self, cfg: JobConfig) -> JobConfig:
         return cfg.with_end_of_input(self.end_of_input)
@@ -106,6 +111,14 @@ class OnePartition(HistoryPlan):
     """One partition; its outputs under `<dataset>/dt=.../` and its own state, committed together."""
 
     partition: Partition
+
+    @staticmethod
+    def checked(cfg: JobConfig, partition: str, **history) -> "OnePartition":
+        """`replay run --partition`'s plan, checked without Spark: the id parsed, `source.splits` declared (a
+        ConfigError otherwise: exit 2); `history`: HistoryPlan's first, previous, end_of_input, allow_missing."""
+        p = Partition.parse(partition)
+        require_declared_splits(cfg)
+        return OnePartition(p, **history)
 
     @property
     def head(self) -> Partition:

@@ -17,11 +17,10 @@ starting the range over, which is always correct: the range never touches its fi
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
-from .history.partitions import Partition, source_partitions
+from .history.partitions import Partition, partition_ids, source_partitions
 from .history.progress import RangeRequest, clear_progress, resume_point, save_progress
 from .history.span import Span
 from .history.state import require_declared_splits
@@ -32,7 +31,6 @@ from .io.partition_source import MissingPartitionError
 from .layout import state_dir
 from .pipeline import PartitionSpan, commits, held_output
 from .semantics.config import JobConfig
-from .semantics.config_keys import ConfigError
 
 
 @dataclass
@@ -41,27 +39,6 @@ class RangeSummary:
     replayed: list[str] = field(default_factory=list)
     resumed_after: str | None = None  # the last partition an interrupted run of the same request committed
     totals: WriteSummary | None = None
-
-
-def parse_range(text: str) -> tuple[Partition, Partition]:
-    """`FROM..TO`, both days or both hours, FROM <= TO (inclusive)."""
-    lo, sep, hi = text.strip().partition("..")
-    if not sep:
-        raise ConfigError("--partitions", f"{text!r}: expected FROM..TO (e.g. 2024-01-01..2024-03-31)")
-    first, last = Partition.parse(lo), Partition.parse(hi)
-    if first.hourly != last.hourly:
-        raise ConfigError("--partitions", f"{text!r}: both ends must be days or both hours")
-    if last.start_ms < first.start_ms:
-        raise ConfigError("--partitions", f"{text!r}: {last.id} is before {first.id}")
-    return first, last
-
-
-def partition_ids(first: Partition, last: Partition) -> list[str]:
-    """Every day (or hour) of [first, last]: a partition without a source folder is missing, not skipped."""
-    step = first.end_ms - first.start_ms
-    fmt = "%Y-%m-%dT%H" if first.hourly else "%Y-%m-%d"
-    return [dt.datetime.fromtimestamp(ms / 1000, tz=dt.timezone.utc).strftime(fmt)
-            for ms in range(first.start_ms, last.start_ms + 1, step)]
 
 
 def run_range(spark, cfg: JobConfig, request: RangeRequest,

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from event_replay.cli import main
+from event_replay.cli import build_parser, main
+from event_replay.commands.run import range_request
+from event_replay.history.progress import RangeRequest
 
 JOB = {"source": {"path": "nowhere"}, "window": {"type": "tumbling", "size": "2s"},
        "watermark": {"max_out_of_orderness": "1s"}, "aggregations": {"cnt": "count(*)"}, "output": {"path": "out"}}
@@ -47,3 +49,15 @@ def test_a_bad_config_exits_2_naming_the_key(config, capsys):
 def test_a_bad_partition_id_exits_2(config, capsys):
     assert main(["run", "--config", str(config), "--partition", "2024-13-01", "--first"]) == 2
     assert "2024-13-01" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("request_", [
+    RangeRequest("2024-01-01", "2024-01-03", first=True, previous=None, end_of_input="flush", allow_missing=False),
+    RangeRequest("2024-01-01T01", "2024-01-01T02", first=False, previous="2024-01-01T00", end_of_input="hold",
+                 allow_missing=True),
+    RangeRequest("2024-01-04", "2024-01-04", first=False, previous=None, end_of_input="hold", allow_missing=False),
+])
+def test_a_range_request_is_what_its_arguments_ask_for(request_):
+    """The DAG's jobs pass RangeRequest.args; `replay run` reads the same request back (its progress file's key)."""
+    args = build_parser().parse_args(["run", "--config", "c.yaml", *request_.args()])
+    assert range_request(args) == request_

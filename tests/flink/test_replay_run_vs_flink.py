@@ -136,7 +136,8 @@ def _write_log(rows: list[LogRow], root: Path, hourly: bool) -> None:
 
 
 def _replay_run(spark, name: str, tmp: Path) -> dict[str, list]:
-    from event_replay.job import run_partition, run_replay
+    from event_replay.job import run_replay
+    from partition_cases import run_partition
 
     rows, _, _ = CASES[name]
     cfg = _job_config(name, tmp)

@@ -21,7 +21,7 @@ import pytest
 
 from event_replay.engine.carry import Carry
 from event_replay.history.state import FORMAT_VERSION, Manifest, StateError, checked_manifest, manifest_json
-from event_replay.job import run_partition
+from partition_cases import run_partition
 from event_replay.semantics.config import parse_config
 from event_replay.semantics.config_keys import ConfigError
 from event_replay.semantics.model import LogRow

@@ -25,7 +25,8 @@ def _part_cfg(src, out):
 
 @pytest.mark.spark
 def test_schema_drift_is_refused_naming_the_file_and_partition(spark, tmp_path):
-    from event_replay.job import run_partition, run_replay
+    from event_replay.job import run_replay
+    from partition_cases import run_partition
     from event_replay.io.files import SchemaDriftError
 
     # Inside one dataset: two files disagree on `value`.

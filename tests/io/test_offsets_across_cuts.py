@@ -10,7 +10,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from event_replay.job import run_partition, run_replay
+from event_replay.job import run_replay
+from partition_cases import run_partition
 from event_replay.semantics.config import parse_config
 
 pytestmark = pytest.mark.spark

@@ -12,7 +12,7 @@ from source_logs import make_cfg, second_rows, write_parquet
 
 @pytest.mark.spark
 def test_empty_and_missing_partitions(spark, tmp_path):
-    from event_replay.job import run_partition
+    from partition_cases import run_partition
 
     src = tmp_path / "parts"
     write_parquet(src / "dt=2024-01-01", second_rows(0, 3, lambda n: list(range(n))))

@@ -57,7 +57,7 @@ def test_every_kind_of_bad_row_replays_with_exact_accounting(spark, tmp_path):
 def test_bad_rows_per_partition_counts(spark, tmp_path):
     """The same log as two day partitions (a second day in its own folder): per-partition counts add up, and
     the rows of dt=D whose arrival is not on D are skipped there (they belong to another day's replay)."""
-    from event_replay.job import run_partition
+    from partition_cases import run_partition
 
     src = tmp_path / "log"
     (src / f"dt={DAY}").mkdir(parents=True)

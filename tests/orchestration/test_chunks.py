@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from event_replay.orchestration.chunks import (DEFAULT_PARTITIONS_PER_JOB, chunk_runs, partitions_per_job,
-                                               range_args)
+from event_replay.history.progress import RangeRequest
+from event_replay.orchestration.chunks import (DEFAULT_PARTITIONS_PER_JOB, chunk_request, chunk_runs,
+                                               partitions_per_job, range_args)
 from event_replay.orchestration.failures import Failed
 from event_replay.orchestration.plan import plan_range
 from event_replay.semantics.config_keys import ConfigError
@@ -19,9 +20,8 @@ D = dt.date.fromisoformat
 
 
 def _plan(days=7, missing=(), **kw):
-    have = [D("2024-01-01") + dt.timedelta(days=i) for i in range(days)]
-    have = [d for d in have if d.isoformat() not in missing]
-    return plan_range(have, D("2024-01-01"), D("2024-01-01") + dt.timedelta(days=days - 1), end_of_input="flush",
+    have = [(D("2024-01-01") + dt.timedelta(days=i)).isoformat() for i in range(days)]
+    return plan_range([d for d in have if d not in missing], have[0], have[-1], end_of_input="flush",
                       allow_missing=bool(missing), **kw)
 
 
@@ -38,6 +38,9 @@ def test_chunks_cover_the_plan_in_order_and_continue_each_other():
     assert range_args(chunks[2], "c")[2:] == ["--partitions", "2024-01-07..2024-01-07", "--end-of-input", "flush",
                                               "--previous", "2024-01-06"]
     assert chunk_runs(plan.runs, 31) == [plan.runs]
+    # What each job asks for is the request `replay run` builds from those arguments (its progress file's key).
+    assert chunk_request(chunks[1]) == RangeRequest("2024-01-04", "2024-01-06", first=False, previous="2024-01-03",
+                                                    end_of_input="hold", allow_missing=True)
 
 
 def test_a_range_continuing_the_history_names_its_predecessor():

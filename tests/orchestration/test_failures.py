@@ -16,6 +16,13 @@ def test_a_failed_job_is_named_by_its_own_last_words():
     assert cause_of(["replay: config error: key 'window.size': must be > 0"], "?") == \
         "replay: config error: key 'window.size': must be > 0"
     assert cause_of(["nothing useful"], "spark-submit exited with 1") == "spark-submit exited with 1"
+    # What the run said as it went is no cause: the exception after it is.
+    progress = ["replay: 2024-01-02 continues the carried state of 2024-01-01",
+                "replay: 2024-01-02..2024-01-03 replayed as one span in 9.1 s (2 partitions, rows read 40)",
+                "replay: partition 1 of 2 2024-01-02: rows read 20, firings 3, late rows 0, committed in 0.2 s"]
+    assert cause_of(progress + out[1:], "?") == "OutputLocked: /out is held by pid 7 on vm"
+    assert cause_of(["replay: 2024-01-01 starts a new history"], "spark-submit exited with 1") == \
+        "spark-submit exited with 1"
 
 
 class _TI:

@@ -260,7 +260,7 @@ def test_the_footer_check_sees_a_file_without_read_permission(tmp_path):
 
 def test_a_single_partition_run_names_the_damaged_file(spark, world):
     """`--partition` (and a whole-source run) read through the same check: nothing replayed, file named."""
-    from event_replay.job import run_partition
+    from partition_cases import run_partition
 
     source, out, victim = _fresh(world, "single")
     cfg = parse_config(_cfg_dict(source, out))

@@ -6,10 +6,9 @@ import datetime as dt
 
 import pyarrow.parquet as pq
 
-from event_replay.orchestration import plan as pl
+from event_replay.io.fs import LocalFs
+from event_replay.io.partition_folders import partitions_present
 from event_replay.samples.days import generate_days, write_days
-
-D = dt.date.fromisoformat
 
 
 def test_partitioned_sample(tmp_path):
@@ -17,7 +16,7 @@ def test_partitioned_sample(tmp_path):
     assert t.num_rows == 1200
     parts = write_days(tmp_path / "s", t)
     assert parts == ["2024-03-01", "2024-03-02", "2024-03-03"]
-    assert pl.list_partitions(tmp_path / "s") == [D(p) for p in parts]
+    assert partitions_present(LocalFs(), str(tmp_path / "s"), hourly=False) == parts
     df = t.to_pandas()
     for _, g in df.groupby("split"):  # offsets 0.. strictly increasing per split in arrival order
         assert list(g.sort_values(["arrival_time", "offset"])["offset"]) == list(range(len(g)))

@@ -23,11 +23,11 @@ import time
 
 from pyspark.sql import SparkSession
 
-from ..compare.live import FORMATS, CompareInputError, LiveSpec, parse_mapping, parse_options
+from ..compare.live import FORMATS, CompareInputError, LiveSpec
 from ..compare.summary import comparison_line, differs
 from ..compare.replay_side import Scope
 from ..compare.rules import DEFAULT_TOLERANCE, SUMMATION_ORDERS
-from ..exits import guarded
+from ..exits import command
 from ..history.partitions import Partition
 from ..semantics.config import load_config
 from ..spark import build_session, parse_conf
@@ -35,20 +35,12 @@ from ..tuning import calibrate
 from ..tuning.grid import GridError, parse_grid
 
 
-def spec_from_args(args: argparse.Namespace) -> LiveSpec:
-    return LiveSpec(path=args.live, format=args.live_format,
-                    columns=parse_mapping(args.live_columns, "--live-columns"),
-                    options=parse_options(args.live_option), late_path=args.live_late,
-                    late_columns=parse_mapping(args.live_late_columns, "--live-late-columns"),
-                    keeps_updates=args.live_keeps_updates)
-
-
 def cmd_compare(args: argparse.Namespace) -> int:
     from ..compare.run import CompareOptions, compare  # lazy: pandas, not for --help
 
     t0 = time.monotonic()
     cfg = load_config(args.config)  # refused before Spark starts (exit 2)
-    spec = spec_from_args(args)
+    spec = LiveSpec.from_args(args, args.live)
     spec.check(cfg)
     spec.check_paths()  # a missing local path is refused before Spark starts
     if not 0 <= args.min_agreement <= 100:
@@ -142,12 +134,8 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                                  "output in the same Spark application (as replay tune --against-live)")
     parser.add_argument("--master", default=None, help="Spark master URL (default: Spark's own)")
     parser.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark conf (repeatable)")
-    parser.set_defaults(func=_safe(cmd_compare))
+    parser.set_defaults(func=command("replay compare", cmd_compare, (CompareInputError, GridError)))
     return parser
-
-
-def _safe(func):
-    return lambda args: guarded("replay compare", lambda: func(args), (CompareInputError, GridError))
 
 
 def add_compare_parser(subparsers) -> argparse.ArgumentParser:

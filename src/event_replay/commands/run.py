@@ -16,16 +16,17 @@ import time
 from contextlib import ExitStack
 
 from ..extension import refusal
+from ..dry_run import main_dry_run
+from ..history.partitions import parse_range
 from ..history.progress import RangeRequest
 from ..history.state import require_declared_splits
 from ..io.fs import is_local
 from ..io.lock import OutputLocked, output_lock
 from ..io.preflight import check_source
-from ..job import partition_plan, run_replay
+from ..job import run_replay
 from ..orchestration.cancel import cancellable
-from ..orchestration.dry_run import main_dry_run
 from ..pipeline import OnePartition, run
-from ..range_replay import parse_range, run_range
+from ..range_replay import run_range
 from ..semantics.config import JobConfig, load_config
 from ..spark import build_session, driver_memory_note, parse_conf
 
@@ -45,8 +46,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 2
     cfg, plan = checked
     if args.dry_run:  # no Spark, nothing written
-        first, _, last = (args.partitions or f"{args.partition}..{args.partition}").partition("..")
-        return main_dry_run(cfg, first, last, new_history=args.first, previous=args.previous)
+        return main_dry_run(cfg, range_request(args))
     conf = parse_conf(args.conf or [])
     try:
         with ExitStack() as stack:
@@ -87,8 +87,8 @@ def _checked_run_config(args: argparse.Namespace) -> tuple[JobConfig, OnePartiti
         cfg = cfg.with_end_of_input(args.end_of_input)
     plan = None
     if args.partition:  # a bad id or undeclared splits fail before Spark starts, checked once, by the plan
-        plan = partition_plan(cfg, args.partition, first=args.first, end_of_input=args.end_of_input or "hold",
-                              previous=args.previous, allow_missing=args.allow_missing)
+        plan = OnePartition.checked(cfg, args.partition, first=args.first, end_of_input=args.end_of_input or "hold",
+                                    previous=args.previous, allow_missing=args.allow_missing)
     elif args.partitions:
         parse_range(args.partitions)
         require_declared_splits(cfg)
@@ -110,15 +110,19 @@ def _replay(spark, cfg: JobConfig, args: argparse.Namespace, plan: OnePartition 
 
 def _run_range(spark, cfg: JobConfig, args: argparse.Namespace):
     """The range replay (range_replay.py); its totals as one WriteSummary (None: nothing was left to replay)."""
-    lo, hi = parse_range(args.partitions)
-    request = RangeRequest(first_id=lo.id, last_id=hi.id, first=args.first, previous=args.previous,
-                           end_of_input=args.end_of_input or "hold", allow_missing=args.allow_missing)
-    return run_range(spark, cfg, request).totals
+    return run_range(spark, cfg, range_request(args)).totals
+
+
+def range_request(args: argparse.Namespace) -> RangeRequest:
+    """What `--partitions FROM..TO` (or, for a dry run, `--partition ID`) asks for (RangeRequest.args: back)."""
+    lo, hi = parse_range(args.partitions or f"{args.partition}..{args.partition}")
+    return RangeRequest(first_id=lo.id, last_id=hi.id, first=args.first, previous=args.previous,
+                        end_of_input=args.end_of_input or "hold", allow_missing=args.allow_missing)
 
 
 def add_partition_arguments(parser: argparse.ArgumentParser) -> None:
     """The partition-replay arguments, shared by `replay run` and jobs/replay_job.py (keep them stable:
-    the Airflow DAGs pass them, see orchestration/plan.py PartitionRun.job_args)."""
+    the Airflow DAGs pass them: history/progress.py RangeRequest.args)."""
     parser.add_argument("--partition", default=None, metavar="YYYY-MM-DD[THH]",
                         help="replay only this dt= (or dt=/hour=) partition of source.path, continuing from the "
                              "state its predecessor left under <output.path>/_state/")
@@ -138,8 +142,8 @@ def add_partition_arguments(parser: argparse.ArgumentParser) -> None:
                         help="list what the run would read (partitions, input files, rows and bytes), what the output "
                              "already has, and an estimated time; nothing is written, no Spark starts")
     parser.add_argument("--previous", default=None, metavar="PARTITION",
-                        help="the partition whose state to continue from (default: the latest source partition "
-                             "before --partition)")
+                        help="the partition whose state to continue from (default: the latest partition before "
+                             "--partition with a source folder or a state)")
 
 
 

@@ -16,7 +16,7 @@ import time
 from typing import Sequence
 
 from ..compare.live import CompareInputError
-from ..exits import guarded
+from ..exits import command
 from ..extension import refusal
 from ..semantics.config import load_config
 from ..spark import build_session, parse_conf
@@ -56,10 +56,6 @@ def cmd_tune(args: argparse.Namespace) -> int:
     return 0
 
 
-def _safe(func):
-    return lambda args: guarded("replay tune", lambda: func(args), (GridError, CompareInputError))
-
-
 def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--config", required=True, help="job config (YAML): the source and the base settings")
     parser.add_argument("--max-out-of-orderness", default=None, metavar="LIST",
@@ -71,7 +67,7 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--master", default=None, help="Spark master URL, e.g. local[2] (default: Spark's own)")
     parser.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark conf (repeatable)")
     calibrate.add_arguments(parser)  # --against-live PATH and how to read it
-    parser.set_defaults(func=_safe(cmd_tune))
+    parser.set_defaults(func=command("replay tune", cmd_tune, (GridError, CompareInputError)))
     return parser
 
 

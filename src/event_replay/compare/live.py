@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -90,6 +90,15 @@ class LiveSpec:
     late_path: str | None = None
     late_columns: Mapping[str, str] = field(default_factory=dict)
     keeps_updates: bool = False  # the sink appended every firing (allowed-late re-firings too), not only the last
+
+    @staticmethod
+    def from_args(args: Any, path: str) -> "LiveSpec":
+        """The spec the `--live-*` options give for the live output at `path` (`replay compare --live`, `replay tune
+        --against-live`: the same options, tuning/calibrate.add_arguments)."""
+        return LiveSpec(path=path, format=args.live_format, columns=parse_mapping(args.live_columns, "--live-columns"),
+                        options=parse_options(args.live_option), late_path=args.live_late,
+                        late_columns=parse_mapping(args.live_late_columns, "--live-late-columns"),
+                        keeps_updates=args.live_keeps_updates)
 
     def check(self, cfg: JobConfig) -> None:
         """What can be checked without reading: the format and the roles' names."""

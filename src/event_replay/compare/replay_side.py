@@ -19,9 +19,8 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from ..history.partitions import Partition
+from ..history.partitions import Partition, parse_range
 from ..quality.prepare import OutputsMissing, partition_columns, read_outputs, to_ms, watermarks_batch
-from ..range_replay import parse_range
 from ..semantics.config import JobConfig
 from ..semantics.config_keys import ConfigError
 from .live import AGG_PREFIX, CompareInputError, replay_aggregate_type

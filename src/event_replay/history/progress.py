@@ -24,13 +24,22 @@ class RangeRequest:
     end_of_input: str  # of the last partition; the others hold
     allow_missing: bool
 
+    def args(self) -> list[str]:
+        """The `replay run` (jobs/replay_job.py) arguments that make this request: what the DAG's jobs pass."""
+        args = ["--partitions", f"{self.first_id}..{self.last_id}", "--end-of-input", self.end_of_input]
+        args += ["--first"] if self.first else (["--previous", self.previous] if self.previous else [])
+        return args + (["--allow-missing"] if self.allow_missing else [])
+
 
 def _progress_key(cfg: JobConfig, request: RangeRequest) -> dict:
     return {**asdict(request), "fingerprint": fingerprint(cfg), "source": cfg.source.path}
 
 
-def resume_point(fs: Fs, output: str, cfg: JobConfig, request: RangeRequest, ids: list[str]) -> str | None:
-    """The last partition an interrupted run of this very request committed (None: start at the beginning)."""
+def resume_point(fs: Fs, output: str, cfg: JobConfig, request: RangeRequest, ids: list[str],
+                 warn: bool = True) -> str | None:
+    """The last partition an interrupted run of this very request committed (None: start at the beginning): the one
+    reader of the progress, for the run, its dry run and the DAG's planner. `warn`: say so when the progress is
+    another request's (the planner asks once per job of the run, and only one of them can be that request)."""
     text = fs.read_text(f"{output}/{RANGE_PROGRESS_FILE}")
     if text is None:
         return None
@@ -43,8 +52,9 @@ def resume_point(fs: Fs, output: str, cfg: JobConfig, request: RangeRequest, ids
     if same and committed is None:
         return None  # the interrupted run committed nothing
     if not same or committed not in ids:
-        print(f"replay: {output}/{RANGE_PROGRESS_FILE} belongs to another range request: replaying "
-              f"{ids[0]}..{ids[-1]} from its start", file=sys.stderr, flush=True)
+        if warn:
+            print(f"replay: {output}/{RANGE_PROGRESS_FILE} belongs to another range request: replaying "
+                  f"{ids[0]}..{ids[-1]} from its start", file=sys.stderr, flush=True)
         return None
     return committed
 

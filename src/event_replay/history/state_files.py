@@ -12,9 +12,9 @@ from __future__ import annotations
 from ..engine.carry import Carry
 from ..io.commit import stage_and_commit
 from ..io.fs import fs_for
-from ..layout import STATE_FOLDER, state_dir
+from ..layout import state_dir
 from ..semantics.config import JobConfig
-from .partitions import Partition, source_partitions
+from .partitions import Partition, predecessor
 from .state import CarriedState, Manifest, StateError, checked_manifest, manifest_json
 
 MANIFEST = "manifest.json"
@@ -38,19 +38,21 @@ def read_state(spark, cfg: JobConfig, partition: Partition, previous_id: str | N
 
 
 def continued_state(spark, cfg: JobConfig, part: Partition, previous: str | None = None) -> CarriedState:
-    """The carried state `part` continues: `previous`'s, by default the latest partition before it that has a
-    source folder or a state (a partition replayed without a folder, --allow-missing, is the predecessor too, so
-    that the history is not silently cut around it)."""
+    """The carried state `part` continues: `previous`'s, by default its predecessor's (partitions.predecessor: the
+    latest partition before it with a source folder or a state)."""
     if previous is None:
-        output = cfg.output.path.rstrip("/")
-        earlier = [p for p in source_partitions(spark, cfg, part.hourly) if p < part.id]
-        states = fs_for(output, spark).list_names(f"{output}/{STATE_FOLDER}")
-        earlier = sorted(set(earlier) | {s for s in states if s < part.id and len(s) == len(part.id)})
-        if not earlier:
+        previous = predecessor(spark, cfg, part.id)
+        if previous is None:
             raise StateError(f"partition {part.id} has no predecessor under {cfg.source.path}: "
                              "start the history with --first")
-        previous = earlier[-1]
     return read_state(spark, cfg, part, previous)
+
+
+def has_state(spark, output: str, partition: str) -> bool:
+    """Whether `partition` left a carried state under `output` (its manifest: written last, so a folder with one is
+    complete). A local output needs no Spark."""
+    folder = state_dir(output, partition)
+    return fs_for(folder, spark).exists(f"{folder}/{MANIFEST}")
 
 
 def stage_state(spark, cfg: JobConfig, manifest: Manifest, carry: Carry, staging: str) -> tuple[str, str]:

@@ -1,6 +1,11 @@
-"""The source's files: which data files a path holds, the partition folders around one (`dt=`, `hour=`), and
-schema drift between a partition's files and its predecessor's. Reads only file listings and Parquet footers."""
+"""The source's files: which data files a path holds (through Spark, or a local folder without it), the partition
+folders around one (`dt=`, `hour=`), and schema drift between a partition's files and its predecessor's. Reads only
+file listings and Parquet footers."""
 from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -31,6 +36,21 @@ class DamagedFileError(ConfigError):
 
 def _hidden(name: str) -> bool:
     return name.startswith("_") or name.startswith(".")  # as Spark's file index: _SUCCESS, .crc, _staging...
+
+
+def list_files(folder: Path) -> list[dict[str, Any]]:
+    """The data files under a local folder, recursively (hidden names skipped, as `data_files`), with their size and
+    modification time: what a run record and a dry run list without Spark."""
+    found = []
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not _hidden(d))
+        for name in sorted(names):
+            if _hidden(name):
+                continue
+            p = Path(root, name)
+            st = p.stat()
+            found.append({"path": p.relative_to(folder).as_posix(), "size": st.st_size, "mtime_ns": st.st_mtime_ns})
+    return found
 
 
 def data_files(spark: SparkSession, path: str) -> list[str]:

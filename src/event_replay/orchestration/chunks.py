@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from ..history.progress import RangeRequest
 from ..semantics.config_keys import ConfigError
 from .plan import PartitionRun
 
@@ -30,11 +31,15 @@ def chunk_runs(runs: Sequence[PartitionRun], size: int) -> list[tuple[PartitionR
     return [tuple(runs[i:i + size]) for i in range(0, len(runs), size)]
 
 
-def range_args(chunk: Sequence[PartitionRun], config_path: str) -> list[str]:
-    """Arguments of jobs/replay_job.py (`replay run`) replaying the chunk in one Spark application. The plan's days
-    are consecutive, each continuing the one before, so the range needs only what its first and last runs say."""
+def chunk_request(chunk: Sequence[PartitionRun]) -> RangeRequest:
+    """The range request of the job replaying the chunk in one Spark application. The plan's partitions are
+    consecutive, each continuing the one before, so the range needs only what its first and last runs say."""
     first, last = chunk[0], chunk[-1]
-    args = ["--config", config_path, "--partitions", f"{first.partition}..{last.partition}",
-            "--end-of-input", last.end_of_input]
-    args += ["--first"] if first.first else ["--previous", first.previous]
-    return args + (["--allow-missing"] if any(r.missing for r in chunk) else [])
+    return RangeRequest(first_id=first.partition, last_id=last.partition, first=first.first,
+                        previous=None if first.first else first.previous, end_of_input=last.end_of_input,
+                        allow_missing=any(r.missing for r in chunk))
+
+
+def range_args(chunk: Sequence[PartitionRun], config_path: str) -> list[str]:
+    """Arguments of jobs/replay_job.py (`replay run`) for the chunk's request."""
+    return ["--config", config_path, *chunk_request(chunk).args()]

@@ -33,6 +33,9 @@ TAIL_LINES = 200  # the last lines of a Spark job's output kept to find its caus
 _EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Refused|Missing|Locked)): (.+)$")
 _GENERIC = ("replay: failed", "replay quality: failed")
 _FINAL_WORDS = (": failed: ", ": refused", ": config error: ")  # exits.py's lines: the cause whatever follows
+# What a run says as it goes (pipeline.py, range_replay.py): never the cause of its failure.
+_PROGRESS = re.compile(r"^replay: (\S+ (continues the carried state of|starts a new history)|partition \d+ of \d+ |"
+                       r"\S+\.\.\S+ replayed as one span|resuming )")
 
 
 class Failed(SystemExit):
@@ -119,7 +122,8 @@ def _cause(lines: Sequence[str], fallback: str) -> str:
     (a progress line before a crash is no cause), else the last exception."""
     stripped = [ln.strip() for ln in lines if ln.strip()]
     said = [i for i, ln in enumerate(stripped)
-            if ln.startswith(("replay:", "replay quality:")) and ln not in _GENERIC and "SIGTERM" not in ln]
+            if ln.startswith(("replay:", "replay quality:")) and ln not in _GENERIC and "SIGTERM" not in ln
+            and not _PROGRESS.match(ln)]
     final = [i for i in said if any(w in stripped[i] for w in _FINAL_WORDS)]
     raised = [i for i, ln in enumerate(stripped) if _EXCEPTION.match(ln)]
     if final:

@@ -25,6 +25,7 @@ from typing import Any
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 from airflow.sdk.exceptions import AirflowSkipException
 
+from ..dry_run import dry_run, dry_run_line, lines
 from ..extension import with_extension_jar
 from ..fatal import with_exit_on_oom
 from ..layout import CANCEL_FILE, DONE_FOLDER
@@ -33,7 +34,6 @@ from .assets import OUTPUT_ASSETS, outlet_extras
 from .cancel import GRACE_SECONDS, stop_spark_submit, write_cancel_record
 from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
 from .committed import all_committed, committed_lines
-from .dry_run import dry_run, dry_run_line, lines
 from .failures import DRY_RUN_KEY, cause_of, fail, tail_buffer, tee
 from .links import RUN_LINKS
 from .plan import Plan, PlanError, check_state
@@ -118,8 +118,8 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
     version, config, input fingerprint, Spark), after each job its time and rows. It holds the output's turn from its
     first job to its last (turn.py): a run that meets another at the output waits for it, saying which run it waits
     for in the log and the record, instead of being refused chunk by chunk. With the form's dry run it lists
-    what the run would read and write instead (dry_run.py), writes nothing and is skipped (so are the tasks after
-    it)."""
+    what the run would read and write instead (event_replay/dry_run.py), writes nothing and is skipped (so are the
+    tasks after it)."""
 
     operator_extra_links = RUN_LINKS
 
@@ -241,7 +241,8 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
         cfg = parse_config(p["config_raw"])
         first = plan.runs[0] if plan.runs else None
         d = dry_run(cfg, [r.partition for r in plan.runs], p.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB,
-                    continues=None if first is None or first.first else first.previous)
+                    continues=None if first is None or first.first else first.previous,
+                    resume_after=p.get("resume_after"))
         for line in lines(d):
             self.log.info("%s", line)
         committed = committed_lines(all_committed(Path(p["run_dir"]).parent, new_record(p, None, None), plan))

@@ -34,7 +34,6 @@ import datetime as dt
 import hashlib
 import importlib.metadata as md
 import json
-import os
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -45,6 +44,7 @@ import pyspark
 import yaml
 
 from ..history.partitions import Partition
+from ..io.files import list_files
 from ..io.fs import is_local, local_path
 from ..layout import AIRFLOW_FOLDER, RECORD_FILE, run_folder_name
 from ..semantics.config import load_config
@@ -52,10 +52,6 @@ from .committed import config_fingerprint
 
 FORMAT = 1
 PROJECT_DIR = Path(__file__).resolve().parents[3]  # src/event_replay/orchestration/record.py -> the checkout
-
-
-def _hidden(name: str) -> bool:
-    return name.startswith(("_", "."))  # as Spark's file index (io/files.py): _SUCCESS, .crc, staging
 
 
 def project_version(project_dir: Path = PROJECT_DIR) -> dict[str, Any]:
@@ -83,20 +79,6 @@ def project_version(project_dir: Path = PROJECT_DIR) -> dict[str, Any]:
         except ValueError:
             pass
     return out
-
-
-def list_files(folder: Path) -> list[dict[str, Any]]:
-    """The data files under a folder, recursively (hidden names skipped), with their size and modification time."""
-    found = []
-    for root, dirs, names in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not _hidden(d))
-        for name in sorted(names):
-            if _hidden(name):
-                continue
-            p = Path(root, name)
-            st = p.stat()
-            found.append({"path": p.relative_to(folder).as_posix(), "size": st.st_size, "mtime_ns": st.st_mtime_ns})
-    return found
 
 
 def input_fingerprint(source_path: str, partitions: Sequence[str]) -> dict[str, Any]:

@@ -16,10 +16,10 @@ from typing import Any, Sequence
 import pyarrow.parquet as pq
 
 from ..compare.summary import pct
+from ..history.state_files import has_state
 from ..io.partition_folders import folder_of
 from ..layout import CHUNK_FILE, COMPARE_FOLDER, COMPARE_SUMMARY_FILE, COUNTS, DATASETS, PLAN_FILE, REPORT_FILE, \
-    REPORT_HTML_FILE, REPORT_MD_FILE
-from .plan import state_exists, state_path
+    REPORT_HTML_FILE, REPORT_MD_FILE, state_dir
 
 # What a row of each output dataset is (the report's column headings).
 COLUMN_NAMES = {"windows": "firings", "late_events": "late rows", "watermarks": "watermark rows",
@@ -40,7 +40,7 @@ def partition_report(output_path: str | Path, partition: str) -> dict[str, Any]:
     out = Path(output_path)
     rows = {ds: dataset_rows(out / ds / folder_of(partition)) for ds in DATASETS}  # days and hours
     return {"partition": partition, "rows": rows, "missing_outputs": [ds for ds, n in rows.items() if n is None],
-            "state": str(state_path(out, partition)) if state_exists(out, partition) else None}
+            "state": state_dir(str(out), partition) if has_state(None, str(out), partition) else None}
 
 
 def build_report(output_path: str, partitions: Sequence[str], **run_info: Any) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 A request that cannot run fails its task with one line that names the cause in the form's words, kept for the
 Replay runs page, and no traceback (failures.py). A dry run (the form's checkbox) writes nothing: validate and plan
-only compute, the replay task lists what would be read (dry_run.py).
+only compute, the replay task lists what would be read (event_replay/dry_run.py).
 """
 from __future__ import annotations
 
@@ -14,13 +14,16 @@ from typing import Any, Mapping
 
 from airflow.sdk.exceptions import AirflowSkipException
 
+from ..history.partitions import predecessor, source_partitions
+from ..history.progress import resume_point
+from ..io.fs import fs_for, is_local
 from ..layout import CHUNK_FILE, DATA_QUALITY_FILE, DONE_FOLDER
-from ..semantics.config import to_raw
+from ..semantics.config import JobConfig, parse_config, to_raw
 from ..semantics.config_keys import ConfigError
-from .chunks import partitions_per_job
+from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_request, chunk_runs, partitions_per_job
 from .failures import current_ti, fail
 from .params import run_dir, user_message, validate_request, write_effective_config
-from .plan import Plan, PlanError, check_state, list_partitions, plan_range, predecessor
+from .plan import Plan, PlanError, check_state, plan_range
 from .report import build_report, failure_line, write_plan_record, write_report
 
 log = logging.getLogger(__name__)
@@ -61,16 +64,19 @@ def validate_nightly(params: Mapping[str, Any], day: dt.date, project_dir: str, 
 
 
 def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
-    """The ordered partition runs. With continue_from_state the first continues its predecessor's state
-    (the latest partition before the range; none = the range starts the history). A dry run is planned whatever
-    the plan would refuse (missing days, a missing state): the refusal is listed with it."""
+    """The ordered partition runs of `v["start"]..v["end"]` (partition ids). With continue_from_state the first
+    continues its predecessor's state (history/partitions.predecessor: the latest partition before the range with a
+    source folder or a state, as `replay run` picks it; none = the range starts the history). `resume_after`: where
+    an interrupted job of this plan continues (history/progress.py), as its rerun will. A dry run is planned
+    whatever the plan would refuse (missing days, a missing state): the refusal is listed with it."""
     dry = bool(v.get("dry_run"))
+    cfg = parse_config(v["config_raw"])
+    start, end = v["start"], v["end"]
     try:
-        available = list_partitions(v["source_path"])
-    except PlanError as exc:
+        available = source_partitions(None, cfg, "T" in start)
+        continue_from = predecessor(None, cfg, start) if v.get("continue_from_state") else None
+    except ValueError as exc:  # a source the planner cannot list without Spark
         raise fail(f"Refused: {exc}", code=2) from None
-    start, end = dt.date.fromisoformat(v["start"]), dt.date.fromisoformat(v["end"])
-    continue_from = predecessor(available, start) if v.get("continue_from_state") else None
     refusal = None
     try:
         plan = plan_range(available, start, end, end_of_input=v["end_of_input"],
@@ -86,10 +92,28 @@ def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
                                    for r in plan.runs))
     if plan.missing:
         log.warning("days without a partition, replayed as empty: %s", ", ".join(plan.missing))
+    resume = resume_after(cfg, plan, v.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB)
+    if resume:
+        log.info("an interrupted job of this plan committed up to %s: it continues after it", resume)
     if v.get("run_dir") and not dry:  # for the Replay runs page: partitions done / planned while the run goes on
         write_plan_record(v["run_dir"], plan.partitions, plan.missing, v.get("partitions_per_job"),
                           run_data_quality=v.get("run_data_quality", True))
-    return {**v, "plan": plan.to_dict(), "refusal": refusal}
+    return {**v, "plan": plan.to_dict(), "refusal": refusal, "resume_after": resume}
+
+
+def resume_after(cfg: JobConfig, plan: Plan, partitions_per_job: int) -> str | None:
+    """The partition after which an interrupted job of `plan` continues (None: every job starts at its first).
+    The output keeps one progress file, of one request: at most one job's matches it. A remote output is not read
+    without Spark: its job says so when it resumes."""
+    output = cfg.output.path.rstrip("/")
+    if not is_local(output):
+        return None
+    fs = fs_for(output)
+    for chunk in chunk_runs(plan.runs, partitions_per_job):
+        found = resume_point(fs, output, cfg, chunk_request(chunk), [r.partition for r in chunk], warn=False)
+        if found:
+            return found
+    return None
 
 
 def quality_args(p: Mapping[str, Any], run_id: str) -> tuple[list[str], Path]:

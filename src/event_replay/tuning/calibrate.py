@@ -26,7 +26,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ..compare.classify import classify_late, classify_windows
-from ..compare.live import FORMATS, LiveOutput, LiveSpec, parse_mapping, parse_options, read_live
+from ..compare.live import FORMATS, LiveOutput, LiveSpec, read_live
 from ..compare.matching import match_late, match_windows
 from ..compare.replay_side import Scope, from_engine
 from ..compare.rules import rules_for
@@ -55,11 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def spec_from_args(args: argparse.Namespace) -> LiveSpec | None:
     if not getattr(args, "against_live", None):
         return None
-    return LiveSpec(path=args.against_live, format=args.live_format,
-                    columns=parse_mapping(args.live_columns, "--live-columns"),
-                    options=parse_options(args.live_option), late_path=args.live_late,
-                    late_columns=parse_mapping(args.live_late_columns, "--live-late-columns"),
-                    keeps_updates=args.live_keeps_updates)
+    return LiveSpec.from_args(args, args.against_live)
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""`replay run --partitions A..B --dry-run` (orchestration/dry_run.py): the partitions, the chunks, the input files
+"""`replay run --partitions A..B --dry-run` (dry_run.py): the partitions, the chunks, the input files
 with their rows and bytes, what the output already has, an estimate; nothing written."""
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from event_replay.orchestration.dry_run import dry_run, dry_run_line, estimate, lines
+from event_replay.dry_run import dry_run, dry_run_line, estimate, lines
 from event_replay.orchestration.record import write_record
 from event_replay.samples.days import generate_days, write_days
 from event_replay.semantics.config import load_config
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture

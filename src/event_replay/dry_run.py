@@ -1,5 +1,5 @@
-"""A dry run of a partition range: what `replay run --partitions A..B` (or a backfill run) would read and write, and
-how long it would take, with nothing written and no Spark started.
+"""A dry run of a partition range: what `replay run --partitions A..B` (range_replay.py, beside it; or a backfill
+run's jobs) would read and write, and how long it would take, with nothing written and no Spark started.
 
 Per partition: its source folder (missing or not), the data files in it (as Spark's reader sees them: names starting
 with `_` or `.` skipped) with their bytes, the rows (Parquet footers; a CSV file's lines but its header), and
@@ -7,6 +7,9 @@ whether the output already has it (every output dataset has its `dt=` folder: co
 commits it again) and its carried state. Then the chunks (one Spark application each) and an estimate: from the
 last runs on the same output (their run records, record.py: seconds and rows of each job), else from the rates
 measured in BENCHMARKS.md (a job's fixed cost, then rows per second on 2 cores).
+
+Which state the first partition continues and where an interrupted run resumes come from history/, as the run's
+own do (partitions.predecessor, progress.resume_point): a dry run names what the run will do.
 
 Only a local source and output can be listed without Spark; a remote one is named as not listed.
 """
@@ -19,18 +22,20 @@ from typing import Any, Sequence
 
 import pyarrow.parquet as pq
 
-from ..history.partitions import Partition
-from ..io.fs import fs_for, is_local, local_path
-from ..io.partition_folders import partitions_present
-from ..layout import AIRFLOW_FOLDER, DATASETS, RANGE_PROGRESS_FILE, RECORD_FILE, STATE_FOLDER, state_dir
-from ..range_replay import parse_range, partition_ids
-from .record import list_files
+from .history.partitions import Partition, parse_range, partition_ids, predecessor
+from .history.progress import RangeRequest, resume_point
+from .history.state_files import has_state
+from .io.files import list_files
+from .io.fs import fs_for, is_local, local_path
+from .layout import AIRFLOW_FOLDER, DATASETS, RECORD_FILE
+from .semantics.config import JobConfig
 
 # bench/results/SESSIONS.md, "One span per chunk": a 31-day chunk of 155,000 rows took 28.4 s of spark-submit
 # (21.5 s of span), and a 10M-row replay 70-75 s: about 25 s a job (JVM, session, the engine's fixed Spark jobs)
 # + 200,000 rows/s.
 JOB_SECONDS, ROWS_PER_SECOND = 25.0, 200_000.0
 NO_PREDECESSOR = "-"  # `continues` when no partition comes before the first one
+NOT_LOOKED_UP = "?"  # `continues` when the source or output is not local: not listed without Spark
 FILES_SHOWN = 20  # files listed per partition on the console (every one is in the JSON)
 
 
@@ -83,13 +88,9 @@ def _committed(output: Path, subpath: str) -> bool:
     return all((output / ds / subpath).is_dir() and any((output / ds / subpath).iterdir()) for ds in DATASETS)
 
 
-def _state(output: Path, pid: str) -> bool:
-    folder = Path(state_dir(str(output), pid))
-    return folder.is_dir() and any(folder.iterdir())
-
-
-def partition_inputs(source: str, fmt: str, output: str, ids: Sequence[str]) -> tuple[list[PartitionInput], bool]:
+def partition_inputs(cfg: JobConfig, ids: Sequence[str]) -> tuple[list[PartitionInput], bool]:
     """Each partition's input and whether the output has it; False when the source is not local (not listed)."""
+    source, fmt, output = cfg.source.path, cfg.source.format, cfg.output.path
     listed = is_local(source)
     out = Path(local_path(output)) if is_local(output) else None
     found = []
@@ -105,14 +106,14 @@ def partition_inputs(source: str, fmt: str, output: str, ids: Sequence[str]) -> 
         else:
             p.rows = None
         if out is not None:
-            p.committed, p.state = _committed(out, sub), _state(out, pid)
+            p.committed, p.state = _committed(out, sub), has_state(None, output, pid)
         else:
             p.committed = p.state = None
         found.append(p)
     return found, listed
 
 
-def history(output: str) -> list[dict[str, Any]]:
+def earlier_jobs(output: str) -> list[dict[str, Any]]:
     """The jobs of earlier runs on this output (their run records), oldest run first."""
     if not is_local(output):
         return []
@@ -146,33 +147,21 @@ def estimate(rows: int | None, jobs: int, earlier: list[dict[str, Any]]) -> tupl
             f"{ROWS_PER_SECOND:,.0f} rows/s on 2 cores")
 
 
-def _resume_point(output: str, first: str, last: str) -> str | None:
-    """The partition an interrupted run of this very range committed last (its `_range.json`), if any."""
-    if not is_local(output):
-        return None
-    try:
-        saved = json.loads((Path(local_path(output)) / RANGE_PROGRESS_FILE).read_text())
-        request = saved["request"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if request.get("first_id") == first and request.get("last_id") == last:
-        return saved.get("committed")
-    return None
-
-
-def dry_run(cfg, ids: Sequence[str], chunk_size: int | None = None, continues: str | None = None) -> DryRun:
+def dry_run(cfg: JobConfig, ids: Sequence[str], chunk_size: int | None = None, continues: str | None = None,
+            resume_after: str | None = None) -> DryRun:
     """The dry run of the partitions `ids` (consecutive, in order) of `cfg`'s source, in chunks of `chunk_size`
     (None: the whole range is one Spark application, as `replay run --partitions`); `continues`: the partition
-    whose carried state the first one continues (None: it starts a history)."""
-    parts, listed = partition_inputs(cfg.source.path, cfg.source.format, cfg.output.path, ids)
+    whose carried state the first one continues (None: it starts a history); `resume_after`: the partition after
+    which an interrupted run of the same request continues (history/progress.resume_point)."""
+    parts, listed = partition_inputs(cfg, ids)
     size = chunk_size or len(ids)
     chunks = [list(ids[i:i + size]) for i in range(0, len(ids), size)]
     rows = None if not listed else sum(p.rows or 0 for p in parts)
-    seconds, basis = estimate(rows, len(chunks), history(cfg.output.path))
-    found = (_state(Path(local_path(cfg.output.path)), continues)
-             if continues not in (None, NO_PREDECESSOR) and is_local(cfg.output.path) else None)
+    seconds, basis = estimate(rows, len(chunks), earlier_jobs(cfg.output.path))
+    found = (has_state(None, cfg.output.path, continues)
+             if continues not in (None, NO_PREDECESSOR, NOT_LOOKED_UP) and is_local(cfg.output.path) else None)
     return DryRun(first=ids[0], last=ids[-1], source=cfg.source.path, output=cfg.output.path, partitions=parts,
-                  chunks=chunks, resume_after=_resume_point(cfg.output.path, ids[0], ids[-1]),
+                  chunks=chunks, resume_after=resume_after,
                   estimate_seconds=seconds, estimate_basis=basis, listed=listed, continues=continues,
                   state_found=found)
 
@@ -226,6 +215,9 @@ def lines(d: DryRun, prog: str = "replay") -> list[str]:
     elif d.continues == NO_PREDECESSOR:
         out.append(f"{prog}: {d.first} has no partition before it to continue: the run would be refused without "
                    "--first")
+    elif d.continues == NOT_LOOKED_UP:
+        out.append(f"{prog}: {d.first} continues the latest partition before it (not looked up: a remote source or "
+                   "output is not listed without Spark)")
     else:
         found = {True: "found", False: "missing: the run would be refused", None: "not checked"}[d.state_found]
         out.append(f"{prog}: {d.first} continues the carried state of {d.continues} ({found})")
@@ -246,24 +238,18 @@ def lines(d: DryRun, prog: str = "replay") -> list[str]:
     return out
 
 
-def predecessor(cfg, first: str) -> str | None:
-    """The partition whose state `first` continues by default (history/state_files.continued_state's rule): the latest one before it
-    with a source folder or a carried state; None when there is none."""
-    if not (is_local(cfg.source.path) and is_local(cfg.output.path)):
-        return None
-    hourly = "T" in first
-    earlier = {p for p in partitions_present(fs_for(cfg.source.path), cfg.source.path, hourly) if p < first}
+def main_dry_run(cfg: JobConfig, request: RangeRequest) -> int:
+    """`replay run --config F --partitions A..B --dry-run [--first | --previous P] [...]`: prints the dry run of the
+    very request the run would make; exit 0."""
+    ids = partition_ids(*parse_range(f"{request.first_id}..{request.last_id}"))
+    local = is_local(cfg.source.path) and is_local(cfg.output.path)
+    if request.first or request.previous:
+        continues = request.previous
+    else:
+        continues = (predecessor(None, cfg, ids[0]) or NO_PREDECESSOR) if local else NOT_LOOKED_UP
     output = cfg.output.path.rstrip("/")
-    earlier |= {s for s in fs_for(output).list_names(f"{output}/{STATE_FOLDER}") if s < first and len(s) == len(first)}
-    return max(earlier) if earlier else None
-
-
-def main_dry_run(cfg, first: str, last: str, new_history: bool = False, previous: str | None = None) -> int:
-    """`replay run --config F --partitions A..B --dry-run [--first | --previous P]`: prints the dry run; exit 0."""
-    lo, hi = parse_range(f"{first}..{last}")
-    continues = None if new_history else (previous or predecessor(cfg, lo.id) or NO_PREDECESSOR)
-    d = dry_run(cfg, partition_ids(lo, hi), continues=continues)
-    print("\n".join(lines(d)), flush=True)
+    resume = resume_point(fs_for(output), output, cfg, request, ids) if is_local(output) else None
+    print("\n".join(lines(dry_run(cfg, ids, continues=continues, resume_after=resume))), flush=True)
     return 0
 
 
