@@ -1,4 +1,4 @@
-"""One comparison, end to end: read both sides, match, classify, explain, write `compare/`.
+"""One comparison, end to end: read both sides, match, classify, explain, diagnose, write `compare/`.
 
 `compare(spark, cfg, live_spec, options)` is what `replay compare`, the DAG's compare task and the tests call; it
 returns the summary (also written as compare/summary.json). Calibration (`replay tune --against-live`) uses the
@@ -18,6 +18,8 @@ from ..layout import COMPARE_FOLDER
 from ..semantics.config import JobConfig
 from ..semantics.durations import format_duration
 from .classify import classify_late, classify_windows, partition_counts, totals
+from .diagnosis import diagnose, with_causes
+from .diagnosis_evidence import gather
 from .explain import explain
 from .live import LiveSpec, read_live
 from .matching import match_late, match_windows
@@ -75,6 +77,8 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
     explained = explain(spark, cfg, windows, replay.late, replay.watermarks,
                         late if late is not None else None, live.aggregates, live.has, use_source=options.use_source)
     phase("explain")
+    hints = _diagnosed(spark, cfg, windows, explained, live, replay.watermarks, late, options)
+    phase("diagnose")
     seconds = time.monotonic() - t0
     summary = {
         "output_path": cfg.output.path, "live": _live_info(spec, live), "scope": options.scope.label,
@@ -83,7 +87,7 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
                    "tolerance": r.tolerance, "text": r.describe()} for r in rules],
         "not_compared": [a for a in cfg.aggregations if a not in live.aggregates],
         "summation_order": options.summation_order, "min_agreement_pct": options.min_agreement_pct,
-        "totals": tot, "partitions": per_partition, "hints": explained.hints,
+        "totals": tot, "partitions": per_partition, "hints": hints,
         "config": _config_line(cfg), "seconds": round(seconds, 3),
     }
     out_dir = options.out_dir or default_out_dir(cfg)
@@ -93,6 +97,15 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
     phase("write")
     summary["seconds_total"] = round(time.monotonic() - t0, 3)
     return summary
+
+
+def _diagnosed(spark: SparkSession, cfg: JobConfig, windows, explained, live, watermarks, late,
+               options: CompareOptions) -> list[dict[str, Any]]:
+    """The hints, the settings that differ first (diagnosis.py)."""
+    ev = explained.windows if "held_by" in explained.windows.columns else None  # None: nothing to explain
+    evidence = gather(spark, cfg, windows, ev, live.firings, watermarks, late, live.has, explained.hints,
+                      use_source=options.use_source)
+    return with_causes(diagnose(evidence, cfg), explained.hints)
 
 
 def _live_info(spec: LiveSpec, live) -> dict[str, Any]:
