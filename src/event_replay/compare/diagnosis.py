@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..semantics.config import JobConfig
+from ..semantics.durations import spoken_duration
 from .silences import Silences
 from .watermark_shift import ShiftFigures
-from .wording import fmt_duration, plural, seconds
+from .wording import fmt_duration, plural
 
 HIGH, MEDIUM, LOW = "high", "medium", "low"
 SUPERSEDED = ("live_watermark_behind", "live_watermark_ahead", "refirings", "idleness")
@@ -105,15 +106,15 @@ def idle_timeout(e: Evidence, cfg: JobConfig) -> list[dict[str, Any]]:
     sil = e.silences
     if sil is not None:
         evidence += (f"; at the replay's firing of {sil.windows} of them a split had been silent "
-                     f"{seconds(sil.shortest_ms)} to {seconds(sil.longest_ms)} (median "
-                     f"{seconds(sil.median_ms)}; split {sil.split} in {sil.split_windows})")
+                     f"{spoken_duration(sil.shortest_ms)} to {spoken_duration(sil.longest_ms)} (median "
+                     f"{spoken_duration(sil.median_ms)}; split {sil.split} in {sil.split_windows})")
     evidence += f"; {_late_rows(e)}"
     way = _direction(e)
     shorter = {"ahead": "a shorter", "behind": "a longer"}.get(way or "", "another")
     text = (f"The idle timeout differs: the live job ran with {shorter} idle timeout than the replay's "
             f"{fmt_duration(mine) if mine else 'none'}")
     if way == "ahead" and sil is not None:
-        text += f", below the silences it idled in (under {seconds(sil.shortest_ms)})"
+        text += f", below the silences it idled in (under {spoken_duration(sil.shortest_ms)})"
     confidence = HIGH if s.zero_share >= 0.98 and other >= 3 else MEDIUM
     if e.split_not_read:
         confidence = MEDIUM

@@ -19,11 +19,6 @@ def fmt_ms(c: Column) -> Column:
 def fmt_duration(ms: int | None) -> str:
     return "none" if ms is None else format_duration(ms)
 
-def seconds(ms: int) -> str:
-    """A measured duration (a silence, not a setting) to a tenth of a second: 2.5 s."""
-    return f"{ms / 1000:.1f} s"
-
-
 def n_or_0(c: str) -> Column:
     return F.coalesce(F.col(c), F.lit(0))
 

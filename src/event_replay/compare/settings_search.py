@@ -1,0 +1,128 @@
+"""Letting the settings search decide: the diagnosis's suspects replayed one setting at a time around the replay's
+config and ranked against the live output by the calibration (tuning/calibrate.py through tuning/runner.py: the
+source read once, each variant matched as `replay compare` matches). A variant that agrees on every window (and
+every late row) is the strongest evidence there is, shown first: "with idle timeout 1.5 s the replay agrees on 100%
+of windows". Otherwise the best variant is said next to the replay's own agreement.
+
+Candidates: the out-of-orderness the shift names; for the idle timeout and the allowed lateness, the round values
+nearest the replay's on the side the evidence points to (below the silences the live job idled in, when known).
+At most MAX_VARIANTS variants (each is a full replay). The replays and their ranking are the caller's (`Ranker`:
+tuning/ sits above this package); the comparison keeps the ranking (summary.json's `search`).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Sequence
+
+from ..history.partitions import Partition
+from ..semantics.config import JobConfig
+from ..semantics.durations import spoken_duration
+from .replay_side import Scope
+from .summary import pct
+
+# (the config, the variants' (delay, idle timeout, lateness)) -> their rows, in order, with calibrate's columns and
+# live_rank (commands/compare.py runs them through tuning/: above this package)
+Ranker = Callable[[JobConfig, Sequence[tuple[int, "int | None", int]]], list[dict[str, Any]]]
+
+MAX_VARIANTS = 6
+PER_SETTING = 3
+IDLE_LADDER = (500, 1000, 1500, 2000, 3000, 4000, 5000, 6000, 8000, 10_000, 15_000, 20_000, 30_000, 45_000, 60_000,
+               120_000, 300_000, 600_000)
+LATENESS_LADDER = (0, 100, 200, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000, 300_000)
+SETTING_WORDS = {"max_out_of_orderness": "max out-of-orderness", "idle_timeout": "idle timeout",
+                 "allowed_lateness": "allowed lateness"}
+
+
+def scoped_config(cfg: JobConfig, scope: Scope) -> JobConfig:
+    """The config whose replay range is the compared partitions' (what a partition-by-partition replay of them
+    replayed: from the first one's start to the last one's end)."""
+    if scope.first is None:
+        return cfg
+    return cfg.with_overrides(replay={"start": Partition.parse(scope.first).start_ms,
+                                      "end": Partition.parse(scope.last).end_ms})
+
+
+def _nearest(ladder: Iterable[int], mine: int | None, way: str | None, bound: int | None) -> list[int | None]:
+    mine_v = mine if mine is not None else 0
+    below = [v for v in ladder if v < mine_v and (bound is None or v < bound)][::-1][:PER_SETTING]
+    above = [v for v in ladder if v > mine_v][:PER_SETTING]
+    if way == "ahead":
+        return list(below)
+    if way == "behind":
+        return list(above)
+    return below[:2] + above[:2]
+
+
+def candidates(causes: list[dict[str, Any]], cfg: JobConfig) -> list[tuple[str, int | None]]:
+    """(setting, value) pairs to try, the most certain cause's first, at most MAX_VARIANTS."""
+    out: list[tuple[str, int | None]] = []
+    wm = cfg.watermark
+    for c in causes:
+        setting, way = c["setting"], c.get("direction")
+        if setting in ("max_out_of_orderness", "watermark_flavour"):
+            out += [("max_out_of_orderness", v) for v in (c.get("candidates") or {}).get("max_out_of_orderness", [])]
+        if setting in ("idle_timeout", "watermark"):
+            idle = _nearest(IDLE_LADDER, wm.idle_timeout_ms, way, c.get("bound_ms"))
+            out += [("idle_timeout", v) for v in idle + ([None] if way == "behind" and wm.idle_timeout_ms else [])]
+        if setting in ("allowed_lateness", "watermark"):
+            lateness = _nearest(LATENESS_LADDER, cfg.window.allowed_lateness_ms, way, None)
+            out += [("allowed_lateness", v) for v in lateness]
+    seen: list[tuple[str, int | None]] = []
+    for pair in out:
+        if pair not in seen:
+            seen.append(pair)
+    return seen[:MAX_VARIANTS]
+
+
+def settings_of(cfg: JobConfig, setting: str, value: int | None) -> tuple[int, int | None, int]:
+    """(max out-of-orderness, idle timeout, allowed lateness) of the replay's config with one setting changed."""
+    values = {"max_out_of_orderness": cfg.watermark.max_out_of_orderness_ms,
+              "idle_timeout": cfg.watermark.idle_timeout_ms, "allowed_lateness": cfg.window.allowed_lateness_ms}
+    values[setting] = value
+    return values["max_out_of_orderness"], values["idle_timeout"], values["allowed_lateness"]
+
+
+def _words(setting: str, value: int | None) -> str:
+    return f"{SETTING_WORDS[setting]} {spoken_duration(value) if value is not None else 'none'}"
+
+
+def search(cfg: JobConfig, causes: list[dict[str, Any]], rank: Ranker) -> dict[str, Any] | None:
+    """The ranking of the candidates (calibrate's columns, best first) and the hint it gives; None: no candidate.
+    `rank(cfg, settings)`: each (delay, idle, lateness) replayed and scored against the live output, in order."""
+    pairs = candidates(causes, cfg)
+    if not pairs:
+        return None
+    scored = rank(cfg, [settings_of(cfg, s, v) for s, v in pairs])
+    rows = [{**r, "setting": s, "value_ms": v, "change": _words(s, v)} for (s, v), r in zip(pairs, scored)]
+    ranked = sorted(rows, key=lambda r: r["live_rank"])
+    return {"rows": ranked, "hint": _hint(ranked, len(pairs))}
+
+
+def _hint(ranked: list[dict[str, Any]], tried: int) -> dict[str, Any]:
+    best = ranked[0]
+    ties = [r for r in ranked if r.get("live_rank") == 1]
+    late = best.get("live_late_union")
+    all_late = late is None or best.get("live_late_matched") == late
+    how = f"the settings search (one setting at a time around the replay's config, {tried} variants)"
+    if best.get("live_agreement_pct") == 100.0 and all_late:
+        named = " or ".join(r["change"] for r in ties)
+        late_text = "" if late is None else f" and every late row ({late})"
+        text = (f"With {named} the replay agrees on 100% of windows ({best['live_windows']}){late_text}: {how} "
+                "confirms the cause" + (" (the variants tie: the output cannot tell them apart)." if len(ties) > 1
+                                        else "."))
+        return {"kind": "search", "setting": best["setting"], "value_ms": best["value_ms"], "confidence": "confirmed",
+                "windows": best["live_windows"], "text": text}
+    text = (f"No single setting makes the replay agree fully: {how}; the closest is {best['change']}, agreeing on "
+            f"{pct(best['live_agreement_pct'])} of windows. More than one setting may differ.")
+    return {"kind": "search", "setting": best["setting"], "value_ms": best["value_ms"], "confidence": "partial",
+            "windows": best["live_windows"], "text": text}
+
+
+def with_search(hints: list[dict[str, Any]], found: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """A full agreement goes first; a partial one after the causes it tried."""
+    if found is None:
+        return hints
+    hint = found["hint"]
+    if hint["confidence"] == "confirmed":
+        return [hint] + hints
+    causes = [h for h in hints if h["kind"] == "cause"]
+    return causes + [hint] + hints[len(causes):]
