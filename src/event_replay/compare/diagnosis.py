@@ -45,6 +45,7 @@ class Evidence:
     refired_live: int
     differing: int
     near_idle: int = 0  # differing windows the replay fired right after a split went idle (or all were)
+    accepted_lateness_ms: int | None = None  # the largest lateness of a row late in the replay only
     split_not_read: str | None = None
 
 
@@ -121,7 +122,7 @@ def idle_timeout(e: Evidence, cfg: JobConfig) -> list[dict[str, Any]]:
         text += (f"; or it never read split {e.split_not_read} (see below): a split left out of the minimum looks "
                  "the same, and the outputs cannot tell these two apart")
     return [_cause("idle_timeout", confidence, evidence, text + ".", direction=way,
-                   bound_ms=sil.shortest_ms if sil is not None and way == "ahead" else None)]
+                   bound_ms=None if sil is None else sil.shortest_ms if way == "ahead" else sil.longest_ms)]
 
 
 def _idle_beside_shift(e: Evidence, cfg: JobConfig) -> list[dict[str, Any]]:
@@ -151,9 +152,13 @@ def allowed_lateness(e: Evidence, cfg: JobConfig) -> list[dict[str, Any]]:
                 f"watermarks agree); {refired} windows were fired again (fire index > 0) more often by the {side}, "
                 f"which counted {plural(dropped, 'row', 'rows')} the other side dropped as late; {_late_rows(e)}")
     confidence = HIGH if s.pairs >= 10 and refired else MEDIUM
-    return [_cause("allowed_lateness", confidence, evidence, (
-        f"Allowed lateness differs: the live job ran with {'a smaller' if way == 'ahead' else 'a larger'} allowed "
-        f"lateness than the replay's {fmt_duration(mine)}."), direction=way)]
+    text = (f"Allowed lateness differs: the live job ran with {'a smaller' if way == 'ahead' else 'a larger'} "
+            f"allowed lateness than the replay's {fmt_duration(mine)}")
+    seen = e.accepted_lateness_ms if way == "behind" else None
+    if seen is not None:
+        text += f", above {fmt_duration(seen)} (the latest row it accepted that the replay dropped)"
+        evidence += f"; the latest of those rows came {fmt_duration(seen)} after its window's end"
+    return [_cause("allowed_lateness", confidence, evidence, text + ".", direction=way, bound_ms=seen)]
 
 
 def settings_agree(e: Evidence) -> list[dict[str, Any]]:
@@ -205,8 +210,12 @@ def diagnose(e: Evidence, cfg: JobConfig) -> list[dict[str, Any]]:
 
 
 def with_causes(causes: list[dict[str, Any]], hints: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The causes first, then hints.py's. A certain cause supersedes the hints that guess at settings from the
-    direction alone (late rows on one side, re-firings, windows fired after a split went idle): its evidence
-    holds their figures, and their guesses would point elsewhere."""
-    certain = bool(causes) and causes[0]["confidence"] == HIGH
-    return causes + [h for h in hints if not (certain and h["kind"] in SUPERSEDED)]
+    """The certain causes first, then a split never read (its test is strict), the other causes, then hints.py's.
+    A certain cause supersedes the hints that guess at settings from the direction alone (late rows on one side,
+    re-firings, windows fired after a split went idle): its evidence holds their figures, and their guesses
+    would point elsewhere."""
+    certain = [c for c in causes if c["confidence"] == HIGH]
+    unsure = [c for c in causes if c["confidence"] != HIGH]
+    split = [h for h in hints if h["kind"] == "split_not_read"]
+    rest = [h for h in hints if h["kind"] != "split_not_read" and not (certain and h["kind"] in SUPERSEDED)]
+    return certain + split + unsure + rest

@@ -36,6 +36,20 @@ def _late(late: DataFrame | None, ev: DataFrame | None) -> tuple[int, int]:
     return int(r["ro"] or 0), int(r["lo"] or 0)
 
 
+def _accepted_lateness(late: DataFrame | None, cfg: JobConfig) -> int | None:
+    """The largest lateness (watermark at arrival - (window end - 1)) of the rows late in the replay only: the
+    live job accepted them, so its allowed lateness is above it when the watermarks agree. Tumbling and sliding
+    windows (a row is late when its last window is)."""
+    w = cfg.window
+    if late is None or w.type not in ("tumbling", "sliding"):
+        return None
+    step = w.size_ms if w.type == "tumbling" else w.slide_ms
+    t = F.col("time_ms")
+    end = t - F.pmod(t - F.lit(w.offset_ms), F.lit(step)) + F.lit(w.size_ms)
+    r = late.where(F.col("replay_only") > 0).agg(F.max(F.col("late_watermark_ms") - (end - 1))).first()
+    return int(r[0]) if r[0] is not None else None
+
+
 def _differing(ev: DataFrame | None) -> tuple[int, int]:
     if ev is None:
         return 0, 0
@@ -64,4 +78,5 @@ def gather(spark: SparkSession, cfg: JobConfig, windows: DataFrame, ev: DataFram
     differing, near = _differing(ev)
     split = next((h.get("split") for h in hints if h["kind"] == "split_not_read"), None)
     return Evidence(shift=shift, silences=silences, late_replay_only=ro, late_live_only=lo, refired_replay=rr,
-                    refired_live=rl, differing=differing, near_idle=near, split_not_read=split)
+                    refired_live=rl, differing=differing, near_idle=near, split_not_read=split,
+                    accepted_lateness_ms=_accepted_lateness(late, cfg))

@@ -11,7 +11,7 @@ tuning/ sits above this package); the comparison keeps the ranking (summary.json
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 from ..history.partitions import Partition
 from ..semantics.config import JobConfig
@@ -41,15 +41,29 @@ def scoped_config(cfg: JobConfig, scope: Scope) -> JobConfig:
                                       "end": Partition.parse(scope.last).end_ms})
 
 
-def _nearest(ladder: Iterable[int], mine: int | None, way: str | None, bound: int | None) -> list[int | None]:
-    mine_v = mine if mine is not None else 0
-    below = [v for v in ladder if v < mine_v and (bound is None or v < bound)][::-1][:PER_SETTING]
-    above = [v for v in ladder if v > mine_v][:PER_SETTING]
+def _below(ladder: Sequence[int], mine: int | None, bound: int | None) -> list[int]:
+    top = min(v for v in (mine, bound) if v is not None) if (mine, bound) != (None, None) else None
+    return [v for v in ladder if top is None or v < top][::-1]
+
+
+def _above(ladder: Sequence[int], mine: int | None, bound: int | None, strict: bool) -> list[int]:
+    """Above the replay's value: past a strict bound (the largest lateness the live job accepted) the two values
+    just above it; else two just above the replay's and one above the bound (a silence the live job did not go
+    idle in, or went idle later in)."""
+    near = [v for v in ladder if mine is None or v > mine]
+    past = [v for v in near if bound is not None and v > bound]
+    if strict and bound is not None:
+        return past[:2]
+    return list(dict.fromkeys(near[:2] + past[:1]))
+
+
+def _nearest(ladder: Sequence[int], mine: int | None, way: str | None, bound: int | None,
+             strict: bool = False) -> list[int]:
     if way == "ahead":
-        return list(below)
+        return _below(ladder, mine, bound)[:PER_SETTING]
     if way == "behind":
-        return list(above)
-    return below[:2] + above[:2]
+        return _above(ladder, mine, bound, strict)
+    return _below(ladder, mine, None)[:2] + _above(ladder, mine, None, False)[:2]
 
 
 def candidates(causes: list[dict[str, Any]], cfg: JobConfig) -> list[tuple[str, int | None]]:
@@ -64,8 +78,9 @@ def candidates(causes: list[dict[str, Any]], cfg: JobConfig) -> list[tuple[str, 
             idle = _nearest(IDLE_LADDER, wm.idle_timeout_ms, way, c.get("bound_ms"))
             out += [("idle_timeout", v) for v in idle + ([None] if way == "behind" and wm.idle_timeout_ms else [])]
         if setting in ("allowed_lateness", "watermark"):
-            lateness = _nearest(LATENESS_LADDER, cfg.window.allowed_lateness_ms, way, None)
-            out += [("allowed_lateness", v) for v in lateness]
+            lateness = _nearest(LATENESS_LADDER, cfg.window.allowed_lateness_ms, way, c.get("bound_ms"), strict=True)
+            zero = [0] if way == "ahead" and cfg.window.allowed_lateness_ms else []  # no lateness: the default
+            out += [("allowed_lateness", v) for v in zero + lateness]
     seen: list[tuple[str, int | None]] = []
     for pair in out:
         if pair not in seen:
@@ -105,10 +120,13 @@ def _hint(ranked: list[dict[str, Any]], tried: int) -> dict[str, Any]:
     how = f"the settings search (one setting at a time around the replay's config, {tried} variants)"
     if best.get("live_agreement_pct") == 100.0 and all_late:
         named = " or ".join(r["change"] for r in ties)
+        also = [r["change"] for r in ranked if r not in ties and r.get("live_agreement_pct") == 100.0
+                and r.get("live_late_matched") == late]
         late_text = "" if late is None else f" and every late row ({late})"
         text = (f"With {named} the replay agrees on 100% of windows ({best['live_windows']}){late_text}: {how} "
-                "confirms the cause" + (" (the variants tie: the output cannot tell them apart)." if len(ties) > 1
-                                        else "."))
+                "confirms the cause" + (" (the variants tie: the output cannot tell them apart)" if len(ties) > 1
+                                        else "")
+                + (f"; so do {', '.join(also)}, whose firings agree at fewer watermarks." if also else "."))
         return {"kind": "search", "setting": best["setting"], "value_ms": best["value_ms"], "confidence": "confirmed",
                 "windows": best["live_windows"], "text": text}
     text = (f"No single setting makes the replay agree fully: {how}; the closest is {best['change']}, agreeing on "
