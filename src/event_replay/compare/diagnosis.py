@@ -119,23 +119,24 @@ def idle_timeout(e: Evidence, cfg: JobConfig) -> list[dict[str, Any]]:
     confidence = HIGH if s.zero_share >= 0.98 and other >= 3 else MEDIUM
     if e.split_not_read:
         confidence = MEDIUM
-        text += (f"; or it never read split {e.split_not_read} (see below): a split left out of the minimum looks "
+        text += (f"; or it never read split {e.split_not_read} (its own hint): a split left out of the minimum looks "
                  "the same, and the outputs cannot tell these two apart")
     return [_cause("idle_timeout", confidence, evidence, text + ".", direction=way,
                    bound_ms=None if sil is None else sil.shortest_ms if way == "ahead" else sil.longest_ms)]
 
 
 def _idle_beside_shift(e: Evidence, cfg: JobConfig) -> list[dict[str, Any]]:
-    """With the out-of-orderness shifted, the first firings differ anyway: only the replay's idle spans speak."""
+    """With the out-of-orderness shifted, every first firing moves: only the replay's idle spans speak, for the
+    differing windows it fired right after a split went idle."""
     mine = cfg.watermark.idle_timeout_ms
-    if not mine or not e.differing or e.near_idle * 2 < e.differing:
+    if not mine or not e.near_idle:
         return []
     evidence = (f"{e.near_idle} of the {e.differing} differing windows were fired by the replay right after a split "
                 f"went idle (its idle timeout {fmt_duration(mine)}); the out-of-orderness shift hides the "
                 "first-firing test")
-    return [_cause("idle_timeout", MEDIUM, evidence, (
-        f"The idle timeout differs too, most likely: the idle timeout decides these windows, and the live job's is "
-        f"not the replay's {fmt_duration(mine)}."), direction=_direction(e), bound_ms=None)]
+    return [_cause("idle_timeout", MEDIUM if e.near_idle * 2 >= e.differing else LOW, evidence, (
+        f"The idle timeout may differ too: the idle timeout decides those windows, and the outputs cannot say "
+        f"whether the live job's is the replay's {fmt_duration(mine)}."), direction=_direction(e), bound_ms=None)]
 
 
 def allowed_lateness(e: Evidence, cfg: JobConfig) -> list[dict[str, Any]]:

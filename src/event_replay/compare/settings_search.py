@@ -70,7 +70,8 @@ def candidates(causes: list[dict[str, Any]], cfg: JobConfig) -> list[tuple[str, 
     """(setting, value) pairs to try, the most certain cause's first, at most MAX_VARIANTS."""
     out: list[tuple[str, int | None]] = []
     wm = cfg.watermark
-    for c in causes:
+    sure = [c for c in causes if c["confidence"] != "low"]
+    for c in sure or causes:  # a guess is tried only when nothing surer is named
         setting, way = c["setting"], c.get("direction")
         if setting in ("max_out_of_orderness", "watermark_flavour"):
             out += [("max_out_of_orderness", v) for v in (c.get("candidates") or {}).get("max_out_of_orderness", [])]
@@ -130,7 +131,7 @@ def _hint(ranked: list[dict[str, Any]], tried: int) -> dict[str, Any]:
         return {"kind": "search", "setting": best["setting"], "value_ms": best["value_ms"], "confidence": "confirmed",
                 "windows": best["live_windows"], "text": text}
     text = (f"No single setting makes the replay agree fully: {how}; the closest is {best['change']}, agreeing on "
-            f"{pct(best['live_agreement_pct'])} of windows. More than one setting may differ.")
+            f"{pct(best['live_agreement_pct'])} of windows. More than one setting may differ (the causes above).")
     return {"kind": "search", "setting": best["setting"], "value_ms": best["value_ms"], "confidence": "partial",
             "windows": best["live_windows"], "text": text}
 
