@@ -18,6 +18,7 @@ from ..semantics.config import JobConfig
 from ..semantics.durations import spoken_duration
 from .replay_side import Scope
 from .summary import pct
+from .wording import plural
 
 # (the config, the variants' (delay, idle timeout, lateness)) -> their rows, in order, with calibrate's columns and
 # live_rank (commands/compare.py runs them through tuning/: above this package)
@@ -103,26 +104,46 @@ def _words(setting: str, value: int | None) -> str:
 
 def search(cfg: JobConfig, causes: list[dict[str, Any]], rank: Ranker) -> dict[str, Any] | None:
     """The ranking of the candidates (calibrate's columns, best first) and the hint it gives; None: no candidate.
-    `rank(cfg, settings)`: each (delay, idle, lateness) replayed and scored against the live output, in order."""
-    pairs = candidates(causes, cfg)
-    if not pairs:
+    `rank(cfg, settings)`: each (delay, idle, lateness) replayed and scored against the live output, in order.
+    The certain causes' candidates are replayed first; the others only when those do not agree fully."""
+    certain = candidates([c for c in causes if c["confidence"] == "high"], cfg)
+    every = candidates(causes, cfg)
+    stages = [certain, [p for p in every if p not in certain]] if certain else [every]
+    rows: list[dict[str, Any]] = []
+    for pairs in (p for p in stages if p):
+        scored = rank(cfg, [settings_of(cfg, s, v) for s, v in pairs])
+        rows += [{**r, "setting": s, "value_ms": v, "change": _words(s, v)} for (s, v), r in zip(pairs, scored)]
+        if any(_agrees(r) for r in rows):
+            break
+    if not rows:
         return None
-    scored = rank(cfg, [settings_of(cfg, s, v) for s, v in pairs])
-    rows = [{**r, "setting": s, "value_ms": v, "change": _words(s, v)} for (s, v), r in zip(pairs, scored)]
-    ranked = sorted(rows, key=lambda r: r["live_rank"])
-    return {"rows": ranked, "hint": _hint(ranked, len(pairs))}
+    ranked = _ranked(rows)
+    return {"rows": ranked, "hint": _hint(ranked, len(rows))}
+
+
+def _agrees(r: dict[str, Any]) -> bool:
+    late = r.get("live_late_union")
+    return r.get("live_agreement_pct") == 100.0 and (late is None or r.get("live_late_matched") == late)
+
+
+def _ranked(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Best first across the stages, by the calibration's measure (score, then fire watermarks matched); equal
+    ones share a rank."""
+    def key(r: dict[str, Any]) -> tuple:
+        return r.get("live_score") or 0, r.get("live_watermarks_matched") or 0
+    for r in rows:
+        r["live_rank"] = 1 + sum(key(o) > key(r) for o in rows)
+    return sorted(rows, key=lambda r: r["live_rank"])
 
 
 def _hint(ranked: list[dict[str, Any]], tried: int) -> dict[str, Any]:
     best = ranked[0]
     ties = [r for r in ranked if r.get("live_rank") == 1]
     late = best.get("live_late_union")
-    all_late = late is None or best.get("live_late_matched") == late
-    how = f"the settings search (one setting at a time around the replay's config, {tried} variants)"
-    if best.get("live_agreement_pct") == 100.0 and all_late:
+    how = f"the settings search (one setting at a time around the replay's config, {plural(tried, 'variant', 'variants')})"
+    if _agrees(best):
         named = " or ".join(r["change"] for r in ties)
-        also = [r["change"] for r in ranked if r not in ties and r.get("live_agreement_pct") == 100.0
-                and r.get("live_late_matched") == late]
+        also = [r["change"] for r in ranked if r not in ties and _agrees(r)]
         late_text = "" if late is None else f" and every late row ({late})"
         text = (f"With {named} the replay agrees on 100% of windows ({best['live_windows']}){late_text}: {how} "
                 "confirms the cause" + (" (the variants tie: the output cannot tell them apart)" if len(ties) > 1
