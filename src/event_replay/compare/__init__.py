@@ -11,6 +11,9 @@ One concept per module:
   watermark, idle spans; split_read.py: rows per split, a split never read), one sentence per finding
   (window_text.py), and what the differences together suggest (hints.py, changed_aggregate.py; wording.py: how
   times and counts are written);
+- diagnosis.py: which setting differs (out-of-orderness, idle timeout, allowed lateness, the watermark's flavour,
+  its emission), from cause tests with evidence and confidence (figures: watermark_shift.py, silences.py,
+  gathered by diagnosis_evidence.py); settings_search.py: confirming it by replays, one setting at a time;
 - output.py, page.py: compare/ (per-window table, per-partition summary, the page);
 - run.py: one comparison end to end; summary.py: its summary read as one line (no Spark).
 Elsewhere: `replay compare` is commands/compare.py, the agreement of each what-if variant (`replay tune
