@@ -107,3 +107,27 @@ def test_a_window_fired_a_different_number_of_times_is_not_said_to_differ_in_val
     assert "<td class='bad'>fired a different number of times</td><td>number of firings (replay 2, live 1)</td>" \
         in page, page
     assert "<td class='bad'>value differs</td><td>cnt, number of firings" in render(summary())
+
+
+def test_the_page_and_the_versus_live_section_show_the_same_diagnosis_first(tmp_path):
+    """summary.json -> the compare page, and -> why/versus_live's entry -> the why-report's section: the same hints
+    in the same order (the search's full agreement, then the cause with its evidence) and the search's ranking."""
+    import json
+
+    from event_replay.why.versus_live import versus_live
+
+    hints = [{"kind": "search", "confidence": "confirmed", "text": "With idle timeout 6.0 s the replay agrees on 100%"},
+             {"kind": "cause", "confidence": "high", "text": "The idle timeout differs. Evidence: 12 of 90 windows"},
+             {"kind": "timing", "text": "3 windows agree in value"}]
+    search = [{"live_rank": 1, "change": "idle timeout 6.0 s", "live_agreement_pct": 100.0, "live_late_matched": 4,
+               "live_late_union": 4},
+              {"live_rank": 2, "change": "idle timeout 2.0 s", "live_agreement_pct": 97.5, "live_late_matched": 3,
+               "live_late_union": 5}]
+    (tmp_path / "compare").mkdir()
+    (tmp_path / "compare" / "summary.json").write_text(json.dumps(summary(hints=hints, search=search)))
+    entry = versus_live(tmp_path / "why_report", str(tmp_path / "no-outputs"))
+    for page in (render(summary(hints=hints, search=search)), versus_live_section(entry)):
+        at = [page.index(h["text"]) for h in hints]
+        assert at == sorted(at), page
+        assert page.index("idle timeout 6.0 s</td>") < page.index("idle timeout 2.0 s</td>")
+        assert "97.50%" in page and "3 of 5" in page

@@ -10,7 +10,9 @@ from pyspark.sql import types as T
 
 from compare_frames import S, T0, cfg, frames
 from event_replay.compare.classify import classify_windows
-from event_replay.compare.explain import explain, fmt_ms, idle_spans, with_windows
+from event_replay.compare.evidence import idle_spans, with_windows
+from event_replay.compare.explain import explain
+from event_replay.compare.wording import fmt_ms
 from event_replay.compare.matching import match_windows
 from event_replay.compare.replay_side import Scope
 from event_replay.compare.rules import rules_for

@@ -3,8 +3,8 @@
 differential harness (Flink 2.3's own classes on a generated log, tests/flink), written as a sink would write it.
 
 - equal settings: full agreement (every firing, and the last firing per window);
-- each perturbation of the live job is found and explained: another idle timeout, another out-of-orderness, an
-  input partition (split) it never read, a restart that re-emitted an hour (duplicates, not differences), a changed
+- each perturbation of the live job is found and explained (the setting that differs named first): another idle
+  timeout, another out-of-orderness, an input partition (split) it never read, a restart that re-emitted an hour (duplicates, not differences), a changed
   aggregate;
 - calibration ranks the grid's variants and puts the live job's true idle timeout and out-of-orderness first.
 """
@@ -98,9 +98,10 @@ def test_another_idle_timeout_is_found_and_explained(spark, world):
     s = _compare(spark, world, "idle_timeout_30s")
     t = s["totals"]
     assert t["differing"] > 0 and t["late_replay_only"] > 0 and t["late_live_only"] == 0, t
-    kinds = _kinds(s)
-    assert "live_watermark_behind" in kinds and "idleness" in kinds, kinds
-    assert "idle timeout" in kinds["live_watermark_behind"]["text"]
+    first = s["hints"][0]  # the diagnosis leads: the setting, its evidence, certain (issue 47)
+    assert (first["kind"], first["setting"], first["confidence"]) == ("cause", "idle_timeout", "high"), s["hints"]
+    assert "a longer idle timeout than the replay's 5s" in first["text"] and "Evidence: " in first["text"]
+    assert "split_not_read" not in _kinds(s)
     diffs = _every_difference_explained(spark, s)
     assert any("late in the replay only" in d["explanation"] for d in diffs)
     # "the live job fired this window after its idle timeout by its wall clock, the replay by arrival time"
@@ -112,7 +113,10 @@ def test_another_out_of_orderness_is_found_and_explained(spark, world):
     s = _compare(spark, world, "out_of_orderness_3s")
     t = s["totals"]
     assert t["differing"] > 0 and t["late_replay_only"] > 0 and t["late_live_only"] == 0, t
-    assert "out-of-orderness" in _kinds(s)["live_watermark_behind"]["text"]
+    first = s["hints"][0]
+    assert (first["kind"], first["setting"], first["confidence"]) == ("cause", "max_out_of_orderness", "high"), first
+    assert "the live job ran with 3s, the replay with 1s" in first["text"] and "shifted by +2000 ms" in first["text"]
+    assert "split_not_read" not in _kinds(s)
     diffs = _every_difference_explained(spark, s)
     assert sum("late in the replay only" in d["explanation"] for d in diffs) >= t["late_replay_only"] // 3
     # the live job fired its windows later: at another watermark, noted even where the values agree
@@ -125,6 +129,7 @@ def test_a_split_the_live_job_never_read_is_found(spark, world):
     assert t["value_differs"] > 0 and t["replay_only"] > 0, t
     hint = _kinds(s)["split_not_read"]
     assert hint["split"] == "p2" and hint["windows"] > 100, hint
+    assert s["hints"][0]["kind"] == "split_not_read", s["hints"]
     diffs = _every_difference_explained(spark, s)
     lacking = [d for d in diffs if d["count_delta"] is not None and d["count_delta"] < 0 or d["class"] == "replay_only"]
     assert sum(d["missing_split"] == "p2" for d in lacking) > len(lacking) // 2

@@ -5,11 +5,13 @@
                    [--live-late PATH] [--live-late-columns split=...,offset=...,key=...,event_time=...]
                    [--live-keeps-updates] [--partition D | --partitions A..B]
                    [--summation-order unknown|known] [--float-tolerance 1e-9] [--min-agreement PCT]
-                   [--out DIR] [--no-source] [--master URL] [--conf K=V ...]
+                   [--out DIR] [--no-source] [--search-settings] [--master URL] [--conf K=V ...]
                    [--calibrate-max-out-of-orderness LIST] [--calibrate-idle-timeout LIST] [...]
 
 Compares the replay's outputs (under the config's output.path: `replay run` first) with the live output, writes
-`<output.path>/compare/` (or --out) and prints one line: windows compared, equal, differing, agreement %.
+`<output.path>/compare/` (or --out) and prints one line: windows compared, equal, differing, agreement %, then the
+hints, the settings that differ first (with their evidence and confidence); --search-settings confirms them by
+replays one setting at a time ("with idle timeout 1.5 s the replay agrees on 100% of windows").
 With --calibrate-*, a what-if grid is then ranked by agreement with the same live output in the same Spark
 application (what `replay tune --against-live` does; results under <output.path>/_tuning/<grid>/). The data-quality
 check is a command (`replay quality`) and a DAG task of its own.
@@ -19,6 +21,7 @@ a late row differs, 2 bad input (a missing column or a type mismatch, named; a b
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
 
 from pyspark.sql import SparkSession
@@ -27,12 +30,12 @@ from ..compare.live import FORMATS, CompareInputError, LiveSpec
 from ..compare.summary import comparison_line, differs
 from ..compare.replay_side import Scope
 from ..compare.rules import DEFAULT_TOLERANCE, SUMMATION_ORDERS
+from ..compare.settings_search import scoped_config
 from ..exits import command
-from ..history.partitions import Partition
 from ..semantics.config import load_config
 from ..spark import build_session, parse_conf
 from ..tuning import calibrate
-from ..tuning.grid import GridError, parse_grid
+from ..tuning.grid import Grid, GridError, Variant, parse_grid
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -47,7 +50,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise CompareInputError("--min-agreement", f"a percentage in [0, 100], got {args.min_agreement}")
     options = CompareOptions(scope=Scope.parse(args.partition, args.partitions),
                              summation_order=args.summation_order, float_tolerance=args.float_tolerance,
-                             min_agreement_pct=args.min_agreement, out_dir=args.out, use_source=not args.no_source)
+                             min_agreement_pct=args.min_agreement, out_dir=args.out, use_source=not args.no_source,
+                             rank_settings=_rank_settings(spec) if args.search_settings else None)
     grid = _calibration_grid(cfg, args)  # checked before Spark starts, like `replay tune`'s
     own = SparkSession.getActiveSession() is None  # called in a process that has a session (tests): leave it on
     spark = build_session(master=args.master, app_name="event-replay-compare", conf=parse_conf(args.conf or []))
@@ -57,7 +61,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         for h in summary.get("hints") or []:
             print(f"  - {h['text']}", flush=True)
         if grid is not None:
-            scoped = _scoped(cfg, options.scope)
+            scoped = scoped_config(cfg, options.scope)
             _calibrate(spark, scoped, spec, _calibration_grid(scoped, args))
     finally:
         if own:
@@ -75,15 +79,6 @@ def _calibration_grid(cfg, args: argparse.Namespace):
                                             "allowed_lateness": "--calibrate-allowed-lateness"})
 
 
-def _scoped(cfg, scope):
-    """The config whose replay range is the compared partitions' (what a partition-by-partition replay of them
-    replayed: from the first one's start to the last one's end), for the calibration grid."""
-    if scope.first is None:
-        return cfg
-    return cfg.with_overrides(replay={"start": Partition.parse(scope.first).start_ms,
-                                      "end": Partition.parse(scope.last).end_ms})
-
-
 def _calibrate(spark, cfg, spec: LiveSpec, grid) -> None:
     """`replay tune --against-live` in this Spark application: the grid's result under <output.path>/_tuning/."""
     from ..tuning.runner import run_tuning  # lazy: matplotlib and pandas, not for replay --help
@@ -93,6 +88,26 @@ def _calibrate(spark, cfg, spec: LiveSpec, grid) -> None:
                         per_variant=calibrate.per_variant(spark, cfg, spec))
     calibrate.write_ranking(result.folder, spec, result.rows)
     print(calibrate.report(result.folder), flush=True)
+
+
+def _rank_settings(spec: LiveSpec):
+    """compare.settings_search's Ranker: the variants replayed over the source read once and ranked against the
+    live output by the calibration (tuning/), their files in a temporary folder."""
+    from ..tuning.runner import run_tuning  # lazy: matplotlib and pandas, not for replay --help
+
+    def rank(cfg, settings):
+        with tempfile.TemporaryDirectory(prefix="settings-search-") as tmp:
+            base = cfg.with_overrides(output={"path": tmp})
+            variants = [Variant.of(*s) for s in settings]
+            grid = Grid(*(tuple(sorted({s[i] for s in settings}, key=lambda v: (v is not None, v or 0)))
+                          for i in range(3)))
+            spark = SparkSession.getActiveSession()
+            result = run_tuning(spark, base, grid, [(v, v.config(base)) for v in variants],
+                                log=lambda m: print(f"settings search: {m}", flush=True),
+                                per_variant=calibrate.per_variant(spark, base, spec))
+        return result.rows  # in the variants' order, ranked (live_rank) when the grid's result was written
+
+    return rank
 
 
 def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -125,6 +140,9 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--report-only", action="store_true",
                         help="exit 0 once the comparison is written, whatever it found (the DAG's compare task: "
                              "the live parity suite is the gate)")
+    parser.add_argument("--search-settings", action="store_true",
+                        help="confirm the diagnosis: replay the suspect settings one at a time (at most 6 replays of "
+                             "the compared range, the source read once) and lead with the one that agrees fully")
     parser.add_argument("--no-source", action="store_true",
                         help="do not read the source for per-split rows of the windows the live output lacks")
     for name, what in (("max-out-of-orderness", "delays"), ("idle-timeout", "idle timeouts ('none': no idleness)"),

@@ -7,8 +7,13 @@ One concept per module:
 - rules.py: the exactness rule per aggregate (exact, or a floating-point tolerance);
 - matching.py: matching per (key, window): the last firing, or every firing when the live sink keeps updates;
 - classify.py: equal, duplicate, value differs, replay only, live only; late rows on one side only; per partition;
-- explain.py: the evidence the replay has (late rows, who held the watermark, idle spans, rows per split) and
-  what it suggests about the live job;
+- explain.py: each difference explained, from the evidence the replay has (evidence.py: late rows, who held the
+  watermark, idle spans; split_read.py: rows per split, a split never read), one sentence per finding
+  (window_text.py), and what the differences together suggest (hints.py, changed_aggregate.py; wording.py: how
+  times and counts are written);
+- diagnosis.py: which setting differs (out-of-orderness, idle timeout, allowed lateness, the watermark's flavour,
+  its emission), from cause tests with evidence and confidence (figures: watermark_shift.py, silences.py,
+  gathered by diagnosis_evidence.py); settings_search.py: confirming it by replays, one setting at a time;
 - output.py, page.py: compare/ (per-window table, per-partition summary, the page);
 - run.py: one comparison end to end; summary.py: its summary read as one line (no Spark).
 Elsewhere: `replay compare` is commands/compare.py, the agreement of each what-if variant (`replay tune

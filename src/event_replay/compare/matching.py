@@ -87,11 +87,6 @@ def match_windows(replay: DataFrame, live: DataFrame, rules: Sequence[Rule], has
     return _match_last(rw, versions, rules, has)
 
 
-def _live_summary(versions: DataFrame) -> DataFrame:
-    return versions.groupBy(*WINDOW_ID).agg(F.count(F.lit(1)).alias("live_versions"),
-                                            F.sum("copies").alias("live_rows"))
-
-
 def _match_last(rw: DataFrame, versions: DataFrame, rules: Sequence[Rule], has: frozenset[str]) -> DataFrame:
     aggs = [r.aggregate for r in rules]
     ordered = bool(has & {"fire_index", "fire_watermark", "fire_time"})

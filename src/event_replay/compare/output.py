@@ -24,7 +24,7 @@ from pyspark.sql import functions as F
 from ..layout import COMPARE_PARTITIONS_FILE, COMPARE_SUMMARY_FILE
 from ..local_folder import replace_folder, write_one_file
 from .classify import CLASSES
-from .explain import fmt_ms
+from .wording import fmt_ms
 from .live import CompareInputError
 from .page import render
 

@@ -1,5 +1,5 @@
 """The compare page (compare/index.html), rendered from compare/summary.json alone, and the "versus live" section
-the why-report shows (the same figures, shorter). Styled like the why-report (html_page.py)."""
+the why-report shows (the same figures and hints, the settings that differ first, shorter). Styled like the why-report (html_page.py)."""
 from __future__ import annotations
 
 import html
@@ -72,6 +72,18 @@ def _hints(s: dict[str, Any]) -> str:
             return "<p>No pattern across the differences; each window's explanation is in the table below.</p>"
         return "<p class='ok'>Nothing to explain: the replay agrees with the live output.</p>"
     return "<ul class='hints' id='hints'>" + "".join(f"<li>{html.escape(h['text'])}</li>" for h in hints) + "</ul>"
+
+
+def search_table(s: dict[str, Any], table_id: str = "settings-search") -> str:
+    """The settings search's ranking (summary.json's `search`): each setting changed alone, best first."""
+    rows = [{"rank": r.get("live_rank"), "change": r.get("change"), "agreement": pct(r.get("live_agreement_pct")),
+             "late": (f"{r.get('live_late_matched')} of {r.get('live_late_union')}"
+                      if r.get("live_late_union") is not None else "-")} for r in s.get("search") or []]
+    if not rows:
+        return ""
+    cols = [("rank", "rank"), ("change", "the replay's config with"), ("agreement", "windows agreeing"),
+            ("late", "late rows matched")]
+    return "<p class='muted'>Settings search, one setting at a time:</p>" + table(rows, cols, table_id)
 
 
 def _differences(s: dict[str, Any]) -> str:
@@ -161,7 +173,7 @@ def render(s: dict[str, Any], nav: str = "", base: str = "") -> str:
 <p class='muted'>Replay <code>{html.escape(str(s.get('output_path', '')))}</code> against the live job's output
 <code>{html.escape(str((s.get('live') or {}).get('path', '')))}</code>.</p>
 {verdict(s)}<p class='glance' id='glance'>{glance(s)}</p>
-<h2 id='suggests'>What the differences suggest</h2>{_hints(s)}
+<h2 id='suggests'>What the differences suggest</h2>{_hints(s)}{search_table(s)}
 <h2 id='partitions'>Per partition</h2>{table(rows, cols, 'partitions', total=total)}
 <h2 id='windows'>Differences, explained</h2>
 <p class='muted'>The first {len(s.get('differences_sample') or [])} windows that differ, are duplicated or fired at
@@ -216,5 +228,6 @@ def versus_live_section(entry: dict[str, Any] | None, base: str = "") -> str:
                 f"{html.escape(str((entry.get('live') or {}).get('path', '')))}</code> (<code>replay compare</code>)."
                 f"{link}</p>{verdict(entry)}<p class='glance' id='versus-live-glance'>{glance(entry)}</p>"
                 + (f"<ul class='hints'>{''.join(items)}</ul>" if hints else "")
+                + search_table(entry, "versus-live-search")
                 + table(rows, cols, "versus-live-partitions", total=total))
     return out + calibration_section(entry.get("calibrations") or [], entry.get("config"))

@@ -1,7 +1,8 @@
-"""One comparison, end to end: read both sides, match, classify, explain, write `compare/`.
+"""One comparison, end to end: read both sides, match, classify, explain, diagnose, write `compare/`.
 
 `compare(spark, cfg, live_spec, options)` is what `replay compare`, the DAG's compare task and the tests call; it
-returns the summary (also written as compare/summary.json). Calibration (`replay tune --against-live`) uses the
+returns the summary (also written as compare/summary.json): the hints lead with the settings that differ
+(diagnosis.py), confirmed by replays one setting at a time with `rank_settings` (settings_search.py). Calibration (`replay tune --against-live`) uses the
 same matching without explanations (calibrate.py).
 """
 from __future__ import annotations
@@ -18,7 +19,10 @@ from ..layout import COMPARE_FOLDER
 from ..semantics.config import JobConfig
 from ..semantics.durations import format_duration
 from .classify import classify_late, classify_windows, partition_counts, totals
+from .diagnosis import diagnose, with_causes
+from .diagnosis_evidence import gather
 from .explain import explain
+from .settings_search import Ranker, scoped_config, search, with_search
 from .live import LiveSpec, read_live
 from .matching import match_late, match_windows
 from .output import write_compare
@@ -36,6 +40,7 @@ class CompareOptions:
     min_agreement_pct: float = DEFAULT_MIN_AGREEMENT
     out_dir: str | None = None  # default <output.path>/compare
     use_source: bool = True  # per-split rows of the windows the live output lacks (one scan of the source)
+    rank_settings: Ranker | None = None  # confirm the diagnosis by replays, one setting at a time (settings_search.py)
 
 
 def default_out_dir(cfg: JobConfig) -> str:
@@ -75,6 +80,12 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
     explained = explain(spark, cfg, windows, replay.late, replay.watermarks,
                         late if late is not None else None, live.aggregates, live.has, use_source=options.use_source)
     phase("explain")
+    causes = _causes(spark, cfg, windows, explained, live, replay.watermarks, late, options)
+    hints = with_causes(causes, explained.hints)
+    phase("diagnose")
+    found = search(scoped_config(cfg, options.scope), causes, options.rank_settings) if options.rank_settings else None
+    hints = with_search(hints, found)
+    phase("settings search")
     seconds = time.monotonic() - t0
     summary = {
         "output_path": cfg.output.path, "live": _live_info(spec, live), "scope": options.scope.label,
@@ -83,8 +94,8 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
                    "tolerance": r.tolerance, "text": r.describe()} for r in rules],
         "not_compared": [a for a in cfg.aggregations if a not in live.aggregates],
         "summation_order": options.summation_order, "min_agreement_pct": options.min_agreement_pct,
-        "totals": tot, "partitions": per_partition, "hints": explained.hints,
-        "config": _config_line(cfg), "seconds": round(seconds, 3),
+        "totals": tot, "partitions": per_partition, "hints": hints,
+        "config": _config_line(cfg), "search": _search_rows(found), "seconds": round(seconds, 3),
     }
     out_dir = options.out_dir or default_out_dir(cfg)
     summary["out_dir"] = out_dir
@@ -93,6 +104,21 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
     phase("write")
     summary["seconds_total"] = round(time.monotonic() - t0, 3)
     return summary
+
+
+def _causes(spark: SparkSession, cfg: JobConfig, windows, explained, live, watermarks, late,
+            options: CompareOptions) -> list[dict[str, Any]]:
+    """The settings that differ, the most certain first (diagnosis.py)."""
+    ev = explained.windows if "held_by" in explained.windows.columns else None  # None: nothing to explain
+    evidence = gather(spark, cfg, windows, ev, live.firings, watermarks, late, live.has, explained.hints,
+                      use_source=options.use_source)
+    return diagnose(evidence, cfg)
+
+
+def _search_rows(found: dict[str, Any] | None) -> list[dict[str, Any]] | None:
+    keep = ("change", "setting", "value_ms", "live_rank", "live_score", "live_agreement_pct", "live_windows_equal",
+            "live_windows", "live_late_matched", "live_late_union")
+    return None if found is None else [{k: r.get(k) for k in keep} for r in found["rows"]]
 
 
 def _live_info(spec: LiveSpec, live) -> dict[str, Any]:

@@ -10,8 +10,8 @@ from typing import Any
 from ..layout import COMPARE_FOLDER, COMPARE_SUMMARY_FILE, compare_folder_near
 from ..tuning.results import read_results
 
-KEEP = ("output_path", "live", "scope", "mode", "totals", "partitions", "hints", "min_agreement_pct", "rules",
-        "not_compared", "config")
+KEEP = ("output_path", "live", "scope", "mode", "totals", "partitions", "hints", "search", "min_agreement_pct",
+        "rules", "not_compared", "config")
 
 
 def calibrations(output_path: str | Path) -> list[dict[str, Any]]:

@@ -1,0 +1,82 @@
+"""How the live job's watermark relates to the replay's, from the live fire watermarks (the sink's `fire_watermark`).
+
+A split's own watermark is max_ts - lag (lag = max out-of-orderness + 1, or + 0 in the SQL flavour), whatever the
+idle timeout, the allowed lateness or the emission interval: those only choose which split's value the stream
+takes (the minimum over the splits not idle) and when. So every watermark the live job fired at is a value one of
+the replay's splits published, shifted by one constant: shift = live lag - replay lag. The figures:
+- `shift_ms`, `shift_share`: the constant that puts the most live fire watermarks onto a published split value, and
+  the share it puts there (of at most SAMPLE distinct live fire watermarks); `zero_share`: the share without shift;
+- `pairs`, `same_first`: the windows both sides fired (the live's first firing with a fire watermark, the replay's
+  not the end-of-input flush), and how many of them each side first fired at the same watermark;
+- `other_first`: those windows (key, bounds) fired first at another watermark, for the idle evidence.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from ..semantics.config import JobConfig
+from ..semantics.durations import NEG_INF, POS_INF
+from .matching import WINDOW_ID
+
+SAMPLE = 2000  # distinct live fire watermarks tried (each against the split values within REACH of it)
+MIN_REACH_MS = 60_000
+
+
+@dataclass
+class ShiftFigures:
+    pairs: int
+    same_first: int
+    sampled: int
+    zero_share: float
+    shift_ms: int | None
+    shift_share: float
+    other_first: DataFrame  # WINDOW_ID, replay_first_watermark_ms, live_first_watermark_ms
+
+    @property
+    def found(self) -> bool:
+        """One constant puts (nearly) every live fire watermark on a replay split value."""
+        return self.shift_ms is not None and self.shift_share >= 0.9
+
+
+def _split_values(watermarks: DataFrame) -> DataFrame:
+    finite = F.col("watermark_ms").between(NEG_INF + 1, POS_INF - 1)
+    return watermarks.where((F.col("scope") == "split") & finite).select(F.col("watermark_ms").alias("v")).distinct()
+
+
+def _first_live(live: DataFrame) -> DataFrame:
+    return live.where(F.col("fire_watermark_ms").isNotNull()).groupBy(*WINDOW_ID).agg(
+        F.min("fire_watermark_ms").alias("live_first_watermark_ms"))
+
+
+def _shares(live_wms: DataFrame, values: DataFrame, reach: int) -> tuple[int, dict[int, int]]:
+    """How many sampled live fire watermarks each candidate shift (within `reach`) puts onto a split value."""
+    sample = live_wms.select(F.col("live_first_watermark_ms").alias("f")).distinct() \
+        .orderBy(F.xxhash64("f")).limit(SAMPLE).localCheckpoint(eager=True)
+    n = sample.count()
+    # A range join on buckets of `reach`: each f meets the values of its bucket and the two next to it.
+    f = sample.withColumn("b", F.explode(F.array(*[F.floor(F.col("f") / reach) + k for k in (-1, 0, 1)])))
+    v = values.withColumn("b", F.floor(F.col("v") / reach))
+    d = f.join(v, "b").select((F.col("v") - F.col("f")).alias("d"), "f").where(F.abs("d") <= reach)
+    top = d.groupBy("d").agg(F.count_distinct("f").alias("n")).orderBy(F.col("n").desc(), F.abs("d"), "d").limit(1)
+    zero = d.where(F.col("d") == 0).select(F.count_distinct("f")).first()[0]
+    best = top.first()
+    return n, {0: int(zero or 0), **({int(best["d"]): int(best["n"])} if best else {})}
+
+
+def shift_figures(windows: DataFrame, live: DataFrame, watermarks: DataFrame, cfg: JobConfig) -> ShiftFigures:
+    """The figures above; `windows`: the classified windows, `live`: the live firings (with fire_watermark_ms)."""
+    both = windows.where(F.col("in_replay") & F.col("in_live") & (F.col("replay_first_reason") != "end_of_input"))
+    firsts = both.select(*WINDOW_ID, "replay_first_watermark_ms").join(_first_live(live), WINDOW_ID) \
+        .localCheckpoint(eager=True)
+    same = F.col("replay_first_watermark_ms") == F.col("live_first_watermark_ms")
+    counts = firsts.agg(F.count(F.lit(1)).alias("pairs"), F.sum(same.cast("long")).alias("same")).first()
+    reach = max(MIN_REACH_MS, 4 * cfg.watermark.max_out_of_orderness_ms)
+    sampled, found = _shares(firsts, _split_values(watermarks), reach) if counts["pairs"] else (0, {0: 0})
+    best = max(found.items(), key=lambda kv: (kv[1], -abs(kv[0])))
+    share = (lambda n: n / sampled if sampled else 0.0)
+    return ShiftFigures(pairs=int(counts["pairs"] or 0), same_first=int(counts["same"] or 0), sampled=sampled,
+                        zero_share=share(found[0]), shift_ms=best[0] if best[1] else None,
+                        shift_share=share(best[1]), other_first=firsts.where(~same))
