@@ -26,6 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
+from event_replay.io.partition_folders import folder_of
 from event_replay.layout import AIRFLOW_FOLDER, CANCEL_FILE, COMPARE_FOLDER, COMPARE_SUMMARY_FILE, COUNTS, \
     DOCS_FOLDER, PLAN_FILE, RECORD_FILE, REPORT_HTML_FILE, TUNING_FOLDER, TUNING_JSON_FILE, WHY_FOLDER, WHY_SUMMARY_FILE
 
@@ -104,12 +105,19 @@ def _parquet_files(folder: Path) -> list[Path]:
             if not any(p.startswith(("_", ".")) for p in f.relative_to(folder).parts)]
 
 
+def _in(relative: Path, partitions: list[str]) -> bool:
+    """A dataset's file lies in one of the partitions: days (`dt=D/...`) and hours (`dt=D/hour=HH/...`) alike."""
+    folders = {folder_of(p) for p in partitions}
+    parts = relative.parts
+    return "/".join(parts[:1]) in folders or "/".join(parts[:2]) in folders
+
+
 def _num_rows(folder: Path, partitions: list[str] | None = None) -> int | None:
     import pyarrow.parquet as pq
 
     files = _parquet_files(folder)
     if partitions is not None:
-        files = [f for f in files if any(f"dt={p}" in f.relative_to(folder).parts for p in partitions)]
+        files = [f for f in files if _in(f.relative_to(folder), partitions)]
     if not folder.is_dir():
         return None
     return sum(pq.ParquetFile(f).metadata.num_rows for f in files)
@@ -121,7 +129,7 @@ def _counts(folder: Path, partitions: list[str] | None = None) -> dict[str, int]
 
     total: dict[str, int] = {}
     for f in _parquet_files(folder):
-        if partitions is not None and not any(f"dt={p}" in f.relative_to(folder).parts for p in partitions):
+        if partitions is not None and not _in(f.relative_to(folder), partitions):
             continue
         for row in pq.read_table(f).to_pylist():
             for k, v in row.items():
