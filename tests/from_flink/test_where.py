@@ -2,12 +2,11 @@
 predicate.py): mapped with the log's column names and Flink's value, or refused naming the construct and line."""
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
 from event_replay.from_flink.settings import FlinkSettingsError
 from event_replay.from_flink.sql import config_from_flink_sql
+from test_from_flink_sql import CORPUS, convert  # convert: the script written to a file and converted
 
 TABLE = """\
 CREATE TABLE access_log (
@@ -28,12 +27,6 @@ FROM TABLE(TUMBLE(TABLE access_log, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
 WHERE {where}
 GROUP BY client_ip, window_start, window_end;
 """
-
-
-def convert(tmp_path, sql: str):
-    f = tmp_path / "job.sql"
-    f.write_text(textwrap.dedent(sql))
-    return config_from_flink_sql(f, source_path="log", output_path="out")
 
 
 @pytest.mark.parametrize("where, spark", [
@@ -107,19 +100,12 @@ def test_what_cannot_be_mapped_is_refused_by_name_and_line(tmp_path, where, word
     assert e.value.line == 14, (str(e.value), e.value.line)
 
 
-def test_ctes_that_filter_and_rename_are_followed_like_views(tmp_path):
-    sql = TABLE + """\
-    INSERT INTO sink
-    WITH forbidden (t, ip, code) AS (SELECT ts, client_ip, status_code FROM access_log WHERE status_code = '403'),
-         remote AS (SELECT * FROM forbidden WHERE ip <> '127.0.0.1')
-    SELECT ip, window_start, window_end, COUNT(*) AS hits
-    FROM TABLE(TUMBLE(TABLE remote, DESCRIPTOR(t), INTERVAL '1' MINUTE))
-    GROUP BY ip, window_start, window_end;
-    """
-    text, cfg = convert(tmp_path, sql)
+def test_ctes_that_filter_and_rename_are_followed_like_views():
+    script = CORPUS / "scripts" / "44_cte_filters.sql"  # INSERT INTO sink WITH forbidden (...) AS (...), recent AS ...
+    text, cfg = config_from_flink_sql(script, source_path="log", output_path="out")
     assert cfg.filter == "status_code = '403' AND client_ip <> '127.0.0.1'"
     assert (cfg.source.columns["key"], cfg.source.columns["event_time"]) == ("client_ip", "ts")
-    assert "(CTE forbidden, line 13)" in text and "(CTE remote, line 14)" in text
+    assert "(CTE forbidden, line 10)" in text and "(CTE recent, line 11)" in text
 
 
 def test_a_cte_that_aggregates_is_refused_by_name(tmp_path):
