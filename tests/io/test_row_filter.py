@@ -7,6 +7,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from event_replay.commands.run import replay_line
 from event_replay.history.partitions import Partition
 from event_replay.history.span import Span
 from event_replay.pipeline import PartitionSpan, WholeSource, commits, held_output, run
@@ -62,6 +63,7 @@ def test_a_whole_source_filters_on_its_own_column_names(spark, tmp_path):
     assert windows == sorted((f.window_start, f.aggregates["cnt"], f.aggregates["total"]) for f in expected.firings)
     [counts] = _counts(spark, tmp_path / "out")
     assert counts["filtered_rows"] == summary.filtered_rows
+    assert f"skipped rows 0, filtered rows {summary.filtered_rows}, 1.0 s" in replay_line(summary, 1.0)
     assert counts["rows_read"] == counts["rows_in_windows"] + counts["late_rows"] + counts["quarantined_rows"] + \
         counts["skipped_rows"] + counts["filtered_rows"] == len(rows)
 
@@ -86,7 +88,8 @@ def test_a_span_counts_filtered_rows_per_partition(spark, tmp_path):
 def test_without_a_filter_the_counts_say_none_was_filtered(spark, tmp_path):
     _log(tmp_path / "log")
     cfg = _cfg(tmp_path / "log", tmp_path / "out", None)
-    assert run(spark, cfg, WholeSource()).filtered_rows == 0
+    summary = run(spark, cfg, WholeSource())
+    assert summary.filtered_rows == 0 and "filtered" not in replay_line(summary, 1.0)
     [counts] = _counts(spark, tmp_path / "out")
     assert counts["filtered_rows"] == 0
 

@@ -23,6 +23,7 @@ def test_filter_is_kept_as_written_and_reads_back_equal():
     assert cfg.filter == "status_code = '403' AND bytes > 0"
     assert parse_config(to_raw(cfg)) == cfg
     assert filter_columns(cfg.filter) == ["status_code", "bytes"]
+    assert filter_columns("request.path LIKE '/api%' AND `user agent` IS NULL") == ["request", "user agent"]
 
 
 @pytest.mark.parametrize("text, why", [

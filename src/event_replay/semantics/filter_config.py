@@ -79,5 +79,5 @@ def _not_a_row_predicate(tree: exp.Expr) -> str | None:
 
 
 def filter_columns(text: str) -> list[str]:
-    """The column names the filter reads, as written, in order of first use."""
-    return list(dict.fromkeys(c.name for c in filter_tree(text).find_all(exp.Column)))
+    """The log's columns the filter reads, as written, in order of first use (`a.b`, a field of struct `a`: a)."""
+    return list(dict.fromkeys(c.parts[0].name for c in filter_tree(text).find_all(exp.Column)))
