@@ -5,8 +5,8 @@ GROUP BY k, window_start, window_end`, or in the legacy form `SELECT k, TUMBLE_S
 FROM t GROUP BY TUMBLE(ts, INTERVAL ...), k`. The replay keys by one column and computes Spark SQL aggregates, so:
 
 - the data is a CREATE TABLE, or a view (CREATE VIEW, or a CTE of the query: `with_ctes`) that selects, renames,
-  computes or filters (WHERE) columns of one: a view that joins, aggregates or windows rows is refused, naming it; each view's WHERE is kept with the
-  columns it reads (`Source.filters`), for the replay's `filter` (where.py);
+  computes or filters (WHERE) columns of one: a view that joins, aggregates or windows rows is refused, naming it;
+  each view's WHERE is kept with the columns it reads (`Source.filters`), for the replay's `filter` (where.py);
 - the GROUP BY must hold the window (window_start, window_end [, window_time], or the legacy group-window call) and
   exactly one key column, a column of the table; for the SESSION TVF that column must be its `PARTITION BY`
   (Flink's sessions without it span all keys; legacy SESSION windows are per group key by definition);
