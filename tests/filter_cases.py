@@ -25,11 +25,14 @@ def row(split: str, offset: int, arrival: int, event: int, value: int, key: str 
     return LogRow(split, offset, arrival, event, key, {"value": value})
 
 
+# The aggregates the Flink harness computes (tests/flink/flink_harness.py).
+AGGS = {"cnt": "count(*)", "total": "sum(value)"}
+
 # A dropped row (p0/1, event time 9000) moves p0's watermark to 8999 at the tick of 1000: the window [0, 4000) fires
-# with p0/0 alone and p0/2 is late. p0/4 would be late too, but it is dropped: counted as filtered, never late.
+# with p0/0 alone and p0/2 is late. p0/3 would be late too, but it is dropped: counted as filtered, never late.
 MOVES = [row("p0", 0, 0, 1000, 1), row("p0", 1, 500, 9000, 0), row("p0", 2, 1500, 2000, 1),
-         row("p0", 3, 2500, 9500, 1), row("p0", 4, 1600, 1500, 0)]
-MOVES_CFG = config(watermark={"max_out_of_orderness": 0, "interval": 1000}, window={"size": 4000})
+         row("p0", 3, 1600, 1500, 0), row("p0", 4, 2500, 9500, 1)]
+MOVES_CFG = config(watermark={"max_out_of_orderness": 0, "interval": 1000}, window={"size": 4000}, aggregations=AGGS)
 
 # p1's rows are all dropped, yet they arrive every 400 ms: p1 stays active and holds the stream at its low watermark,
 # so nothing fires before the flush and p0/4 (event time 2500) is windowed. Without those rows p1 would go idle and
@@ -39,7 +42,7 @@ KEEPS_ACTIVE = ([row("p0", i, a, e, 1) for i, (a, e) in enumerate([(0, 1000), (1
                 + [row("p1", i, 400 * i, 100 + i, 0) for i in range(10)])
 KEEPS_ACTIVE_CFG = config(source={"splits": ["p0", "p1"]},
                           watermark={"max_out_of_orderness": 0, "interval": 500, "idle_timeout": 1000},
-                          window={"size": 4000})
+                          window={"size": 4000}, aggregations=AGGS)
 
 # Sessions and allowed lateness: a dropped row with a far event time moves the watermark past a session, whose next
 # row then comes as a late firing (within the lateness) or late (after it).
@@ -47,7 +50,7 @@ SESSIONS = [row("p0", 0, 0, 1000, 1), row("p0", 1, 100, 1500, 1), row("p0", 2, 3
             row("p0", 3, 700, 2000, 1), row("p0", 4, 900, 30000, 0), row("p0", 5, 1300, 2500, 1),
             row("p0", 6, 1500, 31000, 1)]
 SESSIONS_CFG = config(watermark={"max_out_of_orderness": 0, "interval": 400},
-                      window={"type": "session", "gap": 1000, "allowed_lateness": 1000})
+                      window={"type": "session", "gap": 1000, "allowed_lateness": 1000}, aggregations=AGGS)
 
 
 def random_filtered(seed: int) -> tuple[list[LogRow], JobConfig]:
@@ -70,7 +73,7 @@ def random_filtered(seed: int) -> tuple[list[LogRow], JobConfig]:
                  watermark={"max_out_of_orderness": rng.choice([0, 300]), "interval": rng.choice([200, 500]),
                             "idle_timeout": rng.choice([600, 1500])},
                  window={**window, "allowed_lateness": rng.choice([0, 500])},
-                 aggregations={"cnt": "count(*)", "total": "sum(value)"})
+                 aggregations=AGGS)
     return rows, with_filter(cfg, "value % 2 = 1")
 
 
