@@ -4,10 +4,12 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from event_replay import engine
 from event_replay.history.partitions import Clock
+from event_replay.io.row_filter import WINDOWED, windowed_flag
 from event_replay.semantics.config import JobConfig
 from event_replay.semantics.model import ReplayResult
 from event_replay.semantics.reference import declared_splits_of, replay_range_of
@@ -45,12 +47,17 @@ def reference_outputs(result: ReplayResult, cfg: JobConfig) -> dict[str, list[tu
 def engine_outputs(spark, rows, cfg: JobConfig, declared: Sequence[str] | None = None) -> dict[str, list[tuple]]:
     """The engine on the same rows, range and declared splits the reference model would use."""
     start, end, in_range = replay_range_of(list(rows), cfg)
-    if cfg.window.time != "event":
-        in_range = [r.__class__(r.split, r.offset, r.arrival_time, r.arrival_time, r.key, r.payload) for r in in_range]
     splits = declared_splits_of(in_range, cfg, declared)
     df = spark.createDataFrame(
         [(r.split, r.offset, r.arrival_time, r.event_time, r.key, r.payload.get("value")) for r in in_range],
         ROW_SCHEMA)
+    # As the IO layer does: the filter's verdict on the rows as read (the source's own event time included), then
+    # under ingestion/processing time the event time is the arrival time.
+    flag = windowed_flag(cfg, df, df.columns)
+    if flag is not None:
+        df = df.withColumn(WINDOWED, flag)
+    if cfg.window.time != "event":
+        df = df.withColumn("event_time", F.col("arrival_time"))
     result, _ = engine.replay(spark, df, cfg, splits, Clock(start, end))
     try:
         names = list(cfg.aggregations)

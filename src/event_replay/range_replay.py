@@ -132,4 +132,5 @@ def _add(total: WriteSummary | None, s: WriteSummary) -> WriteSummary:
                         rows_in_windows=total.rows_in_windows + s.rows_in_windows,
                         late_rows=total.late_rows + s.late_rows,
                         quarantined_rows=total.quarantined_rows + s.quarantined_rows,
-                        skipped_rows=total.skipped_rows + s.skipped_rows)
+                        skipped_rows=total.skipped_rows + s.skipped_rows,
+                        filtered_rows=total.filtered_rows + s.filtered_rows)

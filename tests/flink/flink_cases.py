@@ -8,6 +8,8 @@ from typing import Any
 from event_replay.semantics.config import JobConfig, parse_config
 from event_replay.semantics.durations import format_watermark
 from event_replay.semantics.model import LogRow, ReplayResult
+from filter_cases import CASES as FILTER_CASES
+from filter_cases import MOVES, with_filter
 from strategies import random_case, random_log
 
 
@@ -268,8 +270,31 @@ def lead_random_cases(seeds: range) -> list[tuple[str, list, JobConfig, Any]]:
     return cases
 
 
+def filtered_cases() -> list[tuple[str, list, JobConfig, Any]]:
+    """A job with a filter between the watermark assigner and the window (docs/semantics.md, "Row filter"): the logs
+    of tests/filter_cases.py, where the dropped rows move the watermark and keep a split active; the same under
+    per-event emission, processing time and an explicit range (the partitioned check cuts it); and the shared
+    generator's cases with half their rows dropped."""
+    out = [(f"filter_{name}", rows, cfg, None) for name, rows, cfg in FILTER_CASES]
+    keep = "value > 0"
+    out.append(("filter_per_event", MOVES, with_filter(config(
+        watermark={"max_out_of_orderness": 0, "emit": "per_event", "interval": 0},
+        window={"type": "tumbling", "size": 4000}), keep), None))
+    out.append(("filter_processing_time", MOVES, with_filter(config(
+        window={"type": "tumbling", "size": 1000, "time": "processing"}), keep), None))
+    out.append(("filter_ranged_hold", MOVES, with_filter(config(
+        watermark={"max_out_of_orderness": 0, "interval": 500},
+        window={"type": "sliding", "size": 4000, "slide": 1000, "allowed_lateness": 1000},
+        replay={"start": 0, "end": 2400, "end_of_input": "hold"}), keep), None))
+    for seed in range(8):
+        c = random_case(900 + seed)
+        out.append((f"filter_rc{seed}", list(c.rows), with_filter(c.cfg, "value % 2 = 1"), c.declared_splits))
+    return out
+
+
 GENERATED = generated_cases(90) + lead_random_cases(range(40))
+FILTERED = filtered_cases()
 TARGETED = targeted_cases()
 PROCESSING = processing_time_cases()
 EXAMPLES = {"A": example_a(), "B": example_b(), "C": example_c()}
-ALL = [(name, *case) for name, case in EXAMPLES.items()] + TARGETED + GENERATED + PROCESSING
+ALL = [(name, *case) for name, case in EXAMPLES.items()] + TARGETED + GENERATED + PROCESSING + FILTERED

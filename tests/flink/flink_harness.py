@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence
 
 from event_replay.semantics.config import JobConfig
+from event_replay.semantics.row_filter import RowFilter
 from event_replay.semantics.reference import declared_splits_of as declared_splits
 from event_replay.semantics.reference import replay_range_of as replay_range
 from event_replay.semantics.model import (FIRE_END_OF_INPUT, Firing, LateRow, LogRow, ReplayResult,
@@ -75,6 +76,10 @@ def write_case(path: Path, rows: Sequence[LogRow], cfg: JobConfig, declared: Seq
     lines = ["C\t" + "\t".join(f"{k}={v}" for k, v in conf.items())]
     lines += [f"S\t{_check_name(s)}\t{int(s in side)}" for s in splits]
     ordered = sorted((r.timed_by(cfg.window.time) for r in in_range), key=LogRow.replay_order)
+    # The job's filter, judged on each row as logged; Flink's job then drops it between the watermark operator and
+    # the window (harness/Windowed.java).
+    row_filter = RowFilter(cfg.filter, cfg.source.columns) if cfg.filter is not None else None
+    logged = {(r.split, r.offset): r for r in in_range}
     by_id: dict[tuple[str, int], LogRow] = {}
 
     def row_line(r: LogRow) -> str:
@@ -85,7 +90,8 @@ def write_case(path: Path, rows: Sequence[LogRow], cfg: JobConfig, declared: Seq
         if value is None or isinstance(value, bool) or int(value) != value:
             raise ValueError(f"payload value must be an int for the harness: {r}")
         key = json.dumps(r.key)  # opaque text in Java; json escapes tabs and newlines
-        return f"R\t{index[r.split]}\t{r.offset}\t{r.arrival_time}\t{r.event_time}\t{int(value)}\t{key}"
+        line = f"R\t{index[r.split]}\t{r.offset}\t{r.arrival_time}\t{r.event_time}\t{int(value)}\t{key}"
+        return line if row_filter is None else f"{line}\t{int(row_filter.keeps(logged[(r.split, r.offset)]))}"
 
     i = 0
     if wm.periodic:

@@ -18,7 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from event_replay.semantics.durations import format_watermark  # noqa: E402
 from event_replay.semantics.model import ReplayResult  # noqa: E402
 from event_replay.semantics.reference import Replayer, declared_splits_of, replay, replay_range_of  # noqa: E402
-from flink_cases import (ALL, EXAMPLES, fired, GENERATED, late, PROCESSING, stream_changes, TARGETED)  # noqa: E402
+from flink_cases import (ALL, EXAMPLES, FILTERED, fired, GENERATED, late, PROCESSING, stream_changes,  # noqa: E402
+                         TARGETED)
 from flink_harness import run_flink  # noqa: E402
 
 pytestmark = pytest.mark.flink
@@ -178,13 +179,13 @@ def test_reference_equals_flink_on_examples(flink_results, name):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("name", [n for n, *_ in TARGETED + GENERATED + PROCESSING])
+@pytest.mark.parametrize("name", [n for n, *_ in TARGETED + GENERATED + PROCESSING + FILTERED])
 def test_reference_equals_flink(flink_results, name):
     problems = diff(name, flink_results[name], reference(name))
     assert not problems, "\n".join(problems)
 
 
-PARTITIONED = [n for n, _, cfg, _ in TARGETED + GENERATED + PROCESSING
+PARTITIONED = [n for n, _, cfg, _ in TARGETED + GENERATED + PROCESSING + FILTERED
                if cfg.replay.start_ms is not None and cfg.replay.end_ms is not None
                and cfg.replay.end_ms - cfg.replay.start_ms > 2]
 
@@ -262,3 +263,20 @@ def test_some_generated_cases_reach_the_interesting_states(flink_results):
     empty = [n for n, rows, cfg, declared in GENERATED
              if set(declared or cfg.source.splits or ()) - {r.split for r in rows}]
     assert empty, "no generated case has a declared split without rows"
+
+
+def test_rows_dropped_after_the_watermark_assigner_drive_flink_s_watermarks(flink_results):
+    """In Flink's own job the filter's dropped rows still move the watermark (p0/1 makes p0/2 late and fires
+    [0, 4000) early) and keep a split active (p1 never idles, nothing is late); a dropped row is never late."""
+    moves = flink_results["filter_moves"]
+    assert [(lr.row.offset, lr.late_watermark) for lr in moves.late_rows] == [(2, 8999)]
+    assert [(f.window_start, f.fire_watermark, f.aggregates["cnt"]) for f in moves.firings][0] == (0, 8999, 1)
+    active = flink_results["filter_keeps_active"]
+    assert not active.late_rows and not any(c.idle for c in active.watermarks)
+    flushed = [(name, rows) for name, rows, cfg, _ in FILTERED if cfg.replay.end_of_input == "flush"]
+    assert len(flushed) > 5
+    for name, rows in flushed:  # after a flush every row Flink windowed is in a firing
+        _, _, in_range = replay_range_of(rows, CASES[name][1])
+        dropped = {(r.split, r.offset) for r in in_range} - {k for f in flink_results[name].firings for k in f.rows} \
+            - {(lr.row.split, lr.row.offset) for lr in flink_results[name].late_rows}
+        assert dropped == set(reference(name).filtered) and dropped, name

@@ -200,8 +200,8 @@ REFUSALS = [
     ("query window range", TABLE + QUERY, {"query_window": 2}, ["--query-window 2", "out of range"], None),
     ("unknown table", TABLE + QUERY, {"table": "nope"}, ["--table nope", "no CREATE TABLE"], None),
     ("no windowing query", TABLE + "SELECT * FROM events;\n", {}, ["windowing query", "none found"], 8),
-    ("where", TABLE + QUERY.replace("GROUP BY", "WHERE v > 0\nGROUP BY"), {}, ["WHERE v > 0", "filter the log"],
-     10),
+    ("where on a window column", TABLE + QUERY.replace("GROUP BY", "WHERE window_end > window_start\nGROUP BY"),
+     {}, ["WHERE window_end > window_start", "filters windows, not rows"], 10),
     ("having", TABLE + QUERY.replace("window_end;", "window_end\nHAVING COUNT(*) > 1;"), {}, ["HAVING"], 11),
     ("join", TABLE + QUERY.replace("GROUP BY", "JOIN dims ON k = dims.k\nGROUP BY"), {}, ["JOIN dims",
                                                                                         "one table"], 10),
@@ -219,8 +219,8 @@ REFUSALS = [
                                                         "SECOND)", "SESSION(TABLE events, DESCRIPTOR(ts), "
                                                                    "INTERVAL '1' MINUTE)"), {},
      ["SESSION(TABLE events", "no PARTITION BY", "all keys"], 9),
-    ("view with where", TABLE + "CREATE VIEW ev AS SELECT * FROM events WHERE v > 0;\n" +
-     QUERY.replace("TABLE events", "TABLE ev"), {}, ["view ev (line 8): WHERE v > 0", "filters rows"], 8),
+    ("view with a processing-time where", TABLE + "CREATE VIEW ev AS SELECT * FROM events WHERE proc > ts;\n" +
+     QUERY.replace("TABLE events", "TABLE ev"), {}, ["proc AS PROCTIME()", "processing time"], 8),
     ("unknown table", TABLE + QUERY.replace("TABLE events", "TABLE nope"), {},
      ["TABLE nope", "not a CREATE TABLE or CREATE VIEW"], 9),
     ("missing size", TABLE + QUERY.replace(", INTERVAL '10' SECOND)", ")"), {},

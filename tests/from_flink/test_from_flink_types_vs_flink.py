@@ -1,7 +1,7 @@
 """The aggregates and expressions `from-flink-sql` maps give Flink's values and types: Flink SQL itself (pyflink 2.3
 in .venv-flink, a batch query over typed VALUES) against Spark evaluating the converter's expressions over the same
 rows, item by item: AVG of integers truncated, SUM keeping the column's type, ROUND HALF_UP, CAST to DECIMAL,
-integer division, COUNT(DISTINCT). Marker `flink` (needs .venv-flink, built by tests/flink/build.sh) and `spark`."""
+integer division, COUNT(DISTINCT), aggregates FILTER (WHERE ...). Marker `flink` (needs .venv-flink, built by tests/flink/build.sh) and `spark`."""
 from __future__ import annotations
 
 import json
@@ -34,6 +34,11 @@ ITEMS = {
     "cast_avg_int": "CAST(AVG(d) AS INT)", "int_div": "SUM(i) / COUNT(*)", "int_div2": "SUM(b) / 2",
     "dbl_div": "SUM(d) / COUNT(*)", "mixed": "SUM(i) * 2 + MAX(b)", "dbl_mul": "MAX(d) * 3",
     "avg_cast": "AVG(CAST(i AS DOUBLE))", "sum_expr": "SUM(i * b)", "neg": "-MIN(i)",
+    # Filtered aggregates: the condition as a WHERE maps (three-valued: a null condition leaves the row out).
+    "cnt_filter": "COUNT(*) FILTER (WHERE i > 0)", "sum_filter": "SUM(b) FILTER (WHERE s LIKE '%p%' OR s IS NULL)",
+    "avg_filter": "AVG(i) FILTER (WHERE d >= 1 AND NOT s = 'fig')", "max_filter": "MAX(s) FILTER (WHERE m BETWEEN 0 "
+    "AND 5)", "sum_expr_filter": "SUM(i * b) FILTER (WHERE t IN (1, 3, 7))", "cnt_none": "COUNT(i) FILTER (WHERE "
+    "k = 'zzz')", "sum_none": "SUM(d) FILTER (WHERE k = 'zzz')",
 }
 
 FLINK_SCRIPT = r'''

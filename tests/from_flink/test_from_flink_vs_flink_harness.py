@@ -4,7 +4,9 @@ late rows must be equal (issue 30, item 8).
 
 Each script exercises what the converter reads: a legacy group window with a computed rowtime (TO_TIMESTAMP_LTZ)
 under a half-hour local time zone (window.offset) and a SET after the query that must not apply; a HOP TVF with an
-offset over a view that renames columns, with an idle timeout; a legacy SESSION window with `WATERMARK FOR ts AS ts`.
+offset over a view that renames columns, with an idle timeout; a legacy SESSION window with `WATERMARK FOR ts AS ts`;
+a TUMBLE TVF whose query and view filter rows (WHERE: the replay's `filter`, the dropped rows still moving the
+watermark; the harness drops them between its watermark operator and the window).
 The harness computes count(*) and sum(value): the scripts aggregate COUNT(*) and SUM of a BIGINT `value`.
 Markers `flink` and `spark`."""
 from __future__ import annotations
@@ -68,6 +70,19 @@ SCRIPTS = {
         SELECT user_id, SESSION_START(click_time, INTERVAL '4' MINUTE) AS s, COUNT(*) AS cnt, SUM(`value`) AS total
         FROM clicks
         GROUP BY SESSION(click_time, INTERVAL '4' MINUTE), user_id;
+        """,
+    "tumble_where_over_filtering_view": """\
+        CREATE TABLE requests (
+          host STRING,
+          `value` BIGINT,
+          ts TIMESTAMP(3),
+          WATERMARK FOR ts AS ts - INTERVAL '3' SECOND
+        ) WITH ('connector' = 'kafka');
+        CREATE VIEW sized AS SELECT host AS server, `value`, ts FROM requests WHERE `value` >= 0;
+        SELECT server, window_start, window_end, COUNT(*) AS cnt, SUM(`value`) AS total
+        FROM TABLE(TUMBLE(TABLE sized, DESCRIPTOR(ts), INTERVAL '10' MINUTE))
+        WHERE server <> 'k3' AND `value` < 40
+        GROUP BY server, window_start, window_end;
         """,
 }
 
@@ -135,6 +150,8 @@ def test_the_scripts_convert_as_intended(converted):
     session, _ = converted["legacy_session_ascending"]
     assert (session.window.type, session.window.gap_ms, session.watermark.max_out_of_orderness_ms) == \
         ("session", 240_000, 0)
+    filtered, _ = converted["tumble_where_over_filtering_view"]
+    assert filtered.filter == "value >= 0 AND host <> 'k3' AND value < 40"
     for cfg, _ in converted.values():
         assert dict(cfg.aggregations) == {"cnt": "count(*)", "total": "sum(value)"}
 
@@ -164,5 +181,9 @@ def test_spark_replay_equals_flink(spark, converted, flink, name):
     assert got_late == want_late, name
     if name != "legacy_session_ascending":
         assert want_late, name  # the log has late rows for these windows
+    if name == "tumble_where_over_filtering_view":  # the filter drops rows that would have been late
+        dropped_late = [r for r in rows if not (r.payload["value"] >= 0 and r.key != "k3" and r.payload["value"] < 40)
+                        and r.arrival_time - r.event_time > 600_000]
+        assert dropped_late and not {(r.split, r.offset) for r in dropped_late} & {(s, o) for s, o, _ in got_late}
     if name == "legacy_tumble_ltz_kolkata":
         assert all(s % 3_600_000 == 1_800_000 for _, s, *_ in got)  # windows start at half past the UTC hour

@@ -38,6 +38,12 @@ def translate(item: str):
     ("ROUND(SUM(m), 3)", "cast(round(cast(sum(m) as decimal(38,2)), 3) as decimal(38,2))", "DECIMAL(38, 2)"),
     ("CAST(SUM(d) AS DECIMAL(12, 3))", "cast(sum(d) as decimal(12,3))", "DECIMAL(12, 3)"),
     ("-MIN(i)", "(- min(i))", "INT"),
+    ("COUNT(*) FILTER (WHERE i > 0)", "count(*) FILTER (WHERE i > 0)", "BIGINT"),
+    ("SUM(i) FILTER (WHERE s = 'x' OR s IS NULL)", "cast(sum(i) FILTER (WHERE s = 'x' OR s IS NULL) as int)", "INT"),
+    ("AVG(t) FILTER (WHERE d >= 1)",
+     "cast(sum(cast(t as bigint)) FILTER (WHERE d >= 1) div count(t) FILTER (WHERE d >= 1) as tinyint)", "TINYINT"),
+    ("SUM(d * i) FILTER (WHERE s LIKE 'a%') / COUNT(*)", "(sum((d * i)) FILTER (WHERE s LIKE 'a%') / count(*))",
+     "DOUBLE"),
 ])
 def test_each_mapping_and_its_flink_type(item, sql, ftype_text):
     out = translate(item)
@@ -51,7 +57,8 @@ def test_each_mapping_and_its_flink_type(item, sql, ftype_text):
     ("SUM(m) * 2", "Flink's DECIMAL result precision"),
     ("SUM(SUM(i))", "an aggregate inside an aggregate"),
     ("CAST(SUM(i) AS STRING)", "Flink's and Spark's text of a number differ"),
-    ("COUNT(*) FILTER (WHERE i > 0)", "FILTER"),
+    ("COUNT(*) FILTER (WHERE s = 1)", "compares a STRING with a INT"),
+    ("FIRST_VALUE(s) FILTER (WHERE i > 0)", "FILTER (WHERE ...) of something else"),
     ("SUM(i) + 'a'", "a string constant"),
     ("ROUND(SUM(d), i)", "not a constant >= 0"),
     ("UPPER(MAX(s))", "a function not mapped"),

@@ -46,7 +46,7 @@ def test_every_kind_of_bad_row_replays_with_exact_accounting(spark, tmp_path):
 
     counts = spark.read.parquet(str(out / "counts")).first().asDict()
     assert counts == {"rows_read": len(rows), "rows_in_windows": in_windows, "late_rows": expect["late"],
-                      "quarantined_rows": q.count(), "skipped_rows": expect["skipped"]}
+                      "quarantined_rows": q.count(), "skipped_rows": expect["skipped"], "filtered_rows": 0}
     # The accounting holds to the row: every row read is in exactly one place.
     assert counts["rows_read"] == in_windows + late.count() + q.count() + counts["skipped_rows"]
     assert (summary.rows_read, summary.quarantined_rows, summary.skipped_rows) == (len(rows), q.count(), 3)
@@ -82,10 +82,11 @@ def test_bad_rows_per_partition_counts(spark, tmp_path):
     # 30 of p0 (offset_out_of_order), the other has no event time. The pre-1970 arrivals are quarantined in
     # any range: no partition could ever replay them.
     assert c1 == {"rows_read": len(rows), "rows_in_windows": 10, "late_rows": 1, "quarantined_rows": 22,
-                  "skipped_rows": 1}
+                  "skipped_rows": 1, "filtered_rows": 0}
     q1 = {r["value"]: r["reason"] for r in spark.read.parquet(str(out / "quarantine" / f"dt={DAY}")).collect()}
     assert (q1["28"], q1["29"]) == ("offset_out_of_order", "missing_event_time")
-    assert c2 == {"rows_read": 3, "rows_in_windows": 2, "late_rows": 0, "quarantined_rows": 1, "skipped_rows": 0}
+    assert c2 == {"rows_read": 3, "rows_in_windows": 2, "late_rows": 0, "quarantined_rows": 1, "skipped_rows": 0,
+                  "filtered_rows": 0}
     for c in (c1, c2):
         assert c["rows_read"] == c["rows_in_windows"] + c["late_rows"] + c["quarantined_rows"] + c["skipped_rows"]
     assert (s1.rows_read, s2.rows_read) == (len(rows), 3)

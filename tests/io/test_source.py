@@ -229,7 +229,7 @@ def test_write_outputs_columns_counts_and_atomic_replace(spark, tmp_path):
 
     counts = spark.read.parquet(str(out / "counts")).collect()
     assert [r.asDict() for r in counts] == [{"rows_read": 4, "rows_in_windows": 2, "late_rows": 1,
-                                            "quarantined_rows": 1, "skipped_rows": 0}]
+                                            "quarantined_rows": 1, "skipped_rows": 0, "filtered_rows": 0}]
     assert (summary.rows_read, summary.firings, summary.late_rows) == (4, 2, 1)
 
     # A rerun replaces the previous output as a whole.

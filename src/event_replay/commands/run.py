@@ -32,9 +32,11 @@ from ..spark import build_session, driver_memory_note, parse_conf
 
 
 def replay_line(summary, seconds: float, memory: str | None = None) -> str:
-    """The line `replay run` prints when it is done: the rows read and what became of them, the time, the output."""
+    """The line `replay run` prints when it is done: the rows read and what became of them (the rows the job's
+    filter dropped when it dropped any), the time, the output."""
+    filtered = f"filtered rows {summary.filtered_rows}, " if summary.filtered_rows else ""
     return (f"replay: rows read {summary.rows_read}, firings {summary.firings}, late rows {summary.late_rows}, "
-            f"quarantined rows {summary.quarantined_rows}, skipped rows {summary.skipped_rows}, "
+            f"quarantined rows {summary.quarantined_rows}, skipped rows {summary.skipped_rows}, {filtered}"
             f"{seconds:.1f} s{f' ({memory})' if memory else ''} -> {summary.path}")
 
 

@@ -10,6 +10,7 @@ from .contract import NEG_INF, EngineResult
 from .processing_time import replay as processing_time_replay
 from .timeline import TimelineCarry, compute_timeline_carried
 from .windows import carried_rows, compute_windows_with_elements, windows_partitions
+from .windowed import windowed_only
 from .windows.fire_lookup import lookup_for
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     # The timeline's rows feed the windows and the late rows (_kept says when they are materialised). The outputs
     # themselves are left lazy: each is written once. The caller frees what was cached when done (release()).
     tl_rows, stream_values = _kept(timeline)
+    tl_rows = windowed_only(tl_rows)  # every row drove the timeline; only the filter's reach the windows
     window_rows, carried_rows_in = tl_rows, None
     if carried is not None:
         carried_rows_in = carried.rows

@@ -8,6 +8,8 @@ next range continues from (None when the clock has no id: no state is kept).
 Input rows (a DataFrame, already read, cleaned and cut to the replay range by the IO layer):
     split string, offset long, arrival_time long, event_time long, key (any type), payload columns...
   For ingestion/processing time, event_time already equals arrival_time.
+  With a job filter, `__windowed boolean` (io/row_filter.py WINDOWED): the filter's verdict. Every row drives the
+  timeline; only the rows it keeps reach stage 2 (windowed.py), so they alone can be windowed or late.
 
 Stage 1, the timeline (`timeline.compute_timeline`) -> `Timeline`:
     rows        input rows + `wm_before long`: the stream watermark just before the row

@@ -21,6 +21,7 @@ from ..semantics.config import JobConfig
 from ..spark import local_frame
 from .carry import Carry, last_offsets_after
 from .contract import SPLIT_STATE_SCHEMA, WATERMARKS_SCHEMA, EngineResult
+from .windowed import windowed_only
 from .windows import carried_rows, compute_windows_with_elements, windows_partitions
 
 CLOCK = "wm_before"
@@ -62,7 +63,7 @@ def replay(rows: DataFrame, cfg: JobConfig, splits: list[str], clock, carried: C
     rows, no watermarks) and its end state if the clock has an id (its state is kept), else None. The carried rows
     are those of windows whose timer is at or after the previous range's end; the clock there (its end - 1) is the
     carried `stream_watermark`."""
-    clocked = on_replay_clock(rows)
+    clocked = on_replay_clock(windowed_only(rows))
     window_rows = clocked if carried is None else carried.rows.select(*clocked.columns).unionByName(clocked)
     if clock.id is not None:  # its state is written: the rows are read once more for it
         window_rows = window_rows.localCheckpoint(eager=True)

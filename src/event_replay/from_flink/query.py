@@ -4,8 +4,9 @@ A Flink window aggregation is `SELECT k, window_start, window_end, AGG(x) AS nam
 GROUP BY k, window_start, window_end`, or in the legacy form `SELECT k, TUMBLE_START(ts, INTERVAL ...), AGG(x)
 FROM t GROUP BY TUMBLE(ts, INTERVAL ...), k`. The replay keys by one column and computes Spark SQL aggregates, so:
 
-- the data is a CREATE TABLE, or a view (CREATE VIEW) that selects, renames or computes columns of one: a view that
-  filters, joins, aggregates or windows rows is refused, naming it;
+- the data is a CREATE TABLE, or a view (CREATE VIEW, or a CTE of the query: `with_ctes`) that selects, renames,
+  computes or filters (WHERE) columns of one: a view that joins, aggregates or windows rows is refused, naming it;
+  each view's WHERE is kept with the columns it reads (`Source.filters`), for the replay's `filter` (where.py);
 - the GROUP BY must hold the window (window_start, window_end [, window_time], or the legacy group-window call) and
   exactly one key column, a column of the table; for the SESSION TVF that column must be its `PARTITION BY`
   (Flink's sessions without it span all keys; legacy SESSION windows are per group key by definition);
@@ -13,11 +14,13 @@ FROM t GROUP BY TUMBLE(ts, INTERVAL ...), k`. The replay keys by one column and 
   TUMBLE_START/_END/_ROWTIME and the HOP_ and SESSION_ ones) and aggregates, alone or in expressions (typed.py);
   an aggregate is named by its alias, else by the sink column at its position (`INSERT INTO sink SELECT ...`),
   else `<function>_<column>` (`count_all` for COUNT(*)), else `expr_<position>`;
-- WHERE, HAVING, joins, GROUPING SETS / ROLLUP / CUBE and DISTINCT change which rows count: refused; so is a window
-  aggregation nested in a further query (window Top-N, ...): the replay's output is its own.
+- the windowing query's WHERE is the replay's `filter` (where.py); HAVING, joins, GROUPING SETS / ROLLUP / CUBE and
+  DISTINCT change which rows or groups count: refused; so is a window aggregation nested in a further query (window
+  Top-N, ...): the replay's output is its own.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -30,7 +33,6 @@ from .typed import FType, Spark, Translator, ftype
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REFUSED_CLAUSES = {
-    "where": "the replay aggregates every row of the log (filter the log instead)",
     "having": "the replay fires every window (no HAVING filter)",
     "joins": "the replay windows one table",
 }
@@ -60,9 +62,11 @@ class Source:
     table: Table
     columns: dict[str, "str | tuple[exp.Expr, Source, View]"]
     views: list[View] = field(default_factory=list)
+    # Each view's WHERE, innermost first, with the source whose columns it reads and the view it is written in.
+    filters: list[tuple[exp.Expr, "Source", View]] = field(default_factory=list)
 
     def describe(self) -> str:
-        chain = " -> ".join(f"view {v.name} (line {v.line})" for v in reversed(self.views))
+        chain = " -> ".join(f"{v.kind} {v.name} (line {v.line})" for v in reversed(self.views))
         return f"{chain} -> table {self.table.name}" if chain else f"table {self.table.name}"
 
 
@@ -79,16 +83,16 @@ def resolve_source(name: str, script: Script, construct: str, line: int, depth: 
                                  "cannot be read", table_line)
     if view is None or depth > 20:
         hint = _unparsed_hint(script)
-        raise FlinkSettingsError(construct, "not a CREATE TABLE or CREATE VIEW of the script (catalog tables and "
-                                 "CTEs are not followed)" + hint, line)
-    sel, where = view.select, f"view {view.name} (line {view.line})"
+        raise FlinkSettingsError(construct, "not a CREATE TABLE or CREATE VIEW (nor a CTE) of the script (catalog "
+                                 "tables are not followed)" + hint, line)
+    sel, where = view.select, f"{view.kind} {view.name} (line {view.line})"
     text = lambda n: user_text(n, view.statement)  # noqa: E731
     if sel is None:
         raise FlinkSettingsError(where, "not a plain SELECT of one table (UNION, VALUES, ...): not followed", line)
     if any(isinstance(n, exp.Anonymous) and n.name.upper() == "TABLE" for n in sel.walk()):
         raise FlinkSettingsError(where, "a window aggregation: a window over another window's output (cascading "
                                  "windows) is not mapped", line)
-    for clause, why in (("where", "filters rows"), ("joins", "joins tables"), ("group", "aggregates rows"),
+    for clause, why in (("joins", "joins tables"), ("group", "aggregates rows"),
                         ("having", "filters groups"), ("distinct", "removes duplicate rows")):
         node = sel.args.get(clause)
         if node:
@@ -128,7 +132,28 @@ def resolve_source(name: str, script: Script, construct: str, line: int, depth: 
         if len(view.columns) != len(names):
             raise FlinkSettingsError(where, f"names {len(view.columns)} columns for {len(names)} selected", view.line)
         names = [c.lower() for c in view.columns]
-    return Source(inner.table, dict(zip(names, values)), [view] + inner.views)
+    condition = sel.args.get("where")
+    filters = inner.filters + ([(condition.this, inner, view)] if condition is not None else [])
+    return Source(inner.table, dict(zip(names, values)), [view] + inner.views, filters)
+
+
+def with_ctes(script: Script, window: Window) -> Script:
+    """The script as the window's query sees it: its CTEs (`WITH f AS (SELECT ...)`, of the query or of a statement
+    around it) followed as views of that statement, shadowing views and tables of the same name."""
+    ctes: dict[str, View] = {}
+    node = window.select
+    while node is not None:
+        for cte in (node.args.get("with_") or node.args.get("with") or exp.With()).expressions:
+            alias = cte.args.get("alias")
+            columns = [c.name for c in alias.columns] if alias is not None and alias.columns else None
+            select = cte.this if isinstance(cte.this, exp.Select) else None
+            ctes.setdefault(cte.alias.lower(), View(cte.alias, line_of(cte, window.line), select, columns,
+                                                    window.statement, kind="CTE"))
+        node = node.parent
+    if not ctes:
+        return script
+    return dataclasses.replace(script, views={**script.views, **ctes},
+                               tables={k: t for k, t in script.tables.items() if k not in ctes})
 
 
 def clause_text(clause: str, node: exp.Expr, statement) -> str:
@@ -207,7 +232,7 @@ def aggregation_into(derived: Derived, window: Window, source: Source, script: S
             continue
         if isinstance(inner, exp.Star):
             raise FlinkSettingsError(text(item), "SELECT * of a window aggregation: not valid Flink SQL", item_line)
-        translator = Translator(_resolver(source, window, item_line), text, item_line)
+        translator = Translator(column_resolver(source, window, item_line), text, item_line)
         out = translator.item(inner)
         name = item.alias if isinstance(item, exp.Alias) else names[i] if names else _default_name(inner, out, i)
         if not _IDENT.match(name):
@@ -233,14 +258,16 @@ def _default_name(node: exp.Expr, out: Spark, i: int) -> str:
     return f"expr_{i}"
 
 
-def _resolver(source: Source, window: Window, line: int):
+def column_resolver(source: Source, window: Window, line: int, statement=None):
+    """The Spark SQL and Flink type of a column the window's query (or `statement`, a view's) reads from `source`:
+    a table column, a computed column's expression, or a view's expression (typed.py translates those)."""
     def resolve(column: exp.Column, src: Source = source) -> tuple[str, FType]:
         value = src.columns.get(column.name.lower())
         if value is None:
             if column.name.lower() in WINDOW_COLUMNS:
                 raise FlinkSettingsError(column.name, "a window column inside an aggregate: not mapped", line)
-            raise FlinkSettingsError(user_text(column, window.statement), f"{column.name} is not a column of "
-                                     f"{src.describe()}", line)
+            raise FlinkSettingsError(user_text(column, statement or window.statement), f"{column.name} is not a "
+                                     f"column of {src.describe()}", line)
         if isinstance(value, str):
             table = src.table
             computed = table.computed(value)
@@ -249,8 +276,8 @@ def _resolver(source: Source, window: Window, line: int):
             pt = processing_time_call(computed)
             if pt is not None:
                 raise FlinkSettingsError(f"{value} AS {user_text(computed, table.statement)}", "processing time "
-                                         f"(column of {table.name}, line {line_of(computed, table.line)}) in an "
-                                         "aggregate: not mapped", line)
+                                         f"(column of {table.name}, line {line_of(computed, table.line)}): its value "
+                                         "differs from run to run: not mapped", line)
             sub = Translator(lambda c: resolve(c, Source(table, {k: col.name for k, col in table.columns.items()})),
                              lambda n: user_text(n, table.statement), line)
             out = sub.expr(computed, in_aggregate=True)

@@ -63,6 +63,7 @@ class View:
     select: exp.Select | None  # None: not a plain SELECT (UNION, ...)
     columns: list[str] | None  # `CREATE VIEW v (a, b) AS ...`
     statement: Statement
+    kind: str = "view"  # or "CTE": a `WITH v AS (SELECT ...)` of the windowing query (query.py with_ctes)
 
 
 @dataclass
@@ -139,6 +140,10 @@ def _source_span(node: exp.Expr, st: Statement) -> str | None:
             i -= 1
         elif isinstance(n, exp.Neg) and i >= 1 and toks[i - 1].text == "-":
             i -= 1
+    # Trailing keywords the tree keeps no position of: IS [NOT] NULL / TRUE / FALSE.
+    if any(isinstance(n, exp.Is) for n in node.walk()):
+        while j + 1 < len(toks) and toks[j + 1].text.upper() in ("IS", "NOT", "NULL", "TRUE", "FALSE"):
+            j += 1
     # CASE ... END: the keywords around the branches.
     if any(isinstance(n, exp.Case) for n in _path_down(node, min(starts))):
         while i > 0 and toks[i].text.upper() != "CASE":

@@ -100,7 +100,7 @@ class Derived:
             self.comments[path] = comment
 
 
-SECTION_ORDER = ("source", "watermark", "window", "aggregations", "replay", "output")
+SECTION_ORDER = ("source", "watermark", "window", "aggregations", "filter", "replay", "output")
 
 
 # A Flink job's settings never name its source's splits (Kafka partitions, files): the user gives them (--splits).
@@ -122,8 +122,13 @@ def render(derived: Derived) -> tuple[str, JobConfig]:
                                     "(docs/flink_settings.md)."]
     lines += [f"# Note: {n}" for n in derived.notes]
     for name in sorted(derived.sections, key=SECTION_ORDER.index):
+        value = derived.sections[name]
+        if not isinstance(value, dict):  # a root key (`filter`)
+            comment = derived.comments.get(name)
+            lines.append(f"{name}: {_scalar(value)}" + (f"  # {comment}".replace("\n", " ") if comment else ""))
+            continue
         lines.append(f"{name}:")
-        lines += _render_mapping(derived.sections[name], name, derived.comments, indent=1)
+        lines += _render_mapping(value, name, derived.comments, indent=1)
     text = "\n".join(lines) + "\n"
     return text, parse_config(yaml.safe_load(text))
 

@@ -36,7 +36,9 @@ from sqlglot import exp
 from ..semantics.config import JobConfig
 from ..semantics.durations import format_duration
 from .dialect import FlinkSQL
-from .query import Source, aggregation_into, clause_text, processing_time_call, resolve_source, table_column
+from .query import (Source, aggregation_into, clause_text, processing_time_call, resolve_source, table_column,
+                    with_ctes)
+from .where import filter_into
 from .script import Script, Table, Window, line_of, read_script, user_text
 from .settings import SPLITS_COMMENT, Derived, FlinkSettingsError, flink_duration_ms, no_effect, render
 from .typed import INTEGRAL, ftype
@@ -146,7 +148,7 @@ def _table_of(window: Window, script: Script) -> str | None:
     if name is None:
         return None
     try:
-        return resolve_source(name, script, "", window.line).table.name.lower()
+        return resolve_source(name, with_ctes(script, window), "", window.line).table.name.lower()
     except FlinkSettingsError:
         return name.lower()
 
@@ -177,6 +179,7 @@ def _convert(script: Script, window: Window, origin: str, source_path: str, outp
     derived.set("source.columns.event_time", rowtime.column, rowtime.comment)
     _window_into(derived, window, params, rowtime)
     aggregation_into(derived, window, source, script)
+    filter_into(derived, window, source)
     _watermark_into(derived, source.table, rowtime, window)
     _later_settings(derived, script, window)
     derived.set("output.path", output_path, "--output-path")
@@ -201,6 +204,7 @@ def _runtime_mode(window: Window) -> None:
 
 def _data_source(window: Window, script: Script) -> Source:
     text = lambda n: user_text(n, window.statement)  # noqa: E731
+    script = with_ctes(script, window)
     if window.legacy:
         select = window.select
         src = (select.args.get("from") or select.args.get("from_")) if select is not None else None
@@ -221,8 +225,8 @@ def _data_source(window: Window, script: Script) -> Source:
     data = args[0].expression if args and isinstance(args[0], exp.Kwarg) else (args[0] if args else None)
     if not isinstance(data, exp.Table) or isinstance(data.this, exp.Anonymous):
         shown = text(data) if data is not None else "(none)"
-        raise FlinkSettingsError(f"{name} data {shown}", "not TABLE t of a table or view of the script (queries "
-                                 "and CTEs are not followed)", window.line)
+        raise FlinkSettingsError(f"{name} data {shown}", "not TABLE t of a table, view or CTE of the script "
+                                 "(a subquery is not followed: name it in a WITH)", window.line)
     return resolve_source(data.name, script, f"TABLE {data.name}", window.line)
 
 

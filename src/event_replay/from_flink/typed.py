@@ -15,7 +15,9 @@ refused by name:
 - over them: `+ - *` of integers (the wider type) or with a DOUBLE (DOUBLE), `/` of integers (Flink's integer
   division: `div`) or with a DOUBLE, `CAST(e AS <integer type> | DOUBLE | FLOAT | DECIMAL(p, s))` (HALF_UP in both),
   `ROUND(e [, n])` with n >= 0 (HALF_UP of the decimal text in both; a DECIMAL gets Flink's result type);
-  DECIMAL arithmetic, casts to strings, other functions and FILTER are refused.
+  DECIMAL arithmetic, casts to strings and other functions are refused;
+- `agg(...) FILTER (WHERE cond)` of those aggregates: the same aggregate over the rows where cond is true, the
+  condition as predicate.py maps a WHERE (`count(*) FILTER (WHERE status = '403')`, inside any cast).
 
 Overflow: Flink wraps integers around (and gives NULL for a DECIMAL cast that does not fit); the replay's Spark runs
 with ANSI arithmetic and stops with an error instead, so an overflow is never a silently different number.
@@ -141,8 +143,9 @@ class Translator:
                 self.refuse(node, "an aggregate inside an aggregate: not valid Flink SQL")
             return self._aggregate(node)
         if isinstance(node, exp.Filter):
-            self.refuse(node, "an aggregate with FILTER (WHERE ...): not mapped (the replay aggregates every row "
-                              "of the window)")
+            if in_aggregate or not isinstance(node.this, (exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max)):
+                self.refuse(node, "FILTER (WHERE ...) of something else than COUNT, SUM, AVG, MIN or MAX: not mapped")
+            return self._aggregate(node.this, self._row_condition(node.expression.this))
         if isinstance(node, exp.Window):
             self.refuse(node, "an OVER aggregation inside a window aggregation: not mapped")
         what = "function" if isinstance(node, exp.Func) else "expression"
@@ -232,7 +235,14 @@ class Translator:
                 raise FlinkSettingsError(self.text(node), e.why, e.line) from None
             raise
 
-    def _aggregate(self, node: exp.AggFunc) -> Spark:
+    def _row_condition(self, node: exp.Expr) -> str:
+        """A FILTER's condition as the Spark SQL boolean (predicate.py, which builds on this module: imported here)."""
+        from .predicate import PredicateTranslator
+        return PredicateTranslator(self.column, self.text, self.line).predicate(node)
+
+    def _aggregate(self, node: exp.AggFunc, condition: str | None = None) -> Spark:
+        """The aggregate's Spark SQL; `condition`: its FILTER (WHERE ...), after every aggregate call it becomes."""
+        f = f" FILTER (WHERE {condition})" if condition else ""
         fn = type(node).__name__.upper()
         arg = node.this
         distinct = isinstance(arg, exp.Distinct)
@@ -245,9 +255,9 @@ class Translator:
         d = "DISTINCT " if distinct else ""
         if fn == "COUNT":
             if isinstance(arg, exp.Star) or (isinstance(arg, exp.Literal) and not distinct):
-                return Spark("count(*)", BIGINT, True)
+                return Spark(f"count(*){f}", BIGINT, True)
             x = self._argument(node, arg)
-            return Spark(f"count({d}{x.sql})", BIGINT, True)
+            return Spark(f"count({d}{x.sql}){f}", BIGINT, True)
         if isinstance(arg, exp.Star):
             self.refuse(node, f"{fn}(*): not valid Flink SQL")
         x = self._argument(node, arg)
@@ -255,26 +265,26 @@ class Translator:
         if fn in ("MIN", "MAX"):
             if t.kind == "OTHER":
                 self.refuse(node, f"{fn} of a column of type {t}: not mapped")
-            return Spark(f"{fn.lower()}({d}{x.sql})", t, True, x.why)
+            return Spark(f"{fn.lower()}({d}{x.sql}){f}", t, True, x.why)
         if t.kind == "FLOAT":
             self.refuse(node, f"{fn} of a FLOAT: Flink adds in single precision, the replay would not: not mapped")
         if fn == "SUM":
             if t.kind in ("DOUBLE", "BIGINT"):
-                return Spark(f"sum({d}{x.sql})", t, True, x.why)
+                return Spark(f"sum({d}{x.sql}){f}", t, True, x.why)
             if t.integral:
-                return Spark(f"cast(sum({d}{x.sql}) as {t.spark})", t, True,
+                return Spark(f"cast(sum({d}{x.sql}){f} as {t.spark})", t, True,
                              "; ".join(w for w in (x.why, f"SUM of {t} is {t} in Flink") if w))
             if t.kind == "DECIMAL":
                 rt = FType("DECIMAL", 38, t.scale)
-                return Spark(f"cast(sum({d}{x.sql}) as {rt.spark})", rt, True,
+                return Spark(f"cast(sum({d}{x.sql}){f} as {rt.spark})", rt, True,
                              "; ".join(w for w in (x.why, f"SUM of {t} is {rt} in Flink") if w))
             self.refuse(node, f"SUM of a {t}: not mapped")
         # AVG
         if t.kind == "DOUBLE":
-            return Spark(f"avg({d}{x.sql})", t, True, x.why)
+            return Spark(f"avg({d}{x.sql}){f}", t, True, x.why)
         if t.integral:
-            total = f"sum({d}{x.sql})" if t.kind == "BIGINT" else f"sum({d}cast({x.sql} as bigint))"
-            sql = f"{total} div count({d}{x.sql})"
+            total = f"sum({d}{x.sql}){f}" if t.kind == "BIGINT" else f"sum({d}cast({x.sql} as bigint)){f}"
+            sql = f"{total} div count({d}{x.sql}){f}"
             sql = f"({sql})" if t.kind == "BIGINT" else f"cast({sql} as {t.spark})"
             return Spark(sql, t, True, "; ".join(w for w in (x.why, f"AVG of {t} is {t} in Flink: the BIGINT sum / "
                                                                     "count, truncated toward zero") if w))

@@ -49,6 +49,7 @@ class WriteSummary:
     late_rows: int
     quarantined_rows: int
     skipped_rows: int
+    filtered_rows: int = 0  # clean rows the job's filter kept out of the windows (io/row_filter.py)
 
 
 # The windows output's order, on the engine's columns (window bounds in ms, the fire index): by time, then key. The
@@ -168,7 +169,8 @@ def stage_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, firin
                    watermarks_from_driver=watermarks_from_driver)
     # Counts from what was written (the files' footers), not from a second run of the engine.
     counts = summary_of(target, source.rows_read, source.clean_rows, source.quarantined_rows, source.skipped_rows,
-                        parquet_rows(spark, f"{staging}/windows"), parquet_rows(spark, f"{staging}/late_events"))
+                        parquet_rows(spark, f"{staging}/windows"), parquet_rows(spark, f"{staging}/late_events"),
+                        source.filtered_rows)
     write_dataset(counts_frame(spark, [counts]), ["rows_read"], f"{staging}/counts")
     sub = f"/{partition_subpath}" if partition_subpath is not None else ""
     moves = [(f"{staging}/{name}", f"{target}/{name}{sub}") for name in DATASETS]
@@ -209,13 +211,16 @@ def stage_datasets(spark: SparkSession, cfg: JobConfig, source: SourceData, firi
 
 
 def summary_of(target: str, rows_read: int, clean_rows: int, quarantined: int, skipped: int, firings: int,
-               late: int) -> WriteSummary:
-    # Every clean row in range is either late or held by a window (SEMANTICS §5, §7).
-    return WriteSummary(path=target, rows_read=rows_read, firings=firings, rows_in_windows=clean_rows - late,
-                        late_rows=late, quarantined_rows=quarantined, skipped_rows=skipped)
+               late: int, filtered: int = 0) -> WriteSummary:
+    # Every clean row in range is either filtered, late or held by a window (SEMANTICS §5, §7; a filtered row is
+    # never late: the filter runs before the window operator decides lateness).
+    return WriteSummary(path=target, rows_read=rows_read, firings=firings, rows_in_windows=clean_rows - late - filtered,
+                        late_rows=late, quarantined_rows=quarantined, skipped_rows=skipped, filtered_rows=filtered)
 
 
-COUNTS_COLUMNS = ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows", "skipped_rows")
+# rows_read = rows_in_windows + late_rows + quarantined_rows + skipped_rows + filtered_rows (filtered_rows last: the
+# columns before it keep their places).
+COUNTS_COLUMNS = ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows", "skipped_rows", "filtered_rows")
 
 
 def counts_frame(spark: SparkSession, summaries: list[WriteSummary], folders: list[tuple] | None = None,

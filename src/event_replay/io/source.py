@@ -28,13 +28,14 @@ from .quarantine import (ARRIVAL_TIME_AFTER_9999, ARRIVAL_TIME_BEFORE_1970, BAD_
                          MISSING_OFFSET, MISSING_SPLIT, PARSED, REASON, REASON_COLUMN, SOURCE_EVENT_TIME, STATUS,
                          STATUS_CODE, STATUS_CODES, UNDECLARED_SPLIT, offset_to_long, time_to_ms)
 from .read_order import TickPartials
+from .row_filter import WINDOWED, windowed_flag
 
 
 @dataclass
 class SourceData:
     """The source as the engine needs it, plus what the writer needs to account for every row read."""
 
-    rows: DataFrame  # clean rows in range: split, offset, arrival_time, event_time, key, payload...
+    rows: DataFrame  # clean rows in range: split, offset, arrival_time, event_time, key, payload... (+ WINDOWED)
     quarantine: DataFrame  # every original column as read + reason
     rows_read: int
     clean_rows: int
@@ -52,6 +53,9 @@ class SourceData:
     rows_by_folder: dict[int, dict[str, int]] | None = None
     # The timeline's per-(split, tick) event times of `rows`, from the offset check's pass (io/read_order.py).
     tick_partials: TickPartials | None = None
+    # Clean rows the job's filter keeps out of the windows (io/row_filter.py); per folder for a span of them.
+    filtered_rows: int = 0
+    filtered_by_folder: dict[int, int] | None = None
     _cached: list[DataFrame] = field(default_factory=list)
 
     def release(self) -> None:
@@ -227,14 +231,28 @@ def prepare_source(raw: DataFrame, cfg: JobConfig, carried_offsets: Mapping[str,
     clean_stats = by_status.get("clean")
     start_ms, end_ms = _range(cfg, clean_stats)
     every_row_clean = n["clean"] == sum(n.values())
-    return SourceData(rows=_clean_rows(parsed, roles, every_row_clean), quarantine=_quarantined_rows(parsed, plain, folders),
+    windowed = windowed_flag(cfg, parsed, plain.columns)
+    filtered = _filtered_by_folder(parsed, windowed, folders) if windowed is not None and n["clean"] else {}
+    return SourceData(rows=_clean_rows(parsed, roles, every_row_clean, windowed),
+                      quarantine=_quarantined_rows(parsed, plain, folders),
                       rows_read=sum(n.values()), clean_rows=n["clean"], quarantined_rows=n["quarantined"],
                       skipped_rows=n["skipped"], splits=_splits(cfg, clean_stats), start_ms=start_ms, end_ms=end_ms,
                       source_columns=roles.cols, payload_columns=roles.payload,
                       timestamp_roles=_timestamp_roles(roles), event_time_is_role=roles.event_time_from_source,
                       clean_max_offsets=clean_stats["max_offsets"] if clean_stats else {},
                       tick_partials=clean_stats.get("tick_partials") if clean_stats else None,
-                      rows_by_folder=_by_folder(by_status) if folders is not None else None, _cached=cached)
+                      rows_by_folder=_by_folder(by_status) if folders is not None else None,
+                      filtered_rows=sum(filtered.values()),
+                      filtered_by_folder=filtered if folders is not None else None, _cached=cached)
+
+
+def _filtered_by_folder(parsed: DataFrame, windowed: Column, folders: Folders | None) -> dict[int, int]:
+    """The clean rows the filter drops, per folder start (0 for a whole source): one aggregate, run only for a job
+    with a filter (the read's own pass counts statuses, not verdicts)."""
+    folder = folders.start if folders is not None else F.lit(0).cast("long")
+    dropped = parsed.filter((F.col(STATUS) == "clean") & ~windowed)
+    return {int(r["f"]): int(r["n"]) for r in dropped.groupBy(folder.alias("f")).agg(F.count(F.lit(1)).alias("n"))
+            .collect()}
 
 
 def _tick_interval(cfg: JobConfig) -> int:
@@ -243,17 +261,20 @@ def _tick_interval(cfg: JobConfig) -> int:
     return cfg.watermark.interval_ms if cfg.watermark.periodic and cfg.window.time != "processing" else 0
 
 
-def _clean_rows(parsed: DataFrame, roles: _Roles, every_row_clean: bool = False) -> DataFrame:
-    """The engine's columns, the payload, and for ingestion/processing time the source's own event time.
-    `every_row_clean`: the read counted no other status, so no row needs its checks again: each later scan then
-    reads only the columns it uses (the checks read split and offset, strings and all, for every row)."""
+def _clean_rows(parsed: DataFrame, roles: _Roles, every_row_clean: bool = False,
+                windowed: Column | None = None) -> DataFrame:
+    """The engine's columns, the payload, and for ingestion/processing time the source's own event time; with a
+    filter, its verdict (`windowed`, as WINDOWED). `every_row_clean`: the read counted no other status, so no row
+    needs its checks again: each later scan then reads only the columns it uses (the checks read split and offset,
+    strings and all, for every row)."""
     carried_source_time = ([roles.column("event_time").alias(SOURCE_EVENT_TIME)]
                            if not roles.event_time_from_source and roles.cols["event_time"] in roles.types else [])
     clean = parsed if every_row_clean else parsed.filter(F.col(STATUS) == "clean")
     return clean.select(
         F.col(f"{PARSED}split").alias("split"), F.col(f"{PARSED}offset").alias("offset"),
         F.col(f"{PARSED}arrival_time").alias("arrival_time"), F.col(f"{PARSED}event_time").alias("event_time"),
-        F.col(f"{PARSED}key").alias("key"), *[F.col(f"`{c}`") for c in roles.payload], *carried_source_time)
+        F.col(f"{PARSED}key").alias("key"), *[F.col(f"`{c}`") for c in roles.payload], *carried_source_time,
+        *([windowed.alias(WINDOWED)] if windowed is not None else []))
 
 
 def _quarantined_rows(parsed: DataFrame, raw: DataFrame, folders: Folders | None = None) -> DataFrame:

@@ -47,7 +47,8 @@ def stage_span_outputs(spark: SparkSession, cfg: JobConfig, source: SourceData, 
         summary = summary_of(target, sum(by_status.values()), by_status.get("clean", 0),
                              by_status.get("quarantined", 0), by_status.get("skipped", 0),
                              parquet_rows(spark, f"{staging}/windows/{sub}"),
-                             parquet_rows(spark, f"{staging}/late_events/{sub}"))
+                             parquet_rows(spark, f"{staging}/late_events/{sub}"),
+                             (source.filtered_by_folder or {}).get(p.start_ms, 0))
         staged.append(StagedPartition(p, summary, [(f"{staging}/{ds}/{sub}", f"{target}/{ds}/{sub}")
                                                    for ds in DATASETS]))
     counts = counts_frame(spark, [s.summary for s in staged], [_folder_values(p, folders) for p in parts], folders)

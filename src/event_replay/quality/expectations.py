@@ -123,11 +123,11 @@ class ExpectLateRowsPastLateness(UnexpectedRowsExpectation):
 class ExpectEveryRowAccountedFor(UnexpectedRowsExpectation):
     QUERY: ClassVar[str] = (
         "SELECT * FROM {batch} WHERE counts_rows <> counts_partitions OR rows_read IS NULL "
-        "OR rows_read <> rows_in_windows + late_rows + quarantined_rows + skipped_rows "
-        "OR least(rows_in_windows, late_rows, quarantined_rows, skipped_rows) < 0")
+        "OR rows_read <> rows_in_windows + late_rows + quarantined_rows + skipped_rows + filtered_rows "
+        "OR least(rows_in_windows, late_rows, quarantined_rows, skipped_rows, filtered_rows) < 0")
     DESCRIPTION: ClassVar[str] = ("counts/ has one row (one per partition for a dt= partitioned history, summed) and every row "
                         "read is counted exactly once: rows_read = rows_in_windows + late_rows + quarantined_rows + "
-                        "skipped_rows (docs/semantics.md: Outputs).")
+                        "skipped_rows + filtered_rows (docs/semantics.md: Outputs, Row filter).")
 
 
 class ExpectLateCountMatchesLateEvents(UnexpectedRowsExpectation):

@@ -206,7 +206,10 @@ def accounting_batch(spark: SparkSession, out: dict[str, DataFrame], cfg: JobCon
     n_parts = (F.count_distinct(*[F.col(c) for c in parts]) if parts else F.lit(1)).alias("counts_partitions")
     c = counts.agg(F.count(F.lit(1)).alias("counts_rows"), n_parts,
                    *[F.sum(F.col(n).cast("long")).alias(n) for n in
-                     ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows", "skipped_rows")])
+                     ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows", "skipped_rows")],
+                   # Outputs written before the row filter existed have no filtered_rows: none was filtered.
+                   (F.sum(F.col("filtered_rows").cast("long")) if "filtered_rows" in counts.columns
+                    else F.lit(0).cast("long")).alias("filtered_rows"))
     late = out["late_events"].agg(F.count(F.lit(1)).alias("late_events_rows"))
     q = out["quarantine"]
     reason = F.col("reason") if "reason" in q.columns else F.lit(None)

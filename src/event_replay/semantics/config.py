@@ -2,7 +2,8 @@
 docs/semantics.md).
 
 A config file has six sections, each read and checked by its own module (source_config, watermark_config,
-window_config, aggregations_config, replay_range_config, output_config; one key's reading: config_keys). Here:
+window_config, aggregations_config, replay_range_config, output_config; one key's reading: config_keys), and one
+optional root key, `filter` (filter_config). Here:
 the sections put together, in the order a file is checked; the root's keys; the file itself; and `to_raw`, the
 YAML-shaped dict `parse_config` reads back to an equal config. Every error is a `ConfigError` naming the offending
 key (dotted path) and why; all durations and instants are held as integer milliseconds.
@@ -17,6 +18,7 @@ import yaml
 
 from .aggregations_config import parse_aggregations
 from .config_keys import ConfigError, read_mapping, refuse_unknown
+from .filter_config import parse_filter
 from .output_config import OutputConfig, output_raw, parse_output
 from .replay_range_config import EndOfInput, ReplayRangeConfig, parse_replay_range, replay_range_raw
 from .source_config import SourceConfig, parse_source, source_raw
@@ -32,6 +34,8 @@ class JobConfig:
     aggregations: Mapping[str, str]
     replay: ReplayRangeConfig
     output: OutputConfig
+    # The rows the windows see (a Spark SQL boolean over the log's columns); None: every row (filter_config).
+    filter: str | None = None
 
     def with_end_of_input(self, end_of_input: EndOfInput) -> "JobConfig":
         """The same config ending its input with `end_of_input` (a partition's own, or the command line's)."""
@@ -47,7 +51,7 @@ class JobConfig:
 
 def parse_config(raw: Any) -> JobConfig:
     root = read_mapping(raw, "<root>")
-    refuse_unknown(root, {"source", "watermark", "window", "aggregations", "replay", "output"}, "")
+    refuse_unknown(root, {"source", "watermark", "window", "aggregations", "replay", "output", "filter"}, "")
     for section in ("source", "window", "aggregations", "output"):
         if section not in root:
             raise ConfigError(section, "section is required")
@@ -61,7 +65,7 @@ def parse_config(raw: Any) -> JobConfig:
     replay = parse_replay_range(read_mapping(root.get("replay"), "replay"))
     output = parse_output(read_mapping(root["output"], "output"))
     return JobConfig(source=source, watermark=watermark, window=window, aggregations=aggregations,
-                     replay=replay, output=output)
+                     replay=replay, output=output, filter=parse_filter(root.get("filter")))
 
 
 def load_config(path: str | Path) -> JobConfig:
@@ -81,7 +85,7 @@ def load_config(path: str | Path) -> JobConfig:
 
 def to_raw(cfg: JobConfig) -> dict[str, Any]:
     """The YAML-shaped dict of a config (durations in ms), parseable again by `parse_config`."""
-    return {
+    raw = {
         "source": source_raw(cfg.source),
         # Processing-time windows ignore the section (parse_config warns of each key it holds): none is written.
         "watermark": {} if cfg.window.time == "processing" else watermark_raw(cfg.watermark),
@@ -90,3 +94,6 @@ def to_raw(cfg: JobConfig) -> dict[str, Any]:
         "replay": replay_range_raw(cfg.replay),
         "output": output_raw(cfg.output),
     }
+    if cfg.filter is not None:  # written only when set: a config without one reads back unchanged
+        raw["filter"] = cfg.filter
+    return raw

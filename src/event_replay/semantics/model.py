@@ -65,3 +65,5 @@ class ReplayResult:
     wm_before: dict[tuple[str, int], int] = field(default_factory=dict)
     # Every value the stream watermark moved to, ascending (excluding the flush's +inf).
     stream_values: list[int] = field(default_factory=list)
+    # (split, offset) of every row the job's filter dropped (docs/semantics.md, "Row filter"), in replay order.
+    filtered: list[tuple[str, int]] = field(default_factory=list)

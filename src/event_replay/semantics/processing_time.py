@@ -14,6 +14,7 @@ from typing import Any, Iterable
 from .aggregates import compile_aggregates
 from .config import JobConfig
 from .model import FIRE_END_OF_INPUT, FIRE_WATERMARK, Firing, LogRow, ReplayResult
+from .row_filter import RowFilter
 from .windows import Window, assign, max_timestamp, merge_into
 
 
@@ -23,6 +24,7 @@ class ProcessingTimeReplayer:
     def __init__(self, cfg: JobConfig):
         self.cfg = cfg
         self.aggregate = compile_aggregates(cfg.aggregations)
+        self.row_filter = RowFilter(cfg.filter, cfg.source.columns) if cfg.filter is not None else None
         self.windows: dict[Any, dict[Window, list[LogRow]]] = {}  # key -> open windows and their rows
         self.fire_counts: dict[tuple[Any, int, int], int] = {}
         self.result = ReplayResult(firings=[], late_rows=[], watermarks=[])
@@ -32,6 +34,9 @@ class ProcessingTimeReplayer:
         due in the range (e - 1 < end) fires by its end."""
         for row in sorted(rows, key=LogRow.replay_order):
             self._fire_due(before=row.arrival_time)  # timers at T fire after the rows at T
+            if self.row_filter is not None and not self.row_filter.keeps(row):
+                self.result.filtered.append((row.split, row.offset))  # filtered before the window operator
+                continue
             self._add(row.timed_by("processing"))
         self._fire_due(before=end)
 

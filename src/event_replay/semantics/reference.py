@@ -15,6 +15,7 @@ from .durations import NEG_INF, POS_INF
 from .model import (FIRE_END_OF_INPUT, FIRE_LATE_ROW, FIRE_WATERMARK, Firing, LateRow, LogRow, ReplayResult,
                     WatermarkChange)
 from .processing_time import ProcessingTimeReplayer
+from .row_filter import RowFilter
 from .watermarks import SideInputGenerator, WatermarkMultiplexer, WithIdleness, make_generator
 from .windows import Window, assign, cleanup_time, max_timestamp, merge_into
 
@@ -45,6 +46,7 @@ class Replayer:
         self.generators = {s: (SideInputGenerator() if s in self.side_inputs else make_generator(self.wm_cfg))
                            for s in self.splits}
         self.aggregate = compile_aggregates(cfg.aggregations)
+        self.row_filter = RowFilter(cfg.filter, cfg.source.columns) if cfg.filter is not None else None
         self.windows: dict[Any, dict[Window, WindowState]] = {}  # key -> open windows
         self.fire_counts: dict[tuple[Any, int, int], int] = {}
         self.result = ReplayResult(firings=[], late_rows=[], watermarks=[])
@@ -134,10 +136,17 @@ class Replayer:
     # -- windows ------------------------------------------------------------------------------------
 
     def _on_row(self, row: LogRow) -> None:
+        # The filter reads the row as the log has it (under ingestion time, its own event time too).
+        windowed = self.row_filter is None or self.row_filter.keeps(row)
         row = row.timed_by(self.win_cfg.time)
         self.generators[row.split].on_event(row.event_time)
         wm = self.mux.combined  # the stream's watermark as it stood just before the row
         self.result.wm_before[(row.split, row.offset)] = wm
+        if not windowed:
+            # Flink's filter runs after the watermark assigner, before the window operator: the row has driven its
+            # split's watermark and activity (above) and never reaches a window, so it is never late either.
+            self.result.filtered.append((row.split, row.offset))
+            return
         open_windows = self.windows.setdefault(row.key, {})
         if self.win_cfg.type == "session":
             accepted = self._add_to_session(row, wm, open_windows)

@@ -14,7 +14,8 @@ import java.util.Map;
  * One case, read from a tab-separated case file written by tests/flink/flink_harness.py:
  *   C  key=value ...            the config (durations in ms; absent optional = "-")
  *   S  name  side(0|1)          the declared splits, in split order (sorted names)
- *   R  split offset arrival event value keyjson     a row, in replay order
+ *   R  split offset arrival event value keyjson [windowed(0|1)]   a row, in replay order; windowed 0: the job's
+ *                               filter drops it (after the watermark assigner, before the window)
  *   T  t                        a periodic tick, already interleaved in replay order (processing time: one, the
  *                               range end, after the last row)
  */
@@ -77,6 +78,7 @@ public class CaseSpec implements Serializable {
                     e.eventTime = Long.parseLong(f[4]);
                     e.value = Long.parseLong(f[5]);
                     e.key = f[6];
+                    e.windowed = f.length < 8 || !"0".equals(f[7]);
                     c.events.add(e);
                     break;
                 }

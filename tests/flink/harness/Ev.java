@@ -12,6 +12,7 @@ public class Ev {
     public long eventTime;
     public long value; // payload column `value`: what sum() aggregates
     public String key = ""; // the row's key as JSON text, opaque here
+    public boolean windowed = true; // the job's filter keeps the row (the case file's verdict; no filter: true)
 
     public Ev() {}
 

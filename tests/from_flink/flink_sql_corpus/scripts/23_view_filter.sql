@@ -1,4 +1,4 @@
--- A view that filters rows: the replay aggregates every row of the log.
+-- A view that filters rows: its WHERE is the replay's filter (the dropped rows still drive the watermark).
 CREATE TABLE orders (
   shop_id STRING,
   amount BIGINT,
