@@ -57,7 +57,8 @@ def _partitions(s: dict[str, Any]) -> str:
     parts = [_held(p) for p in s.get("partitions") or []]
     total = {"partition": "total", **(s.get("counts") or {}), "firings": s.get("firings")}
     has_figures = any(p.get("lag_p50_ms") is not None or p.get("idle_share") is not None for p in parts)
-    cols = PARTITION_COLUMNS + (FIGURE_COLUMNS if has_figures else [])
+    filtered = [("filtered_rows", "filtered")] if (s.get("counts") or {}).get("filtered_rows") else []
+    cols = PARTITION_COLUMNS[:-1] + filtered + PARTITION_COLUMNS[-1:] + (FIGURE_COLUMNS if has_figures else [])
     full = table(parts or [total], cols, "partitions", total=total if parts else None, text=_figure_text)
     png = s.get("overview_png")
     figure = (f"<img id='overview-png' src='{{base}}{html.escape(png['file'])}' width='{png['width']}' "

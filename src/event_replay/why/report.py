@@ -54,7 +54,7 @@ TIMELINES_FILE = "timelines.parquet"
 OVERVIEW_FILE = "overview.png"
 END_OF_INPUT = "end of input"
 SAMPLE_ROWS = 50
-COUNT_COLUMNS = ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows", "skipped_rows")
+COUNT_COLUMNS = ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows", "skipped_rows", "filtered_rows")
 
 __all__ = ["why_report", "figure_size_px"]
 
