@@ -35,8 +35,8 @@ def _figure_text(k: str, v: Any) -> str:
 
 def _held(p: dict[str, Any]) -> dict[str, Any]:
     share = p.get("held_most_share")
-    return {**p, "held_most": f"{p['held_most']} ({share:.0%})" if p.get("held_most") and share is not None
-            else p.get("held_most")}
+    shown = None if share is None else "<1%" if 0 < share < 0.005 else f"{share:.0%}"  # a moment is not 0%
+    return {**p, "held_most": f"{p['held_most']} ({shown})" if p.get("held_most") and shown else p.get("held_most")}
 
 
 def _drill_down(s: dict[str, Any]) -> str:
