@@ -118,8 +118,8 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 # docs/architecture.md's picture of the packages, lowest first: a package imports only packages of a lower line.
 LAYERS = (
-    ("semantics", "layout", "html_page", "extension", "fatal", "local_folder"),
-    ("spark", "exits", "samples", "from_flink"),
+    ("semantics", "layout", "html_page", "extension", "fatal", "local_folder", "traces"),
+    ("spark", "spark_jobs", "exits", "samples", "from_flink"),
     ("io",),
     ("engine",),
     ("history",),

@@ -94,7 +94,7 @@ def test_two_concurrent_runs_on_one_output(tmp_path):
     assert sorted(os.listdir(out)) == ["counts", "late_events", "quarantine", "watermarks", "windows"]
     counts = pq.read_table(out / "counts").to_pylist()
     assert counts == [{"rows_read": 34, "rows_in_windows": 10, "late_rows": 1, "quarantined_rows": 20,
-                       "skipped_rows": 3}]
+                       "skipped_rows": 3, "filtered_rows": 0}]
 
 
 

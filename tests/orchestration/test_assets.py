@@ -61,8 +61,8 @@ def test_backfill_dags_declare_the_output_assets_as_outlets(dagbag, dag_id, task
 
 
 def _planned(tmp_path, days=5, missing=()):
-    have = [D("2024-01-01") + dt.timedelta(days=i) for i in range(days)]
-    plan = plan_range([d for d in have if d.isoformat() not in missing], have[0], have[-1], end_of_input="flush",
+    have = [(D("2024-01-01") + dt.timedelta(days=i)).isoformat() for i in range(days)]  # partition ids
+    plan = plan_range([d for d in have if d not in missing], have[0], have[-1], end_of_input="flush",
                       allow_missing=bool(missing))
     return {"plan": plan.to_dict(), "run_dir": str(tmp_path / "run"), "output_path": str(tmp_path / "out") + "/",
             "config_path": "/c.yaml", "config_file": "jobs/configs/demo_partitioned.yaml", "partitions_per_job": 2}

@@ -64,7 +64,7 @@ def backfill(monkeypatch, tmp_path):
     monkeypatch.setattr("event_replay.orchestration.operators.partition_rows_read", lambda *a: 0)
 
     def planned(run_id: str, **changes) -> dict:
-        have = [dt.date.fromisoformat(d) for d in DAYS]
+        have = list(DAYS)  # partition ids (history/partitions.py)
         plan = plan_range(have, have[0], have[-1], end_of_input="flush")
         return {"plan": plan.to_dict(), "run_dir": str(out / "_airflow" / run_id), "output_path": str(out),
                 "source_path": str(tmp_path / "log"), "config_path": None, "config_raw": config_raw,
@@ -134,7 +134,7 @@ def test_other_input_another_config_or_a_later_commit_replay(backfill, tmp_path)
     assert len(jobs) == 2
     # The last two days continuing the first: the same replay of them as run-f's, skipped; the same days starting a
     # new history: another place in it, replayed.
-    have = [dt.date.fromisoformat(d) for d in DAYS]
+    have = list(DAYS)
     continuing = plan_range(have, have[1], have[2], end_of_input="flush", continue_from=DAYS[0]).to_dict()
     log, jobs = run(planned("run-g", plan=continuing, start=DAYS[1]), "run-g")
     assert jobs == [] and "2024-01-02..2024-01-03 (2 partitions) already committed by run run-f (same config, " \

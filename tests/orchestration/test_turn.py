@@ -82,7 +82,7 @@ def test_a_killed_holders_turn_is_broken_at_once(tmp_path):
 # --- two DAG runs' replay tasks on one output ---------------------------------------------------------------------
 
 def _planned(tmp_path: Path, name: str) -> dict:
-    have = [D("2024-01-01") + dt.timedelta(days=i) for i in range(4)]
+    have = [(D("2024-01-01") + dt.timedelta(days=i)).isoformat() for i in range(4)]  # partition ids
     plan = plan_range(have, have[0], have[-1], end_of_input="flush")
     out = tmp_path / "out"
     return {"plan": plan.to_dict(), "run_dir": str(out / "_airflow" / name), "output_path": str(out),

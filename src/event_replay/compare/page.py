@@ -6,8 +6,7 @@ import html
 from typing import Any, Iterable
 
 from ..html_page import STYLE, THEME_SCRIPT, table
-from ..tuning.table import late_matched_text
-from .summary import pct
+from .summary import late_matched_text, pct
 
 CLASS_TITLES = {"equal": "equal", "duplicate": "duplicate (equal, repeated in the live output)",
                 "value_differs": "value differs", "replay_only": "in the replay only", "live_only": "in live only"}

@@ -39,3 +39,14 @@ def comparison_line(summary: dict[str, Any]) -> str:
 def differs(summary: dict[str, Any]) -> bool:
     t = summary["totals"]
     return bool(t["differing"] or t.get("late_replay_only") or t.get("late_live_only"))
+
+
+def late_matched_text(r: dict[str, Any]) -> str:
+    """`64 of 64`: the live job's late rows the variant also found late, of the live job's late rows; "-" without the
+    live late output. (A result written before `live_late` was kept says of how many on either side.)"""
+    matched = r.get("live_late_matched")
+    if matched is None:
+        return "-"
+    if r.get("live_late") is not None:
+        return f"{matched} of {r['live_late']}"
+    return f"{matched} of {r.get('live_late_union')} on either side"

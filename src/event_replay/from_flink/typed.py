@@ -237,7 +237,7 @@ class Translator:
 
     def _row_condition(self, node: exp.Expr) -> str:
         """A FILTER's condition as the Spark SQL boolean (predicate.py, which builds on this module: imported here)."""
-        from .predicate import PredicateTranslator
+        from .predicate import PredicateTranslator  # lazy: predicate.py builds on this module (a cycle at import)
         return PredicateTranslator(self.column, self.text, self.line).predicate(node)
 
     def _aggregate(self, node: exp.AggFunc, condition: str | None = None) -> Spark:

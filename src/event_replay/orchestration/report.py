@@ -116,7 +116,7 @@ def render_markdown(report: dict[str, Any], folder: str | Path = ".") -> str:
 
 def write_report(report: dict[str, Any], folder: str | Path) -> tuple[str, str]:
     """report.json, report.md and report.html in the run folder, with its comparison with the live job if any."""
-    from .report_page import render_html
+    from .report_page import render_html  # lazy: report_page.py reads this module's facts (a cycle at import)
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

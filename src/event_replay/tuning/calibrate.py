@@ -32,7 +32,8 @@ from ..compare.replay_side import Scope, from_engine
 from ..compare.rules import rules_for
 from ..layout import TUNING_JSON_FILE
 from ..semantics.config import JobConfig
-from .table import display_value, late_matched_text
+from ..compare.summary import late_matched_text
+from .table import display_value
 
 COLUMNS = ["live_score", "live_agreement_pct", "live_windows_equal", "live_windows", "live_firings_matched",
            "live_firings", "live_late_matched", "live_late", "live_late_union", "live_watermarks_matched", "live_rank"]

@@ -39,17 +39,6 @@ def display_value(col: str, v: Any) -> str:
     return str(v)
 
 
-def late_matched_text(r: dict[str, Any]) -> str:
-    """`64 of 64`: the live job's late rows the variant also found late, of the live job's late rows; "-" without the
-    live late output. (A result written before `live_late` was kept says of how many on either side.)"""
-    matched = r.get("live_late_matched")
-    if matched is None:
-        return "-"
-    if r.get("live_late") is not None:
-        return f"{matched} of {r['live_late']}"
-    return f"{matched} of {r.get('live_late_union')} on either side"
-
-
 def display_columns(rows: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
     """DISPLAY, and the agreement with the live output when the grid ran --against-live."""
     if any("live_score" in r for r in rows):
