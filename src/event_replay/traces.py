@@ -15,6 +15,7 @@ A run of trace lines shows as one line in the log: how many lines and where they
 """
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import tempfile
@@ -41,11 +42,20 @@ def debugging() -> bool:
 
 
 def trace_file(name: str) -> Path:
-    """A new trace file's path for `name` (made safe), its folder created: REPLAY_TRACE_DIR or the temp dir's."""
+    """A new trace file for `name` (made safe), created empty so that no other trace takes its path, in
+    REPLAY_TRACE_DIR or the temp dir's `replay-traces/` (created)."""
     folder = Path(os.environ.get(DIR_ENV) or Path(tempfile.gettempdir()) / "replay-traces")
     folder.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    return folder / f"{_UNSAFE.sub('_', name).strip('_') or 'replay'}-{stamp}-{os.getpid()}.log"
+    base = f"{_UNSAFE.sub('_', name).strip('_') or 'replay'}-{stamp}-{os.getpid()}"
+    for n in itertools.count():  # two traces of one name in one second: a file each
+        path = folder / (f"{base}.log" if n == 0 else f"{base}-{n}.log")
+        try:
+            path.touch(exist_ok=False)
+            return path
+        except FileExistsError:
+            continue
+    raise AssertionError("unreachable")
 
 
 def write_exception(name: str, exc: BaseException) -> Path:
