@@ -46,7 +46,9 @@ def silence_at_firing(spark: SparkSession, cfg: JobConfig, fired: DataFrame) -> 
     series = arrivals.unionByName(at)
     # Rows at the firing's time came before it (a tick follows the rows of its instant).
     order = Window.partitionBy("split").orderBy("t", "mark")
-    prev_arrival = F.lag(F.when(F.col("mark") == 0, F.col("t"))).over(order)
+    # The split's previous row, skipping the firing times between (a lag would see a firing and lose the gap).
+    before = order.rowsBetween(Window.unboundedPreceding, -1)
+    prev_arrival = F.last(F.when(F.col("mark") == 0, F.col("t")), ignorenulls=True).over(before)
     series = series.withColumn("gap_before", F.when(F.col("mark") == 0, F.col("t") - prev_arrival))
     upto = order.rowsBetween(Window.unboundedPreceding, Window.currentRow)
     series = series.withColumn("last_arrival", F.last(F.when(F.col("mark") == 0, F.col("t")), True).over(upto)) \
