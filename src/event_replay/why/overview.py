@@ -25,15 +25,11 @@ DAY_MS, HOUR_MS = 86_400_000, 3_600_000
 LAG_QUANTILES = (0.5, 0.9)
 
 
-def _long(v: int):
-    return F.lit(v).cast("long")
-
-
 def cut_by_partition(intervals: DataFrame, length_ms: int) -> DataFrame:
     """`intervals` with half-open [a, z) columns: one row per (interval, partition it overlaps), its other columns,
     `p` (the partition's index: start // length_ms) and `ms` (the overlap's length, > 0)."""
     keep = [c for c in intervals.columns if c not in ("a", "z")]
-    length = _long(length_ms)
+    length = F.lit(length_ms).cast("long")
     first = F.floor(F.col("a") / length).cast("long")
     last = F.floor((F.col("z") - 1) / length).cast("long")
     cut = (intervals.where(F.col("z") > F.col("a"))

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from .. import engine
@@ -46,7 +46,7 @@ from .plot import MAX_LANES, figure_size_px, plot, utc
 from .drill_down import drilled, link_from_range, partition_report_dir
 from .overview import DAY_MS, HOUR_MS, partition_figures, with_figures
 from .overview_plot import plot_overview
-from .timelines import intervals, lag_segments, series_column, timelines
+from .timelines import IDLE, intervals, lag_segments, timelines
 from .versus_live import versus_live
 
 HOLDERS_FILE = "window_holders.parquet"
@@ -108,12 +108,10 @@ def _partitions(out: dict[str, DataFrame]) -> tuple[list[dict], dict[str, int], 
     return rows, totals, by_reason
 
 
-def _idle_stats(wm: DataFrame, t1: int) -> dict[str, dict[str, int]]:
-    """Per series: how many times it went idle and for how long (until its next change, or the end)."""
-    s = wm.withColumn("series", series_column(wm))
-    order = Window.partitionBy("series").orderBy("replay_time_ms", F.col("watermark_ms").asc_nulls_first())
-    spans = (s.withColumn("z", F.coalesce(F.lead("replay_time_ms").over(order), F.lit(t1)))
-             .where(F.col("idle")).select("series", (F.col("z") - F.col("replay_time_ms")).alias("d")))
+def _idle_stats(cut: DataFrame) -> dict[str, dict[str, int]]:
+    """Per series: how many times it went idle and for how long (until its next change, or the end), from the
+    idle stretches of timelines.intervals."""
+    spans = cut.where(F.col("kind") == IDLE).select("series", (F.col("z") - F.col("a")).alias("d"))
     return {r.series: {"idle_periods": r.n, "idle_ms": r.d} for r in
             spans.groupBy("series").agg(F.count(F.lit(1)).alias("n"), F.sum("d").alias("d")).collect()}
 
@@ -168,7 +166,7 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
     w_px, h_px = plot(report / "timelines.png", tl, cfg.watermark.lag_ms)
     _write_buckets(tl, report / TIMELINES_FILE)
     lag_mean, lag_p99 = lag_figures(segments)
-    idle_stats = _idle_stats(wm, t1)
+    idle_stats = _idle_stats(cut)
 
     write_one_file(_window_holders(windows, holders, cfg), report / HOLDERS_FILE, "parquet")
     per_window = spark.read.parquet(str(report / HOLDERS_FILE))  # the figures from the file: no join again
@@ -207,9 +205,8 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
                           "bucket_ms": [s.bucket_ms() for s in tl.spans]},
         "tuning": _tuning_entries(output_path, report),
         "versus_live": versus_live(report, output_path),  # replay compare's result next to the report, calibration
+        "partition": partition, "drilled": drilled(report),  # the partitions with a report of their own below
     }
-    summary["partition"] = partition
-    summary["drilled"] = drilled(report)  # the partitions with a report of their own below this one
     (report / WHY_SUMMARY_FILE).write_text(json.dumps(summary, indent=2, sort_keys=True, default=str) + "\n")
     wm.unpersist()
     holders.unpersist()
