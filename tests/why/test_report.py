@@ -60,7 +60,8 @@ def test_files_image_and_numbers_match_the_outputs(spark, tmp_path):
     import matplotlib.image
     assert matplotlib.image.imread(png).shape[:2] == figure_size_px(len(splits))[::-1]  # decodes as an image
     assert summary["splits"] == splits
-    assert summary["counts"] == {k: int(counts.loc[0, k]) for k in counts.columns}
+    # An output without filtered_rows (written with no row filter) filtered none: 0, as the accounting suite reads it.
+    assert summary["counts"] == {"filtered_rows": 0, **{k: int(counts.loc[0, k]) for k in counts.columns}}
     assert summary["firings"] == len(win)
     assert summary["firings_by_reason"] == win.fire_reason.value_counts().to_dict()
     assert summary["windows"] == len(win[["key", "window_start", "window_end"]].drop_duplicates())
@@ -102,7 +103,7 @@ def test_totals_are_the_sum_of_the_partitions(spark, tmp_path):
     assert [(r["partition"], r["rows_read"], r["late_rows"], r["firings"]) for r in rows] == \
         [("2024-01-01", 5000, 19, 3), ("2024-01-02", 4000, 22, 2)]
     assert totals == {"rows_read": 9000, "rows_in_windows": 8959, "late_rows": 41, "quarantined_rows": 2,
-                      "skipped_rows": 0}
+                      "skipped_rows": 0, "filtered_rows": 0}
     assert by_reason == {"watermark": 3, "late_row": 2}
 
 
