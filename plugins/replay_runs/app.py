@@ -25,7 +25,8 @@ from event_replay.why.page import render
 from .dagruns import fetch_dag_runs, merge
 from .places import folder, is_outside, safe_path
 from .requested import outside_folders, requested_rows
-from .runs import RunRow, list_runs, run_record, runs_root, safe_run_id, tuning_results, why_summary
+from .artifacts import run_record, tuning_results, why_summary
+from .runs import RunRow, list_runs, runs_root, safe_run_id
 from .table import TABLE_STYLE, fmt, runs_table
 from .urls import URL_PREFIX, airflow_href, href
 

@@ -4,12 +4,11 @@ An output folder (cfg.output.path) is any folder under the root holding a replay
 run record (`_airflow/<run_id>/report.json`, written by event_replay.orchestration.report). Per output folder:
 - one row per Airflow run record (job = the record's config file, partitions from the report), else one row for the
   folder itself (a `replay run` from the CLI);
-- counts: rows read from the tiny `counts/` dataset; firings, late rows and quarantined rows from the Parquet footers
-  of `windows/`, `late_events/` and `quarantine/` (or the run report's totals, which count them the same way:
-  event_replay.orchestration.report), so every row of the page counts a figure as the report does;
+- counts (counts.py): rows read from the tiny `counts/` dataset; firings, late rows and quarantined rows from the
+  Parquet footers (or the run report's totals, which count them the same way: event_replay.orchestration.report);
 - DQ: dq.py (the run report, else `data_quality.json`, else the Data Docs);
-- artifacts: `_data_docs/index.html` and `why_report/` (event_replay.why) when present, and the
-  what-if tuning results `_tuning/<grid>/tuning.json` (event_replay.tuning, `replay tune`);
+- artifacts: `_data_docs/index.html` and `why_report/` (event_replay.why) when present; the tuning results and
+  the comparison with the live output: artifacts.py;
 - progress of an Airflow run (progress.py): partitions done / planned and the one replaying now;
 - the run record (`run.json`, event_replay.orchestration.record): the project's version and commit, the config;
   a cancel (`cancelled.json`, event_replay.orchestration.cancel): "cancelled after partition i of n".
@@ -18,21 +17,22 @@ A run folder outside the root (its output elsewhere) is read by the same airflow
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-from event_replay.io.partition_folders import folder_of
-from event_replay.layout import AIRFLOW_FOLDER, CANCEL_FILE, COMPARE_FOLDER, COMPARE_SUMMARY_FILE, COUNTS, \
-    DOCS_FOLDER, PLAN_FILE, RECORD_FILE, REPORT_HTML_FILE, TUNING_FOLDER, TUNING_JSON_FILE, WHY_FOLDER, WHY_SUMMARY_FILE
+from event_replay.layout import AIRFLOW_FOLDER, CANCEL_FILE, COUNTS, DOCS_FOLDER, PLAN_FILE, RECORD_FILE, \
+    REPORT_HTML_FILE, WHY_FOLDER, WHY_SUMMARY_FILE
 
+from .artifacts import LiveAgreement, has_tuning, live_agreement
+from .counts import num_rows, summed_counts
 from .dq import docs_outcome, run_dq
-from .places import folder, key_of, safe_path
+from .places import key_of
 from .progress import progress, read_json
+
 MAX_DEPTH = 4  # output folders are searched this deep under the root: enough for out/<job>/<variant>
 ROOT_VARIABLE, ROOT_ENV = "replay_runs_root", "REPLAY_RUNS_ROOT"
 DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "out"  # <project>/plugins/replay_runs/runs.py -> <project>/out
@@ -98,46 +98,6 @@ def safe_run_id(run_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", run_id).strip("_") or "run"
 
 
-def _parquet_files(folder: Path) -> list[Path]:
-    if not folder.is_dir():
-        return []
-    return [f for f in sorted(folder.rglob("*.parquet"))
-            if not any(p.startswith(("_", ".")) for p in f.relative_to(folder).parts)]
-
-
-def _in(relative: Path, partitions: list[str]) -> bool:
-    """A dataset's file lies in one of the partitions: days (`dt=D/...`) and hours (`dt=D/hour=HH/...`) alike."""
-    folders = {folder_of(p) for p in partitions}
-    parts = relative.parts
-    return "/".join(parts[:1]) in folders or "/".join(parts[:2]) in folders
-
-
-def _num_rows(folder: Path, partitions: list[str] | None = None) -> int | None:
-    import pyarrow.parquet as pq
-
-    files = _parquet_files(folder)
-    if partitions is not None:
-        files = [f for f in files if _in(f.relative_to(folder), partitions)]
-    if not folder.is_dir():
-        return None
-    return sum(pq.ParquetFile(f).metadata.num_rows for f in files)
-
-
-def _counts(folder: Path, partitions: list[str] | None = None) -> dict[str, int]:
-    """Sums of the one-row-per-write `counts/` dataset (rows_read, quarantined_rows, ...)."""
-    import pyarrow.parquet as pq
-
-    total: dict[str, int] = {}
-    for f in _parquet_files(folder):
-        if partitions is not None and not _in(f.relative_to(folder), partitions):
-            continue
-        for row in pq.read_table(f).to_pylist():
-            for k, v in row.items():
-                if isinstance(v, int):
-                    total[k] = total.get(k, 0) + v
-    return total
-
-
 def output_folders(root: Path) -> list[Path]:
     found: list[Path] = []
 
@@ -167,32 +127,6 @@ def _mtime(path: Path) -> datetime | None:
         return None
 
 
-@dataclass(frozen=True)
-class LiveAgreement:
-    """What the runs page shows of `replay compare`'s result: the agreement % against its threshold."""
-    pct: float
-    min_pct: float
-    windows: int
-    differing: int
-
-    @property
-    def ok(self) -> bool:
-        return self.pct >= self.min_pct
-
-
-def live_agreement(folder: Path) -> LiveAgreement | None:
-    """`replay compare`'s result in `<folder>/compare/summary.json` (the run's compare_live task or a CLI
-    comparison), None when there is none."""
-    s = read_json(folder / COMPARE_FOLDER / COMPARE_SUMMARY_FILE)
-    t = s.get("totals") or {}
-    value = t.get("agreement_pct")
-    if not isinstance(value, (int, float)):
-        return None
-    threshold = s.get("min_agreement_pct")
-    return LiveAgreement(float(value), float(threshold) if isinstance(threshold, (int, float)) else 100.0,
-                         int(t.get("windows") or 0), int(t.get("differing") or 0))
-
-
 def airflow_row(root: Path, out: Path, run: Path) -> RunRow:
     """One Airflow run folder `run` of the output `out` (under the root or not: places.py keys): its report.json when
     the run got that far, else what its tasks left (the effective config of validate, the done markers of the
@@ -200,7 +134,7 @@ def airflow_row(root: Path, out: Path, run: Path) -> RunRow:
     report = read_json(run / "report.json")
     prog = progress(out, run, report)
     parts = [p["partition"] for p in report.get("partitions", [])] or prog.done
-    counts = _counts(out / COUNTS, parts) if parts else {}
+    counts = summed_counts(out / COUNTS, parts) if parts else {}
     totals = report.get("totals", {})
     docs, why = run / DOCS_FOLDER, run / WHY_FOLDER
     dq = run_dq(report, run)
@@ -208,12 +142,12 @@ def airflow_row(root: Path, out: Path, run: Path) -> RunRow:
     rel = key_of(root, out)
     return RunRow(output=rel, run_id=report.get("run_id") or run.name, job=report.get("config_file") or out.name,
                   partitions=parts, rows_read=counts.get("rows_read"),
-                  firings=totals.get("windows", _num_rows(out / "windows", parts) if parts else None),
-                  late_rows=totals.get("late_events", _num_rows(out / "late_events", parts) if parts else None),
-                  quarantined=totals.get("quarantine", _num_rows(out / "quarantine", parts) if parts else None),
+                  firings=totals.get("windows", num_rows(out / "windows", parts) if parts else None),
+                  late_rows=totals.get("late_events", num_rows(out / "late_events", parts) if parts else None),
+                  quarantined=totals.get("quarantine", num_rows(out / "quarantine", parts) if parts else None),
                   dq=dq[0], dq_detail=dq[1],
                   reports=key_of(root, run), has_docs=(docs / "index.html").is_file(),
-                  has_why=(why / WHY_SUMMARY_FILE).is_file(), has_tuning=_has_tuning(out),
+                  has_why=(why / WHY_SUMMARY_FILE).is_file(), has_tuning=has_tuning(out),
                   has_report=(run / REPORT_HTML_FILE).is_file(), dag_id=report.get("dag_id"),
                   state="success" if report.get("complete") else None, start=_mtime(run / "job.yaml"),
                   end=_mtime(run / "report.json"), extra={"complete": report.get("complete")},
@@ -234,10 +168,6 @@ def _cancelled(run: Path, report: dict[str, Any], prog) -> str | None:
             else f"cancelled before its first partition (0 of {n})")
 
 
-def _has_tuning(out: Path) -> bool:
-    return (out / TUNING_FOLDER).is_dir() and any((out / TUNING_FOLDER).glob(f"[!.]*/{TUNING_JSON_FILE}"))
-
-
 def _version(project: dict[str, Any]) -> str | None:
     """`0.1.0 46a2f0e` (`+` when the checkout had changes), from a run record's project."""
     if not project.get("version") and not project.get("commit"):
@@ -247,11 +177,11 @@ def _version(project: dict[str, Any]) -> str | None:
 
 
 def _cli_row(out: Path, rel: str, docs_dq: tuple[str, str], has_tuning: bool) -> RunRow:
-    counts = _counts(out / COUNTS)
+    counts = summed_counts(out / COUNTS)
     parts = sorted({p.name[3:] for p in (out / "windows").glob("dt=*")}) if (out / "windows").is_dir() else []
     return RunRow(output=rel, run_id=None, job=out.name, partitions=parts, rows_read=counts.get("rows_read"),
-                  firings=_num_rows(out / "windows"), late_rows=_num_rows(out / "late_events"),
-                  quarantined=_num_rows(out / "quarantine"), dq=docs_dq[0],
+                  firings=num_rows(out / "windows"), late_rows=num_rows(out / "late_events"),
+                  quarantined=num_rows(out / "quarantine"), dq=docs_dq[0],
                   dq_detail=docs_dq[1], reports=rel, has_docs=(out / DOCS_FOLDER / "index.html").is_file(),
                   has_why=(out / WHY_FOLDER / WHY_SUMMARY_FILE).is_file(), has_tuning=has_tuning, state="done",
                   end=_mtime(out / COUNTS), live=live_agreement(out))
@@ -268,38 +198,5 @@ def list_runs(root: Path) -> list[RunRow]:
             if (out / AIRFLOW_FOLDER).is_dir() else []
         rows += [airflow_row(root, out, run) for run in runs]
         if (out / COUNTS).is_dir() and ((out / WHY_FOLDER).is_dir() or (out / DOCS_FOLDER).is_dir() or not runs):
-            rows.append(_cli_row(out, rel, docs_dq, _has_tuning(out)))
+            rows.append(_cli_row(out, rel, docs_dq, has_tuning(out)))
     return rows
-
-
-def run_record(root: Path, reports: str, outside: Iterable[Path] = ()) -> dict[str, Any] | None:
-    """The run record (`run.json`) of an Airflow run folder `<output>/_airflow/<run>` (a key: places.py)."""
-    parts = reports.split("/")
-    if len(parts) < 2 or parts[-2] != AIRFLOW_FOLDER or any(p in ("", "..", ".") for p in parts):
-        return None
-    run = folder(root, reports, outside)
-    if run is None or not (run / RECORD_FILE).is_file():
-        return None
-    return read_json(run / RECORD_FILE) or None
-
-
-def why_summary(root: Path, reports: str, outside: Iterable[Path] = ()) -> dict[str, Any] | None:
-    """The summary.json of `<reports>/why_report/` (reports: an output folder, or one of its Airflow run folders)."""
-    f = safe_path(root, f"{reports}/{WHY_FOLDER}/{WHY_SUMMARY_FILE}", outside)
-    if f is None or not f.is_file():
-        return None
-    return json.loads(f.read_text())
-
-
-def tuning_results(root: Path, output: str, outside: Iterable[Path] = ()) -> list[dict[str, Any]]:
-    """The what-if tuning results of an output folder (`_tuning/<grid>/tuning.json`), by grid name."""
-    grids = safe_path(root, f"{output}/{TUNING_FOLDER}/x", outside)
-    if grids is None or not grids.parent.is_dir():
-        return []
-    results = []
-    for f in sorted(grids.parent.glob(f"[!.]*/{TUNING_JSON_FILE}")):
-        try:
-            results.append({**json.loads(f.read_text()), "folder": f.parent.name})
-        except (OSError, ValueError):
-            continue
-    return results

@@ -40,7 +40,7 @@ def test_runs_page_agreement_cell(tmp_path):
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "plugins"))
-    from replay_runs.runs import live_agreement
+    from replay_runs.artifacts import live_agreement
 
     assert live_agreement(tmp_path) is None
     (tmp_path / "compare").mkdir()
