@@ -90,10 +90,17 @@ class TraceFilter:
     def feed(self, lines: Iterable[str]) -> Iterator[str]:
         """The lines a log shows (trace runs as one line each), in order."""
         for raw in lines:
-            line = str(raw).rstrip("\n")
-            yield from self._one(line)
-        yield from self._flush_pending(trace=False)
-        yield from self._end_block()
+            yield from self.push(raw)
+        yield from self.end()
+
+    def push(self, raw: str) -> list[str]:
+        """One more line of the output: the lines the log shows now (none while a trace runs; an exception line is
+        held until the next line says whether frames follow)."""
+        return list(self._one(str(raw).rstrip("\n")))
+
+    def end(self) -> list[str]:
+        """The output ended: the lines still held."""
+        return [*self._flush_pending(trace=False), *self._end_block()]
 
     def _one(self, line: str) -> Iterator[str]:
         s = line.strip()

@@ -71,21 +71,21 @@ def _planned(tmp_path, days=5, missing=()):
 def test_the_replay_task_emits_the_range_and_output_path_on_every_asset(monkeypatch, tmp_path):
     """The events carry where the run wrote each dataset and the partitions it replayed (all of them, also those
     a retry skipped); a run that fails emits nothing (Airflow emits outlet events on success only)."""
-    from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
     from airflow.sdk.execution_time.context import OutletEventAccessors
 
     from event_replay.orchestration.assets import OUTPUT_ASSETS
     from event_replay.orchestration.operators import ReplayPartitionsOperator
+    from event_replay.orchestration.submit_hook import ReplaySubmitHook
 
-    def fake_submit(self, context):  # each job "commits" its partitions' states
-        args = list(self.application_args)
+    def fake_submit(self, application="", **kwargs):  # each job "commits" its partitions' states
+        args = list(self.replay_args)
         lo, hi = (D(x) for x in args[args.index("--partitions") + 1].split(".."))
         for i in range((hi - lo).days + 1):
             state = tmp_path / "out" / "_state" / (lo + dt.timedelta(days=i)).isoformat()
             state.mkdir(parents=True)
             (state / "manifest.json").touch()
 
-    monkeypatch.setattr(SparkSubmitOperator, "execute", fake_submit)
+    monkeypatch.setattr(ReplaySubmitHook, "submit", fake_submit)
     planned = _planned(tmp_path, days=5, missing=("2024-01-03",))
     events = OutletEventAccessors()
     op = ReplayPartitionsOperator(task_id="replay_partitions", plan_task_id="plan", project_dir=str(ROOT))

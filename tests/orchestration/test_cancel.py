@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
+
 SCRIPT = r'''
 import json, sys, time
 from pathlib import Path
@@ -71,9 +73,10 @@ def test_stop_spark_submit_sends_sigterm_to_the_driver_below_it(tmp_path):
     deadline = time.monotonic() + 120
     while not ready.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert stop_spark_submit(submit, str(app), grace=30)
-    assert submit.returncode == 130
-    assert stop_spark_submit(submit, str(app)) is True  # already ended: nothing to do
+    job = psutil.Process(submit.pid)
+    assert stop_spark_submit(job, str(app), grace=30)
+    assert submit.wait() == 130  # left to its starter to reap
+    assert stop_spark_submit(job, str(app)) is True  # already ended: nothing to do
     record = write_cancel_record(tmp_path / "run", 2, 3, ["2024-01-02"])
     assert json.loads(record.read_text())["partitions"] == ["2024-01-02"]
 

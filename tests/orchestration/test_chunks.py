@@ -9,8 +9,13 @@ from pathlib import Path
 import pytest
 
 from event_replay.history.progress import RangeRequest
-from event_replay.orchestration.chunks import (DEFAULT_PARTITIONS_PER_JOB, chunk_request, chunk_runs,
-                                               partitions_per_job, range_args)
+from event_replay.orchestration.chunks import (
+    DEFAULT_PARTITIONS_PER_JOB,
+    chunk_request,
+    chunk_runs,
+    partitions_per_job,
+    range_args,
+)
 from event_replay.orchestration.failures import Failed
 from event_replay.orchestration.plan import plan_range
 from event_replay.semantics.config_keys import ConfigError
@@ -79,24 +84,23 @@ def _context(planned):
 @pytest.fixture
 def operator(monkeypatch, tmp_path):
     """The operator with spark-submit recorded: each job 'commits' its partitions' states, or fails on demand."""
-    from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
-
     from event_replay.orchestration.operators import ReplayPartitionsOperator
+    from event_replay.orchestration.submit_hook import JobFailed, ReplaySubmitHook
 
     submitted, fail_on = [], set()
 
-    def fake_submit(self, context):
-        args = list(self.application_args)
+    def fake_submit(self, application="", **kwargs):
+        args = list(self.replay_args)
         submitted.append(args[args.index("--partitions") + 1])
         if submitted[-1] in fail_on:
             fail_on.discard(submitted[-1])
-            raise RuntimeError("spark-submit failed")
+            raise JobFailed("spark-submit failed")
         lo, hi = (D(x) for x in submitted[-1].split(".."))
         for i in range((hi - lo).days + 1):
             (tmp_path / "out" / "_state" / (lo + dt.timedelta(days=i)).isoformat()).mkdir(parents=True)
             (tmp_path / "out" / "_state" / (lo + dt.timedelta(days=i)).isoformat() / "manifest.json").touch()
 
-    monkeypatch.setattr(SparkSubmitOperator, "execute", fake_submit)
+    monkeypatch.setattr(ReplaySubmitHook, "submit", fake_submit)
     op = ReplayPartitionsOperator(task_id="replay_partitions", plan_task_id="plan", project_dir=str(ROOT))
     return op, submitted, fail_on
 
@@ -149,13 +153,18 @@ def test_operator_default_is_one_job_for_a_month(operator, tmp_path):
 def test_every_submit_ships_the_engine_extension_beside_the_users_jars(monkeypatch):
     """spark-submit starts the driver's JVM, so the engine's Spark extension (extension.py) reaches its classpath
     only through --jars; a deployment's own jars stay, and a task's second job does not add it twice."""
-    from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
+    from airflow.providers.apache.spark.hooks.spark_submit import SparkSubmitHook
 
     from event_replay import extension
     from event_replay.orchestration.operators import ReplaySparkSubmitOperator
 
     seen = []
-    monkeypatch.setattr(SparkSubmitOperator, "execute", lambda self, context: seen.append(self.jars))
+
+    def recorded(self, application="", **kwargs):  # the command the provider would run, not run
+        cmd = self._build_spark_submit_command(application)
+        seen.append(cmd[cmd.index("--jars") + 1] if "--jars" in cmd else None)
+
+    monkeypatch.setattr(SparkSubmitHook, "submit", recorded)
     monkeypatch.setattr(extension, "JAR", ROOT / "pyproject.toml")  # any file: "built"
     op = ReplaySparkSubmitOperator(task_id="t", application="app.py", jars="/opt/site/udfs.jar")
     op.submit({}, ["a"])

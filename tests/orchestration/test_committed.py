@@ -38,7 +38,7 @@ class TaskLog:
 @pytest.fixture
 def backfill(monkeypatch, tmp_path):
     """(planned(run_id, **changes), run(planned, run_id, **params) -> (log lines, jobs submitted))."""
-    from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
+    from event_replay.orchestration.submit_hook import ReplaySubmitHook
 
     write_days(tmp_path / "log", generate_days(DAYS[0], days=3, rows_per_day=50, splits=3, seed=1))
     raw = yaml.safe_load((ROOT / "jobs" / "configs" / "demo_partitioned.yaml").read_text())
@@ -49,8 +49,8 @@ def backfill(monkeypatch, tmp_path):
     out = tmp_path / "out"
     submitted: list[str] = []
 
-    def fake_submit(self, context):  # the job commits its partitions: their counts rows and the last one's state
-        args = list(self.application_args)
+    def fake_submit(self, application="", **kwargs):  # the job commits its partitions: their counts rows and the last one's state
+        args = list(self.replay_args)
         submitted.append(args[args.index("--partitions") + 1])
         lo, hi = (dt.date.fromisoformat(x) for x in submitted[-1].split(".."))
         for i in range((hi - lo).days + 1):
@@ -60,7 +60,7 @@ def backfill(monkeypatch, tmp_path):
         (out / "_state" / hi.isoformat()).mkdir(parents=True, exist_ok=True)
         (out / "_state" / hi.isoformat() / "manifest.json").write_text("{}")
 
-    monkeypatch.setattr(SparkSubmitOperator, "execute", fake_submit)
+    monkeypatch.setattr(ReplaySubmitHook, "submit", fake_submit)
     monkeypatch.setattr("event_replay.orchestration.operators.partition_rows_read", lambda *a: 0)
 
     def planned(run_id: str, **changes) -> dict:

@@ -1,5 +1,5 @@
-"""The Airflow operators that spark-submit the run's jobs (orchestration/operators.py): the Spark conf every
-submit carries, and the data_quality task, which runs where the data is: one spark-submit of
+"""The Airflow operators that spark-submit the run's jobs (orchestration/operators.py; the conf every submit carries
+and the hook itself: test_submit_hook.py): the data_quality task, which runs where the data is: one spark-submit of
 `jobs/replay_job.py quality` through the `replay_spark` connection (here the real local spark-submit, master
 local[*]), which writes data_quality.json into the run folder; the task reads only that file. The worker process
 never starts Spark itself."""
@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 import yaml
 
-from event_replay.fatal import EXIT_ON_OOM
 from event_replay.semantics.config import to_raw
 from quality_outputs import read_frames, write_case, write_frames
 from strategies import random_case
@@ -25,25 +23,6 @@ ROOT = Path(__file__).resolve().parents[2]
 def spark_job(test):
     """A test that spark-submits GX jobs: a minute a job."""
     return pytest.mark.spark(pytest.mark.integration(pytest.mark.timeout(600)(test)))
-
-
-def test_spark_conf_runs_this_python_and_takes_the_deployment_s_conf(monkeypatch):
-    from event_replay.orchestration.operators import spark_conf
-
-    for name in ("REPLAY_PYSPARK_PYTHON", "REPLAY_SPARK_LOG_LEVEL", "REPLAY_SPARK_CONF"):
-        monkeypatch.delenv(name, raising=False)
-    plain = spark_conf()
-    assert plain["spark.pyspark.python"] == plain["spark.pyspark.driver.python"] == sys.executable
-    assert plain["spark.log.level"] == "WARN" and plain["spark.driver.extraJavaOptions"] == EXIT_ON_OOM
-    monkeypatch.setenv("REPLAY_PYSPARK_PYTHON", "/opt/py/bin/python")
-    monkeypatch.setenv("REPLAY_SPARK_LOG_LEVEL", "INFO")
-    monkeypatch.setenv("REPLAY_SPARK_CONF", json.dumps({"spark.executor.memory": "8g",
-                                                        "spark.driver.extraJavaOptions": "-Xss4m"}))
-    conf = spark_conf()
-    assert conf["spark.pyspark.python"] == conf["spark.pyspark.driver.python"] == "/opt/py/bin/python"
-    assert conf["spark.log.level"] == "INFO" and conf["spark.executor.memory"] == "8g"
-    # The deployment's JVM options are kept, first; the exit on OOM is added, not substituted.
-    assert conf["spark.driver.extraJavaOptions"] == f"-Xss4m {EXIT_ON_OOM}"
 
 
 def _seed() -> int:

@@ -36,7 +36,7 @@ def _wait_for(condition, what: str, seconds: float = 30.0):
 
 def test_a_second_holder_waits_for_the_first_and_says_for_whom(tmp_path):
     out, runs = str(tmp_path / "out"), tmp_path / "out" / "_airflow"
-    notes, order, released = [], [], threading.Event()
+    notes, order = [], []
 
     def second():
         with output_turn(runs, out + "/", "run-b", "dag", on_wait=notes.append) as waits:
@@ -113,27 +113,27 @@ def _context(planned: dict, run_id: str) -> dict:
 def test_two_runs_on_one_output_take_turns_range_by_range(monkeypatch, tmp_path):
     """Run A holds the output from its first chunk to its last; run B waits (log and run record name A), then
     replays its whole range: no job of B runs between A's jobs, and nothing fails."""
-    from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
-
     from event_replay.orchestration.operators import ReplayPartitionsOperator
+    from event_replay.orchestration.submit_hook import ReplaySubmitHook
 
-    submitted, go_on = [], threading.Event()
+    submitted, go_on, current = [], threading.Event(), threading.local()  # current.run_id: each run's thread
 
-    def fake_submit(self, context):
-        args = list(self.application_args)
+    def fake_submit(self, application="", **kwargs):
+        args = list(self.replay_args)
         span = args[args.index("--partitions") + 1]
-        submitted.append((context["run_id"], span))
-        if context["run_id"] == "run-a" and span.startswith("2024-01-03"):
+        submitted.append((current.run_id, span))
+        if current.run_id == "run-a" and span.startswith("2024-01-03"):
             assert go_on.wait(30), "the test never let run A's last job end"
         for day in span.split(".."):
             (tmp_path / "out" / "_state" / day).mkdir(parents=True, exist_ok=True)
             (tmp_path / "out" / "_state" / day / "manifest.json").touch()
 
-    monkeypatch.setattr(SparkSubmitOperator, "execute", fake_submit)
+    monkeypatch.setattr(ReplaySubmitHook, "submit", fake_submit)
     a, b = _planned(tmp_path, "run-a"), _planned(tmp_path, "run-b")
     errors, logged = [], []
 
     def run(planned, run_id):
+        current.run_id = run_id
         op = ReplayPartitionsOperator(task_id="replay_partitions", plan_task_id="plan", project_dir=str(ROOT))
         op._cached_logger = TaskLog(logged)  # the task log
         try:
@@ -170,13 +170,12 @@ def test_a_chunk_waits_while_a_live_driver_holds_the_jobs_lock(monkeypatch, tmp_
     """A driver that outlived its task (Airflow killed or reset it; its spark-submit went on) holds the job's lock:
     the next try's chunk waits for it (log, record) instead of submitting a job that would be refused; a stale
     lock (its pid gone) is not waited for: the job breaks it."""
-    from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
-
     from event_replay.io.lock import lock_path
     from event_replay.orchestration.operators import ReplayPartitionsOperator
+    from event_replay.orchestration.submit_hook import ReplaySubmitHook
 
     submitted = []
-    monkeypatch.setattr(SparkSubmitOperator, "execute", lambda self, context: submitted.append(time.monotonic()))
+    monkeypatch.setattr(ReplaySubmitHook, "submit", lambda self, application="", **kw: submitted.append(time.monotonic()))
     monkeypatch.setattr("event_replay.orchestration.operators.partition_rows_read", lambda *a: 0)
     (tmp_path / "out").mkdir()
     driver = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])

@@ -6,7 +6,7 @@ Both sides of a cancel live here:
   lock is released on the way out); on the way out, still under the lock, an interrupted commit is rolled forward
   and any staging left is removed: every committed partition stays, nothing half-written does. A second SIGTERM
   while that happens is ignored. `guarded` (exits.py) turns Terminated, a KeyboardInterrupt, into exit code 130.
-- the Airflow task (operators.py on_kill): Airflow SIGTERMs the task's process group when a person marks the run
+- the Airflow task (submit_hook.py on_kill): Airflow SIGTERMs the task's process group when a person marks the run
   (or the task) failed, and calls on_kill; `stop_spark_submit` sends SIGTERM to the job's Python driver (it may not
   have had it: a timeout calls on_kill alone), waits up to GRACE_SECONDS for spark-submit to end, then leaves the
   rest to the hook's own kill. Airflow SIGKILLs the group 5 s after its SIGTERM, so the grace stays below that.
@@ -83,13 +83,13 @@ def _clean(output: str, prog: str) -> None:
           flush=True)
 
 
-def stop_spark_submit(process, application: str, grace: float = GRACE_SECONDS) -> bool:
-    """SIGTERM the driver(s) of `application` under the spark-submit `process` (a Popen), then wait for spark-submit
-    to end; True if it did within `grace` seconds."""
-    if process is None or process.poll() is not None:
+def stop_spark_submit(process: psutil.Process, application: str, grace: float = GRACE_SECONDS) -> bool:
+    """SIGTERM the driver(s) of `application` under the spark-submit `process`, then wait for spark-submit to end;
+    True if it did within `grace` seconds. It is not reaped here: the hook that started it waits for it."""
+    if _ended(process):
         return True
     try:
-        below = psutil.Process(process.pid).children(recursive=True)
+        below = process.children(recursive=True)
     except psutil.Error:
         below = []
     for p in below:
@@ -100,10 +100,17 @@ def stop_spark_submit(process, application: str, grace: float = GRACE_SECONDS) -
             continue
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
-        if process.poll() is not None:
+        if _ended(process):
             return True
         time.sleep(0.1)
-    return process.poll() is not None
+    return _ended(process)
+
+
+def _ended(process: psutil.Process) -> bool:
+    try:
+        return not process.is_running() or process.status() == psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return True
 
 
 def write_cancel_record(run_dir: str | Path, job: int | None, jobs: int | None, partitions: Sequence[str]) -> Path:

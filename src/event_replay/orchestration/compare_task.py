@@ -67,7 +67,6 @@ class CompareLiveOperator(ReplaySparkSubmitOperator):
 
     def __init__(self, *, plan_task_id: str, project_dir: str, **kwargs: Any):
         kwargs.setdefault("name", "event-replay-compare")
-        kwargs.setdefault("durable", False)
         super().__init__(application=replay_job(project_dir), **kwargs)
         self.plan_task_id, self.project_dir = plan_task_id, project_dir
 

@@ -82,20 +82,25 @@ class JobTail(deque):
         super().__init__(maxlen=TAIL_LINES)
         self.traces: TraceFilter | None = None
 
+    def show(self, line: str) -> list[str]:
+        """One line of a job's output kept (stripped); the lines the task log shows for it (module doc)."""
+        self.append(str(line).rstrip("\n"))
+        if debugging():
+            return [line]
+        if self.traces is None:
+            self.traces = TraceFilter(_task_name())
+        return self.traces.push(line)
 
-def tee(lines: Iterable[str], tail: deque) -> Iterator[str]:
+    def end(self) -> list[str]:
+        """The job's output ended: the lines still held back."""
+        return [] if self.traces is None or debugging() else self.traces.end()
+
+
+def tee(lines: Iterable[str], tail: JobTail) -> Iterator[str]:
     """`lines` as the task log shows them (module doc), keeping the last ones (stripped) in `tail`."""
-    def kept() -> Iterator[str]:
-        for line in lines:
-            tail.append(str(line).rstrip("\n"))
-            yield line
-
-    if debugging() or not isinstance(tail, JobTail):
-        yield from kept()
-        return
-    if tail.traces is None:
-        tail.traces = TraceFilter(_task_name())
-    yield from tail.traces.feed(kept())
+    for line in lines:
+        yield from tail.show(line)
+    yield from tail.end()
 
 
 def _task_name() -> str:

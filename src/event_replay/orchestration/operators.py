@@ -7,7 +7,7 @@ The replay: one spark-submit of jobs/replay_job.py per chunk of `partitions_per_
 
 The partitions of a run carry state from one to the next, so they must run strictly in order and stop at the
 first failure. Mapped task instances give neither guarantee (they run in any order, and one failing does not stop
-the next), so one task walks the plan and submits one Spark job per chunk through SparkSubmitOperator,
+the next), so one task walks the plan and submits one Spark job per chunk through the project's hook (submit_hook.py),
 with the `replay_spark` connection (master: local[*], spark://, yarn, k8s://...) and the `replay_spark` pool.
 A retry skips the chunks this run already replayed (done markers in the run folder) and resubmits the one that
 failed, which continues after its last committed partition (range_replay.py).
@@ -15,51 +15,31 @@ failed, which continues after its last committed partition (range_replay.py).
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
+from airflow.sdk import BaseOperator
 from airflow.sdk.exceptions import AirflowSkipException
 
 from ..dry_run import dry_run, dry_run_line, lines
-from ..extension import with_extension_jar
-from ..fatal import with_exit_on_oom
 from ..layout import CANCEL_FILE, DONE_FOLDER
 from ..semantics.config import parse_config
 from .assets import OUTPUT_ASSETS, outlet_extras
-from .cancel import GRACE_SECONDS, stop_spark_submit, write_cancel_record
+from .cancel import write_cancel_record
 from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
 from .committed import all_committed, committed_lines
-from .failures import DRY_RUN_KEY, cause_of, fail, tail_buffer, tee
+from .failures import DRY_RUN_KEY, fail, tail_buffer
 from .links import RUN_LINKS
 from .plan import Plan, PlanError, check_state
 from .record import new_record, write_record
 from .report import clear_chunk_record, partition_rows_read, write_chunk_record
+from .submit_hook import CONN_ID, JobFailed, ReplaySubmitHook, master_of
 from .tasks import data_quality_result, quality_args
 from .turn import output_turn, wait_for_job_lock
 
 DQ_OFF = "not run (run_data_quality off: no GX suites, no Data Docs, no why-report)"
-CONN_ID = "replay_spark"
 POOL = "replay_spark"
-
-
-def spark_conf() -> dict[str, str]:
-    """The Python the Spark driver and workers run: this worker's (it has the project), unless configured;
-    REPLAY_SPARK_CONF (a JSON object) adds or overrides any Spark conf for the cluster at hand; the driver's JVM
-    options always get -XX:+ExitOnOutOfMemoryError.
-    Spark logs at WARN: its INFO lines would bury the per-partition progress in the task log
-    (REPLAY_SPARK_LOG_LEVEL=INFO or DEBUG brings the full log back)."""
-    conf = {"spark.pyspark.python": os.environ.get("REPLAY_PYSPARK_PYTHON", sys.executable),
-            "spark.pyspark.driver.python": os.environ.get("REPLAY_PYSPARK_PYTHON", sys.executable),
-            "spark.log.level": os.environ.get("REPLAY_SPARK_LOG_LEVEL", "WARN")}
-    conf.update(json.loads(os.environ.get("REPLAY_SPARK_CONF") or "{}"))
-    # The driver JVM exits on OutOfMemoryError instead of hanging the task until its timeout (fatal.py).
-    conf["spark.driver.extraJavaOptions"] = with_exit_on_oom(conf.get("spark.driver.extraJavaOptions"))
-    return conf
 
 
 def replay_job(project_dir: str | Path) -> str:
@@ -67,49 +47,34 @@ def replay_job(project_dir: str | Path) -> str:
     return str(Path(project_dir) / "jobs" / "replay_job.py")
 
 
-class ReplaySparkSubmitOperator(SparkSubmitOperator):
+class ReplaySparkSubmitOperator(BaseOperator):
     """spark-submit through the `replay_spark` connection and pool; `submit` runs one job with the given arguments
-    (a task may submit several), on the worker's Python and the conf of spark_conf(). A job that fails ends the
-    task with its cause in one line (failures.py: read off the job's last output lines); on_kill (a person marked
-    the run failed, a timeout) stops the job's driver with SIGTERM first, so that it cleans up (cancel.py)."""
+    (a task may submit several) through the project's hook (submit_hook.py: the conf, the extension jar, the job's
+    last lines). A job that fails ends the task with its cause in one line (failures.py); on_kill (a person marked
+    the run failed, a timeout) stops the job through the hook, its driver first."""
 
-    def __init__(self, *, application: str, **kwargs: Any):
-        kwargs.setdefault("conn_id", CONN_ID)
+    def __init__(self, *, application: str, conn_id: str = CONN_ID, name: str = "event-replay",
+                 conf: dict[str, Any] | None = None, jars: str | None = None, **kwargs: Any):
         kwargs.setdefault("pool", POOL)
-        super().__init__(application=application, **kwargs)
+        super().__init__(**kwargs)
+        self.application, self.conn_id, self.spark_name, self.conf, self.jars = application, conn_id, name, conf, jars
         self._tail = tail_buffer()
-        self.master: str | None = None  # the master of the last job (the connection's), for the run record
-
-    def _get_hook(self):
-        hook = super()._get_hook()
-        process = hook._process_spark_submit_log
-        hook._process_spark_submit_log = lambda itr: process(tee(itr, self._tail))  # the job's last lines
-        return hook
+        self._hook: ReplaySubmitHook | None = None
+        self.master: str | None = None  # the master and deploy mode of the last job (the connection's): run record
+        self.deploy_mode: str | None = None
 
     def submit(self, context: Any, args: list[str]) -> None:
-        if shutil.which("spark-submit") is None:
-            # pyspark installs spark-submit next to the worker's python; the worker's PATH may not have it.
-            os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-        self.conf = {**spark_conf(), **(self.conf or {})}  # the worker's python, not the DAG parser's
-        self.jars = with_extension_jar(self.jars)  # extension.py
-        self.application_args = list(args)
-        self._hook = None  # a fresh hook (and spark-submit) per job
-        self._tail.clear()
+        self._hook = ReplaySubmitHook(self.application, args, conn_id=self.conn_id, name=self.spark_name,
+                                      conf=self.conf, jars=self.jars, tail=self._tail)  # a fresh one per job
+        self.master, self.deploy_mode = master_of(self.conn_id)
         try:
-            super().execute(context)
-        except Exception as exc:  # noqa: BLE001 - the job's own words say why, not the hook's command line
-            why = cause_of(self._tail, f"spark-submit failed: {str(exc).splitlines()[0] if str(exc) else exc}")
-            raise fail(f"the Spark job failed: {why}", context.get("ti")) from None
-        finally:
-            connection = getattr(self._hook, "_connection", None) or {}
-            self.master = connection.get("master") or self.master
+            self._hook.submit()
+        except JobFailed as exc:
+            raise fail(f"the Spark job failed: {exc}", context.get("ti")) from None
 
     def on_kill(self) -> None:
-        process = getattr(self._hook, "_submit_sp", None)
-        if process is not None and not stop_spark_submit(process, self.application):
-            self.log.warning("the Spark job did not stop within %.0f s of SIGTERM: killing it", GRACE_SECONDS)
         if self._hook is not None:
-            super().on_kill()
+            self._hook.on_kill()
 
 
 class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
@@ -125,7 +90,6 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
 
     def __init__(self, *, plan_task_id: str, project_dir: str, **kwargs: Any):
         kwargs.setdefault("name", "event-replay")
-        kwargs.setdefault("durable", False)  # one task submits several jobs: never reattach to a stale one
         kwargs.setdefault("outlets", list(OUTPUT_ASSETS))
         super().__init__(application=replay_job(project_dir), **kwargs)
         self.plan_task_id = plan_task_id
@@ -224,8 +188,7 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
                 (done_dir / run.partition).touch()
             job_rows = sum(partition_rows_read(p["output_path"], run.partition) for run in chunk)
             rows += job_rows
-            record["spark"].update(master=self.master, deploy_mode=(self._hook._connection or {}).get("deploy_mode")
-                                   if self._hook is not None else None)
+            record["spark"].update(master=self.master, deploy_mode=self.deploy_mode)
             record["jobs"].append({"job": k, "partitions": partitions, "seconds": round(seconds, 1),
                                    "rows_read": job_rows})
             write_record(run_dir, record)
@@ -272,7 +235,6 @@ class DataQualityOperator(ReplaySparkSubmitOperator):
 
     def __init__(self, *, plan_task_id: str, project_dir: str, **kwargs: Any):
         kwargs.setdefault("name", "event-replay-dq")
-        kwargs.setdefault("durable", False)  # a retry runs the check again (its result file is removed first)
         super().__init__(application=replay_job(project_dir), **kwargs)
         self.plan_task_id = plan_task_id
 
