@@ -15,7 +15,7 @@ import pendulum
 from airflow.sdk import DAG, task
 
 from event_replay.orchestration import tasks as t
-from event_replay.orchestration.params import airflow_params
+from event_replay.orchestration.form import airflow_params
 from event_replay.orchestration.wiring import replay_check_report
 
 PROJECT_DIR = str(Path(__file__).resolve().parents[1])

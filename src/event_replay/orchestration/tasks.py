@@ -22,7 +22,8 @@ from ..semantics.config import JobConfig, parse_config, to_raw
 from ..semantics.config_keys import ConfigError
 from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_request, chunk_runs, partitions_per_job
 from .failures import current_ti, fail
-from .params import run_dir, user_message, validate_request, write_effective_config
+from .form import user_message
+from .params import run_dir, validate_request, write_effective_config
 from .plan import Plan, PlanError, check_state, plan_range
 from .report import build_report, failure_line, write_plan_record, write_report
 
