@@ -61,7 +61,7 @@ def backfill(monkeypatch, tmp_path):
         (out / "_state" / hi.isoformat() / "manifest.json").write_text("{}")
 
     monkeypatch.setattr(ReplaySubmitHook, "submit", fake_submit)
-    monkeypatch.setattr("event_replay.orchestration.operators.partition_rows_read", lambda *a: 0)
+    monkeypatch.setattr("event_replay.orchestration.backfill.partition_rows_read", lambda *a: 0)
 
     def planned(run_id: str, **changes) -> dict:
         have = list(DAYS)  # partition ids (history/partitions.py)

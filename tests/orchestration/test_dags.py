@@ -45,10 +45,10 @@ def test_backfill_dag_structure(dagbag):
                                "partitions_per_job"}
     assert dag.params["partitions_per_job"] == 31
     replay = dag.get_task("replay_partitions")
-    assert replay.pool == "replay_spark" and replay._conn_id == "replay_spark"
+    assert replay.pool == "replay_spark" and replay.conn_id == "replay_spark"
     assert replay.application == str(ROOT / "jobs" / "replay_job.py")
     dq = dag.get_task("data_quality")  # a Spark job too (`replay_job.py quality`), through the same connection and pool
-    assert dq.pool == "replay_spark" and dq._conn_id == "replay_spark" and dq.application == replay.application
+    assert dq.pool == "replay_spark" and dq.conn_id == "replay_spark" and dq.application == replay.application
     assert dag.get_task("validate").downstream_task_ids == {"plan"}
     assert dag.get_task("plan").downstream_task_ids == {"replay_partitions", "data_quality", "report"}
     assert replay.downstream_task_ids == {"compare_live"}  # versus live (compare_task.py), no-op without a live path

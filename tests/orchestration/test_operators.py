@@ -133,7 +133,7 @@ def test_data_quality_off_or_nothing_replayed_submits_nothing(worker, tmp_path):
     from event_replay.orchestration.operators import DataQualityOperator
 
     op = DataQualityOperator(task_id="data_quality", plan_task_id="plan", project_dir=str(ROOT))
-    assert op.pool == "replay_spark" and op._conn_id == "replay_spark"
+    assert op.pool == "replay_spark" and op.conn_id == "replay_spark"
     planned = {"plan": {"runs": [], "missing": []}, "run_dir": str(tmp_path), "dq_warn_only": False}
     ti = SimpleNamespace(xcom_pull=lambda task_ids: planned)
     assert op.execute({"ti": ti, "params": {"run_data_quality": False}, "run_id": "r"}) == {

@@ -28,7 +28,7 @@ def test_dag_parses_thin_manual_with_typed_grid_params(tuning_dag):
     assert len((ROOT / "dags" / "watermark_tuning.py").read_text().splitlines()) < 100
     assert set(dag.params) == {"config", "max_out_of_orderness", "idle_timeout", "allowed_lateness"}
     tune = dag.get_task("tune")
-    assert tune.pool == "replay_spark" and tune._conn_id == "replay_spark"
+    assert tune.pool == "replay_spark" and tune.conn_id == "replay_spark"
     assert tune.application == str(ROOT / "src" / "event_replay" / "tune_job.py")
     assert dag.get_task("validate").downstream_task_ids == {"tune", "report"}
     assert tune.downstream_task_ids == {"report"}

@@ -176,7 +176,7 @@ def test_a_chunk_waits_while_a_live_driver_holds_the_jobs_lock(monkeypatch, tmp_
 
     submitted = []
     monkeypatch.setattr(ReplaySubmitHook, "submit", lambda self, application="", **kw: submitted.append(time.monotonic()))
-    monkeypatch.setattr("event_replay.orchestration.operators.partition_rows_read", lambda *a: 0)
+    monkeypatch.setattr("event_replay.orchestration.backfill.partition_rows_read", lambda *a: 0)
     (tmp_path / "out").mkdir()
     driver = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     lock = Path(lock_path(str(tmp_path / "out")))

@@ -1,42 +1,23 @@
-"""The Airflow operators that submit the run's Spark jobs: ReplaySparkSubmitOperator is the one way to spark-submit
-(the `replay_spark` connection and pool, the worker's Python, Spark conf from the environment); on it,
-ReplayPartitionsOperator replays the planned partitions and DataQualityOperator checks the outputs.
-
-The replay: one spark-submit of jobs/replay_job.py per chunk of `partitions_per_job` partitions
-(`replay run --partitions A..B`, one Spark application for the chunk; chunks.py).
-
-The partitions of a run carry state from one to the next, so they must run strictly in order and stop at the
-first failure. Mapped task instances give neither guarantee (they run in any order, and one failing does not stop
-the next), so one task walks the plan and submits one Spark job per chunk through the project's hook (submit_hook.py),
-with the `replay_spark` connection (master: local[*], spark://, yarn, k8s://...) and the `replay_spark` pool.
-A retry skips the chunks this run already replayed (done markers in the run folder) and resubmits the one that
-failed, which continues after its last committed partition (range_replay.py).
+"""The Airflow operators that submit the run's Spark jobs; they only wire. ReplaySparkSubmitOperator is the one way
+to spark-submit: the `replay_spark` connection and pool, through the project's hook (submit_hook.py: the conf, the
+extension jar, the job's cause of failure, the stop). On it, ReplayPartitionsOperator walks the plan (backfill.py:
+one job per chunk, strictly in order, the run record, retries) and DataQualityOperator checks the outputs.
 """
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 from airflow.sdk import BaseOperator
-from airflow.sdk.exceptions import AirflowSkipException
 
-from ..dry_run import dry_run, dry_run_line, lines
-from ..layout import CANCEL_FILE, DONE_FOLDER
-from ..semantics.config import parse_config
-from .assets import OUTPUT_ASSETS, outlet_extras
+from .assets import OUTPUT_ASSETS
+from .backfill import Backfill
 from .cancel import write_cancel_record
-from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
-from .committed import all_committed, committed_lines
-from .failures import DRY_RUN_KEY, fail, tail_buffer
+from .failures import fail, tail_buffer
 from .links import RUN_LINKS
-from .plan import Plan, PlanError, check_state
-from .record import new_record, write_record
-from .report import clear_chunk_record, partition_rows_read, write_chunk_record
 from .submit_hook import CONN_ID, JobFailed, ReplaySubmitHook, master_of
 from .tasks import data_quality_result, quality_args
-from .turn import output_turn, wait_for_job_lock
 
 DQ_OFF = "not run (run_data_quality off: no GX suites, no Data Docs, no why-report)"
 POOL = "replay_spark"
@@ -78,13 +59,9 @@ class ReplaySparkSubmitOperator(BaseOperator):
 
 
 class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
-    """Outlets: the output datasets' Assets (assets.py); on success each gets an event whose extra has the output
-    path and the replayed partition range. Before its first job it writes the run record (record.py, run.json:
-    version, config, input fingerprint, Spark), after each job its time and rows. It holds the output's turn from its
-    first job to its last (turn.py): a run that meets another at the output waits for it, saying which run it waits
-    for in the log and the record, instead of being refused chunk by chunk. With the form's dry run it lists
-    what the run would read and write instead (event_replay/dry_run.py), writes nothing and is skipped (so are the
-    tasks after it)."""
+    """The run's replay (backfill.py). Outlets: the output datasets' Assets (assets.py); on success each gets an
+    event whose extra has the output path and the replayed partition range. on_kill leaves the cancel record
+    (cancel.py) naming the chunk that was on."""
 
     operator_extra_links = RUN_LINKS
 
@@ -96,128 +73,17 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
         self._running: tuple[str, int, int, list[str]] | None = None  # (run folder, job, jobs, partitions): on_kill
 
     def execute(self, context: Any) -> None:
-        p = context["ti"].xcom_pull(task_ids=self.plan_task_id)
-        plan = Plan.from_dict(p["plan"])
-        if p.get("dry_run"):
-            return self._dry_run(context, p, plan)
-        if not plan.runs:
-            raise AirflowSkipException("no partition to replay")
-        run_dir = Path(p["run_dir"])
-        dag_id = getattr(context.get("dag_run"), "dag_id", None)
-        record = new_record(p, dag_id, context.get("run_id"))
-        write_record(run_dir, record)
-        (run_dir / CANCEL_FILE).unlink(missing_ok=True)  # a retry after a cancel: not cancelled (yet)
-        with output_turn(run_dir.parent, p["output_path"], context.get("run_id"), dag_id,
-                         on_wait=lambda note: self._waiting(run_dir, record, note)) as waits:
-            record["waiting"] = None
-            if waits:
-                record["waited"] = waits
-                self.log.info("the output's turn is this run's after waiting %s", ", ".join(
-                    f"{w['seconds']:.0f} s for run {w['for']}" for w in waits))
-            write_record(run_dir, record)
-            if self._already_committed(context, plan, run_dir, record):
-                return
-            self._replay_chunks(context, p, plan, run_dir, record)
-        for asset, extra in outlet_extras(p).items():  # every planned partition is committed: say where, which
+        backfill = Backfill(context["ti"].xcom_pull(task_ids=self.plan_task_id), log=self.log,
+                            submit=lambda args: self.submit(context, args),
+                            spark=lambda: {"master": self.master, "deploy_mode": self.deploy_mode},
+                            on_job=self._job_on, ti=context.get("ti"), run_id=context.get("run_id"),
+                            dag_id=getattr(context.get("dag_run"), "dag_id", None),
+                            force=bool((context.get("params") or {}).get("force")))
+        for asset, extra in backfill.run().items():  # every planned partition is committed: say where, which
             context["outlet_events"][asset].extra = extra
-        self.log.info("asset events: %s, partitions %s..%s (%d) of %s", ", ".join(a.name for a in OUTPUT_ASSETS),
-                      plan.runs[0].partition, plan.runs[-1].partition, len(plan.runs), p["output_path"])
 
-    def _waiting(self, run_dir: Path, record: dict, note: dict) -> None:
-        """Another run holds the output's turn, or a live driver the job's lock (turn.py): say which, in the log and
-        the run record (the runs page)."""
-        if note["for"] is None:
-            self.log.info("waiting for %s: it holds the job's lock %s (a Spark driver still running: an earlier try's "
-                          "whose task was killed, or a replay run from the CLI); the job would be refused until it "
-                          "ends", note["holder"], note["lock_file"])
-        else:
-            self.log.info("waiting for run %s (DAG %s): it holds the output %s (%s); this run goes on when that "
-                          "run's replay task ends (if that run is dead on another host, delete %s)", note["for"],
-                          note["dag_id"], note["output"], note["holder"], note["lock_file"])
-        record["waiting"] = note
-        write_record(run_dir, record)
-
-    def _already_committed(self, context: Any, plan: Plan, run_dir: Path, record: dict) -> bool:
-        """Every planned partition committed by an identical run (committed.py): said, recorded, nothing replayed
-        and no asset event (the outputs did not change). The form's `force` replays anyway."""
-        by_run = all_committed(run_dir.parent, record, plan)
-        if not by_run:
-            return False
-        for line in committed_lines(by_run):
-            self.log.info("%s", line)
-        if (context.get("params") or {}).get("force"):
-            self.log.info("force: replaying them again")
-            return False
-        record["skipped"] = {"committed_by": by_run}
-        write_record(run_dir, record)
-        self.log.info("nothing replayed: all %d partitions are already committed as this run would commit them "
-                      "(the form's force replays them anyway)", len(plan.runs))
-        return True
-
-    def _replay_chunks(self, context: Any, p: dict, plan: Plan, run_dir: Path, record: dict) -> None:
-        """One spark-submit per chunk, in order; the chunks a try before this one replayed are skipped."""
-        done_dir = run_dir / DONE_FOLDER
-        chunks = chunk_runs(plan.runs, p.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB)
-        n, i, rows = len(plan.runs), 0, 0
-        t_run = time.monotonic()
-        for k, chunk in enumerate(chunks, 1):
-            i += len(chunk)
-            span = f"{chunk[0].partition}..{chunk[-1].partition}"
-            if all((done_dir / run.partition).exists() for run in chunk):
-                self.log.info("job %d of %d (%s) already replayed by this run (retry): skipped", k, len(chunks), span)
-                continue
-            try:
-                check_state(p["output_path"], chunk[0])
-            except PlanError as exc:
-                raise fail(str(exc), context.get("ti")) from None
-            self.log.info("job %d of %d: partitions %d..%d of %d, %s (%s%s)", k, len(chunks), i - len(chunk) + 1, i,
-                          n, span, chunk[-1].end_of_input,
-                          ", first" if chunk[0].first else f", after {chunk[0].previous}")
-            partitions = [run.partition for run in chunk]
-            if wait_for_job_lock(p["output_path"], lambda note: self._waiting(run_dir, record, note)):
-                record["waiting"] = None
-                write_record(run_dir, record)
-            write_chunk_record(run_dir, k, len(chunks), partitions)  # the runs page
-            self._running = (str(run_dir), k, len(chunks), partitions)
-            t0 = time.monotonic()
-            self.submit(context, range_args(chunk, p["config_path"]))  # the job logs each partition: i of n, ...
-            seconds = time.monotonic() - t0
-            self._running = None
-            done_dir.mkdir(parents=True, exist_ok=True)
-            for run in chunk:
-                (done_dir / run.partition).touch()
-            job_rows = sum(partition_rows_read(p["output_path"], run.partition) for run in chunk)
-            rows += job_rows
-            record["spark"].update(master=self.master, deploy_mode=self.deploy_mode)
-            record["jobs"].append({"job": k, "partitions": partitions, "seconds": round(seconds, 1),
-                                   "rows_read": job_rows})
-            write_record(run_dir, record)
-            # The job logged each partition once (rows, firings, late rows, its commit's seconds) and its span once.
-            self.log.info("job %d of %d: %s, %d partitions, rows read %d, %.1f s for the whole spark-submit", k,
-                          len(chunks), span, len(chunk), job_rows, seconds)
-        clear_chunk_record(run_dir)
-        self.log.info("replayed %d partitions %s..%s in %d job%s, rows read %d, %.1f s", n, plan.runs[0].partition,
-                      plan.runs[-1].partition, len(chunks), "s" if len(chunks) != 1 else "", rows,
-                      time.monotonic() - t_run)
-
-    def _dry_run(self, context: Any, p: dict, plan: Plan) -> None:
-        cfg = parse_config(p["config_raw"])
-        first = plan.runs[0] if plan.runs else None
-        d = dry_run(cfg, [r.partition for r in plan.runs], p.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB,
-                    continues=None if first is None or first.first else first.previous,
-                    resume_after=p.get("resume_after"))
-        for line in lines(d):
-            self.log.info("%s", line)
-        committed = committed_lines(all_committed(Path(p["run_dir"]).parent, new_record(p, None, None), plan))
-        for line in committed:
-            self.log.info("%s", line + ("; force replays them" if (context.get("params") or {}).get("force")
-                                        else ": the run would replay nothing (force replays them)"))
-        if p.get("refusal"):
-            self.log.warning("the run would be refused: %s", p["refusal"])
-        summary = dry_run_line(d) + (f"; would be refused: {p['refusal']}" if p.get("refusal") else "") \
-            + "".join(f"; {line}" for line in committed)
-        context["ti"].xcom_push(key=DRY_RUN_KEY, value={"summary": summary, "dry_run": d.to_dict()})
-        raise AirflowSkipException(f"{summary}; nothing was replayed or written")
+    def _job_on(self, running: tuple[str, int, int, list[str]] | None) -> None:
+        self._running = running
 
     def on_kill(self) -> None:
         if self._running is not None:  # the runs page says: cancelled after partition i of n

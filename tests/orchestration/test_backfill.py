@@ -1,0 +1,41 @@
+"""The replay task's walk (orchestration/backfill.py) without Airflow's operator around it: one Spark job per chunk
+in order, the job that is on told for a cancel, the run record naming the master the hook submitted to, and the
+asset events' extra once every planned partition is committed. The operator's retries: test_chunks.py."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+from pathlib import Path
+
+from event_replay.orchestration.assets import outlet_extras
+from event_replay.orchestration.backfill import Backfill
+from event_replay.orchestration.plan import plan_range
+
+D = dt.date.fromisoformat
+
+
+def test_the_walk_submits_each_chunk_in_order_and_records_it(tmp_path, monkeypatch):
+    monkeypatch.setattr("event_replay.orchestration.backfill.partition_rows_read", lambda out, day: 10)
+    days = [f"2024-01-0{i}" for i in range(1, 6)]
+    plan = plan_range(days, days[0], days[-1], end_of_input="flush", allow_missing=False)
+    out = tmp_path / "out"
+    planned = {"plan": plan.to_dict(), "run_dir": str(out / "_airflow" / "r1"), "output_path": str(out),
+               "config_path": "/c.yaml", "partitions_per_job": 2}
+    submitted, on = [], []
+
+    def submit(args):
+        span = args[args.index("--partitions") + 1]
+        submitted.append(span)
+        for day in span.split(".."):
+            (out / "_state" / day).mkdir(parents=True, exist_ok=True)
+            (out / "_state" / day / "manifest.json").touch()
+
+    extras = Backfill(planned, log=logging.getLogger("test"), submit=submit,
+                      spark=lambda: {"master": "local[1]", "deploy_mode": None}, on_job=on.append,
+                      run_id="r1", dag_id="d").run()
+    assert submitted == ["2024-01-01..2024-01-02", "2024-01-03..2024-01-04", "2024-01-05..2024-01-05"]
+    assert [o and o[1:3] for o in on] == [(1, 3), None, (2, 3), None, (3, 3), None]
+    record = json.loads((Path(planned["run_dir"]) / "run.json").read_text())
+    assert record["spark"]["master"] == "local[1]" and [j["rows_read"] for j in record["jobs"]] == [20, 20, 10]
+    assert extras == outlet_extras(planned)  # every planned partition committed: each output gets its event
