@@ -77,15 +77,20 @@ replay: failed: org.apache.spark.SparkException: Job aborted due to stage failur
 in /tmp/replay-traces/replay-x.log; REPLAY_DEBUG=1 prints it)""".splitlines()
 
 
+def _shown(lines, tail) -> list[str]:
+    """The task log's lines for a job's output, as the hook (submit_hook.py) logs them line by line."""
+    return [shown for line in lines for shown in tail.show(line)] + tail.end()
+
+
 def test_the_task_log_shows_the_job_without_its_tracebacks(tmp_path, monkeypatch):
     """Each run of traceback lines is one line naming the trace file, which keeps them all; the job's own lines and
     its last line stay, and the cause is that last line; REPLAY_DEBUG shows everything."""
-    from event_replay.orchestration.failures import tail_buffer, tee
+    from event_replay.orchestration.failures import tail_buffer
 
     monkeypatch.setenv("REPLAY_TRACE_DIR", str(tmp_path))
     monkeypatch.delenv("REPLAY_DEBUG", raising=False)
     tail = tail_buffer()
-    shown = list(tee(JOB_OUTPUT, tail))
+    shown = _shown(JOB_OUTPUT, tail)
     trace = tail.traces.path
     assert shown == [JOB_OUTPUT[0], JOB_OUTPUT[1], JOB_OUTPUT[2],
                      f"({len(JOB_OUTPUT[3:-2])} lines of a traceback in {trace}; REPLAY_DEBUG=1 logs them here)",
@@ -95,19 +100,19 @@ def test_the_task_log_shows_the_job_without_its_tracebacks(tmp_path, monkeypatch
     assert list(tail) == JOB_OUTPUT  # the cause is read from every line
     assert cause_of(tail, "?") == JOB_OUTPUT[-1]  # it names its own trace file
     monkeypatch.setenv("REPLAY_DEBUG", "1")
-    assert list(tee(JOB_OUTPUT, tail_buffer())) == JOB_OUTPUT
+    assert _shown(JOB_OUTPUT, tail_buffer()) == JOB_OUTPUT
 
 
 def test_a_cause_without_a_trace_file_of_its_own_names_the_tasks(tmp_path, monkeypatch):
     """A job that died without its own last line: the cause is the Java exception Py4J carried (not Py4J's "An
     error occurred while calling"), with the task's trace file."""
-    from event_replay.orchestration.failures import tail_buffer, tee
+    from event_replay.orchestration.failures import tail_buffer
 
     monkeypatch.setenv("REPLAY_TRACE_DIR", str(tmp_path))
     monkeypatch.delenv("REPLAY_DEBUG", raising=False)
     tail = tail_buffer()
     lines = JOB_OUTPUT[:-2]
-    shown = list(tee(lines, tail))
+    shown = _shown(lines, tail)
     assert not any(ln.startswith(("at ", "Traceback", "File ")) for ln in shown), shown
     assert cause_of(tail, "?") == ("SparkException: Job aborted due to stage failure: FileNotFoundException "
                                    f"(traceback in {tail.traces.path})")

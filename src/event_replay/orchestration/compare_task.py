@@ -21,9 +21,6 @@ from ..layout import COMPARE_FOLDER, COMPARE_SUMMARY_FILE
 from .operators import ReplaySparkSubmitOperator, replay_job
 from .params import resolve_path
 
-FIELDS = ("live_path", "live_format", "live_columns", "live_late_path", "live_keeps_updates", "live_min_agreement",
-          "calibrate_max_out_of_orderness", "calibrate_idle_timeout")
-
 
 def _text(params: Mapping[str, Any], name: str) -> str | None:
     v = params.get(name)

@@ -9,7 +9,7 @@ a request have none).
 For a failed Spark job the cause is read off the last lines the job printed (`cause_of`): the `replay:` line the CLI
 prints for a refusal or an error (exits.py), else the last exception line of its traceback.
 
-The job's output goes to the task log through `tee` without its tracebacks (Python, Py4J and Java: event_replay.traces):
+The job's output goes to the task log through `JobTail.show` without its tracebacks (Python, Py4J and Java: event_replay.traces):
 each run of them is one line naming the trace file that keeps them, and a failed job's line names that file, so the
 failure stays the last line of the log with a few lines of context above it. With REPLAY_DEBUG set the task log
 shows them all.
@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import deque
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Sequence
 
 from airflow.sdk import get_current_context
 
@@ -94,13 +94,6 @@ class JobTail(deque):
     def end(self) -> list[str]:
         """The job's output ended: the lines still held back."""
         return [] if self.traces is None or debugging() else self.traces.end()
-
-
-def tee(lines: Iterable[str], tail: JobTail) -> Iterator[str]:
-    """`lines` as the task log shows them (module doc), keeping the last ones (stripped) in `tail`."""
-    for line in lines:
-        yield from tail.show(line)
-    yield from tail.end()
 
 
 def _task_name() -> str:
