@@ -1,5 +1,6 @@
-"""The cost of `replay compare` next to the replay's, on a generated log (bench/results/SESSIONS.md, "replay compare
-at 10M rows").
+"""The cost of `replay compare` next to the replay's, on a generated log (its last figure, 2.7x the replay at 10M:
+`git show e98f581:bench/results/SESSIONS.md`, "replay compare at 10M rows"; the current one per step is
+bench/report_steps.py's).
 
     nice python bench/compare_cost.py --rows 10000000 [--work bench/out/compare-10m] [--master local[2]]
 

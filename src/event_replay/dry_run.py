@@ -30,9 +30,9 @@ from .io.fs import fs_for, is_local, local_path
 from .layout import AIRFLOW_FOLDER, DATASETS, RECORD_FILE
 from .semantics.config import JobConfig
 
-# bench/results/SESSIONS.md, "One span per chunk": a 31-day chunk of 155,000 rows took 28.4 s of spark-submit
-# (21.5 s of span), and a 10M-row replay 70-75 s: about 25 s a job (JVM, session, the engine's fixed Spark jobs)
-# + 200,000 rows/s.
+# Measured (`git show e98f581:bench/results/SESSIONS.md`, "One span per chunk"): a 31-day chunk of 155,000 rows
+# took 28.4 s of spark-submit (21.5 s of span), and a 10M-row replay 70-75 s: about 25 s a job (JVM, session, the
+# engine's fixed Spark jobs) + 200,000 rows/s.
 JOB_SECONDS, ROWS_PER_SECOND = 25.0, 200_000.0
 NO_PREDECESSOR = "-"  # `continues` when no partition comes before the first one
 NOT_LOOKED_UP = "?"  # `continues` when the source or output is not local: not listed without Spark

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 sys.path.insert(0, str(BENCH))
 
-from bursty import BurstyProfile, chunks  # noqa: E402
+from bursty import chunks  # noqa: E402
 from bursty_days import DAY_MS, day_of, days_profile, write_days  # noqa: E402
 from generate import DEFAULT_START_MS  # noqa: E402
 
