@@ -159,3 +159,17 @@ def test_sessions_without_the_extension_are_refused_before_spark(sample_log, tmp
         err = capsys.readouterr().err
         assert "session windows need the engine's Spark extension" in err and "make install" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_command_builds_only_its_own_parser_and_help_builds_all():
+    """`replay run ...` enters no other command's module (docs/architecture.md, the path of a run); `replay --help`
+    and an unknown command still list every command."""
+    from event_replay.cli import build_parser
+
+    def commands(parser):
+        return sorted(parser._subparsers._group_actions[0].choices)
+
+    every = ["compare", "config", "quality", "run", "sample", "tune", "validate", "verify", "why"]
+    assert commands(build_parser("run")) == ["run"]
+    assert commands(build_parser("why")) == ["quality", "validate", "verify", "why"]
+    assert commands(build_parser(None)) == commands(build_parser("--help")) == commands(build_parser("nosuch")) == every

@@ -1,5 +1,6 @@
 """`replay`: the entry point; each subcommand's parser and command is in commands/ (run.py, outputs.py, tune.py,
-compare.py, from_flink.py, sample.py), this builds the top parser from them.
+compare.py, from_flink.py, sample.py), this builds the top parser from them: for a known command only its own
+(a run enters no other command's module), for `replay --help` or an unknown command all of them.
 
     replay run --config FILE [--master URL] [--conf KEY=VALUE ...]
     replay run --config FILE --partition 2024-01-01[THH] [--first] [--end-of-input hold|flush] [--previous P]
@@ -35,21 +36,26 @@ from .from_flink.settings import FlinkSettingsError
 from .history.state import StateError
 
 
-def build_parser() -> argparse.ArgumentParser:
+# Each command's parser, by the command's name: a run builds only its own (the others' modules are not entered).
+_PARSERS = {"run": add_run_parser, "validate": add_output_parsers, "why": add_output_parsers,
+            "verify": add_output_parsers, "quality": add_output_parsers, "tune": add_tune_parser,
+            "compare": add_compare_parser, "config": add_config_parser, "sample": add_sample_parser}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """`replay`'s parser; with a known `command`, only that command's subparser (`replay --help` and an unknown
+    command get them all)."""
     parser = argparse.ArgumentParser(prog="replay", description="Replay event logs with Flink's event-time rules.")
     sub = parser.add_subparsers(dest="command", required=True)
-    add_run_parser(sub)
-    add_output_parsers(sub)
-    add_tune_parser(sub)
-    add_compare_parser(sub)
-    add_config_parser(sub)
-    add_sample_parser(sub)
+    adders = [_PARSERS[command]] if command in _PARSERS else list(dict.fromkeys(_PARSERS.values()))
+    for add in adders:
+        add(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(argv[0] if argv else None).parse_args(argv)
     return guarded("replay", lambda: args.func(args), (StateError, argparse.ArgumentTypeError, FlinkSettingsError))
 
 

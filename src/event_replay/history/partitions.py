@@ -116,12 +116,14 @@ def saved_states(spark, cfg: JobConfig, hourly: bool) -> list[str]:
     return sorted(name for name in fs_for(root, spark).list_dirs(root) if _is_id(name, hourly))
 
 
-def predecessor(spark, cfg: JobConfig, partition_id: str) -> str | None:
+def predecessor(spark, cfg: JobConfig, partition_id: str, sources: list[str] | None = None) -> str | None:
     """The partition whose state `partition_id` continues by default (see the module doc: the latest one before it
-    with a source folder or a saved state); None: none before it."""
+    with a source folder or a saved state); None: none before it. `sources`: source_partitions' answer, when the
+    caller has listed them already (the DAG's planner)."""
     hourly = Partition.parse(partition_id).hourly
-    earlier = [p for p in source_partitions(spark, cfg, hourly) + saved_states(spark, cfg, hourly)
-               if p < partition_id]
+    if sources is None:
+        sources = source_partitions(spark, cfg, hourly)
+    earlier = [p for p in sources + saved_states(spark, cfg, hourly) if p < partition_id]
     return max(earlier) if earlier else None
 
 

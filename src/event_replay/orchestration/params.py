@@ -160,13 +160,19 @@ def with_paths(cfg: JobConfig, project_dir: str | Path) -> JobConfig:
 
 
 def with_overrides(cfg: JobConfig, params: Mapping[str, Any], project_dir: str | Path) -> JobConfig:
+    """The config with the request's overrides applied (validated as a whole) and its paths made absolute."""
+    return with_paths(overridden(cfg, params), project_dir)
+
+
+def overridden(cfg: JobConfig, params: Mapping[str, Any]) -> JobConfig:
+    """The config with the request's duration overrides applied, validated as a whole (paths untouched)."""
     sections = overrides_of(params)
-    if sections:
-        try:
-            cfg = cfg.with_overrides(**sections)
-        except ConfigError as exc:
-            raise ConfigError(exc.key, f"{exc.why} (after the overrides of the request)") from None
-    return with_paths(cfg, project_dir)
+    if not sections:
+        return cfg
+    try:
+        return cfg.with_overrides(**sections)
+    except ConfigError as exc:
+        raise ConfigError(exc.key, f"{exc.why} (after the overrides of the request)") from None
 
 
 @dataclass(frozen=True)
@@ -186,7 +192,8 @@ def validate_request(params: Mapping[str, Any], project_dir: str | Path) -> tupl
     splits), then the overrides, the range, the switches."""
     config_file = resolve_config_file(params.get("config"), project_dir)
     base, generated = load_base_config(config_file, params)
-    check_partitioned(with_paths(base, project_dir), config_file)
+    base = with_paths(base, project_dir)  # once: the overrides below keep the paths
+    check_partitioned(base, config_file)
     try:  # the CLI refuses it too, but only after the DAG has planned and started Spark
         require_declared_splits(base)
     except ConfigError:
@@ -195,7 +202,7 @@ def validate_request(params: Mapping[str, Any], project_dir: str | Path) -> tupl
         # A Flink SQL script never names its splits: the form's field is what to fill in.
         raise ConfigError("params.splits", "is required with a Flink SQL job: the log's splits, e.g. p0,p1,p2 "
                                            "(the .sql does not name them; a partitioned replay needs them)") from None
-    cfg = with_overrides(base, params, project_dir)
+    cfg = overridden(base, params)
     start = parse_day(params.get("start_date"), "params.start_date")
     end = parse_day(params.get("end_date"), "params.end_date")
     if end < start:
@@ -231,13 +238,14 @@ def run_dir(cfg: JobConfig, run_id: str, project_dir: str | Path) -> Path:
     return base / run_folder_name(run_id)
 
 
-def write_effective_config(cfg: JobConfig, path: str | Path) -> str:
-    """The config every Spark job of the run reads: overrides applied, absolute paths, written once."""
+def write_effective_config(cfg: JobConfig, path: str | Path, raw: dict[str, Any] | None = None) -> str:
+    """The config every Spark job of the run reads: overrides applied, absolute paths, written once (`raw`: its
+    to_raw, when the caller has it)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text("# written by the Airflow run: the job config with the request's overrides\n"
-                   + yaml.safe_dump(to_raw(cfg), sort_keys=False))
+                   + yaml.safe_dump(to_raw(cfg) if raw is None else raw, sort_keys=False))
     tmp.replace(path)
     load_config(path)  # what the jobs will read must parse back to the same config
     return str(path)

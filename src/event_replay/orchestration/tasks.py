@@ -40,9 +40,10 @@ def validate_backfill(params: Mapping[str, Any], project_dir: str, run_id: str) 
         raise fail(f"Refused: {user_message(exc)}", code=2) from None
     dry = bool(params.get("dry_run", False))
     folder = run_dir(cfg, run_id, project_dir)
+    raw = to_raw(cfg)  # once: the effective config's file and the plan task's copy
     config_path = generated = None
     if not dry:
-        config_path = write_effective_config(cfg, folder / "job.yaml")
+        config_path = write_effective_config(cfg, folder / "job.yaml", raw)
         if req.generated_config is not None:  # a Flink SQL job: keep what it was converted to, with its comments
             generated = str(folder / "flink_job.yaml")
             Path(generated).write_text(req.generated_config)
@@ -55,7 +56,7 @@ def validate_backfill(params: Mapping[str, Any], project_dir: str, run_id: str) 
             "end_of_input": req.end_of_input, "allow_missing_partitions": req.allow_missing_partitions,
             "dq_warn_only": req.dq_warn_only, "continue_from_state": req.continue_from_state, "run_dir": str(folder),
             "generated_config": generated, "partitions_per_job": partitions_per_job(params), "dry_run": dry,
-            "config_raw": to_raw(cfg), "run_data_quality": bool(params.get("run_data_quality", True))}
+            "config_raw": raw, "run_data_quality": bool(params.get("run_data_quality", True))}
 
 
 def validate_nightly(params: Mapping[str, Any], day: dt.date, project_dir: str, run_id: str) -> dict[str, Any]:
@@ -75,7 +76,7 @@ def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
     start, end = v["start"], v["end"]
     try:
         available = source_partitions(None, cfg, "T" in start)
-        continue_from = predecessor(None, cfg, start) if v.get("continue_from_state") else None
+        continue_from = predecessor(None, cfg, start, available) if v.get("continue_from_state") else None
     except ValueError as exc:  # a source the planner cannot list without Spark
         raise fail(f"Refused: {exc}", code=2) from None
     refusal = None
