@@ -36,7 +36,7 @@ def _wait_for(condition, what: str, seconds: float = 30.0):
 
 def test_a_second_holder_waits_for_the_first_and_says_for_whom(tmp_path):
     out, runs = str(tmp_path / "out"), tmp_path / "out" / "_airflow"
-    notes, order, released = [], [], threading.Event()
+    notes, order = [], []
 
     def second():
         with output_turn(runs, out + "/", "run-b", "dag", on_wait=notes.append) as waits:
