@@ -552,6 +552,8 @@ class Soak:
             "driver_waits": len(re.findall(r"waiting for pid \d+ on \S+ .*: it holds the job's lock", logs)),
             "runs_already_committed": len(re.findall(r"nothing replayed: all \d+ partitions are already committed",
                                                      logs)),
+            "chunks_already_committed": len(re.findall(r"job \d+ of \d+: \S+ \(\d+ partitions?\) already committed by "
+                                                       r"run \S+ .*: skipped", logs)),
             "stale_commits_rolled_forward": len(re.findall(r"rolled forward the interrupted commit", logs)),
             "orphan_staging_removed": len(re.findall(r"removed _staging-\S+ \(left by a run", logs)),
             "ranges_resumed": len(re.findall(r"replay: resuming \S+ after", logs)),
@@ -804,8 +806,9 @@ def render(r: dict) -> str:
              f"| task retries (all tasks / replay_partitions) | {f['task_retries']} / {f['replay_task_retries']} |",
              f"| refusals at the lock / waits for an output's turn / for a driver left holding the lock | "
              f"{f['lock_refusals']} / {f.get('turn_waits', '-')} / {f.get('driver_waits', '-')} |",
-             f"| runs that found their range already committed (nothing replayed) | "
-             f"{f.get('runs_already_committed', '-')} |",
+             f"| runs that found their range already committed (nothing replayed) / chunks skipped as already "
+             f"committed by an identical run | {f.get('runs_already_committed', '-')} / "
+             f"{f.get('chunks_already_committed', '-')} |",
              f"| interrupted commits rolled forward / orphan staging removed / ranges resumed | "
              f"{f['stale_commits_rolled_forward']} / {f['orphan_staging_removed']} / {f['ranges_resumed']} |",
              f"| partitions lost or differing from an uninterrupted run | {r['partitions_lost_or_wrong']} |", ""]

@@ -6,6 +6,7 @@ event_replay.orchestration.report) and small Parquet datasets in the layout io.o
 (test_plugin_browser.py) runs the real replay and quality functions instead."""
 from __future__ import annotations
 
+import html
 import json
 import re
 import subprocess
@@ -527,6 +528,45 @@ def test_run_folder_row_has_version_config_cancel_and_dq_off(tmp_path, monkeypat
 
     done = replace(row, state="running", done=3, current=None, reason=None)
     assert "writing the report (data quality off)" in partitions_cell(done)
+
+
+def test_waiting_and_already_committed_runs(tmp_path, monkeypatch):
+    """A run waiting for the output's turn says for which run (or which Spark driver) under its progress; a run that
+    replayed nothing because an identical run had committed its range says by which run; a run that waited and went
+    on says nothing of it any more."""
+    monkeypatch.syspath_prepend(str(PLUGINS))
+    from dataclasses import replace
+
+    from event_replay.orchestration.record import write_record
+    from event_replay.orchestration.report import write_plan_record
+    from event_replay.orchestration.turn import turn_path, waiting_note
+    from replay_runs.runs import list_runs
+    from replay_runs.table import partitions_cell
+
+    out, days = tmp_path / "out", ["2024-01-01", "2024-01-02", "2024-01-03"]
+    holder = {"run_id": "manual__a", "dag_id": "event_time_backfill", "pid": 41, "host": "h", "started": "t",
+              "args": ["airflow"]}
+    for run_id, record in (
+            ("manual__b", {"waiting": waiting_note(str(out), holder, "{}", turn_path(out / "_airflow", str(out)))}),
+            ("manual__c", {"waiting": waiting_note(str(out), {**holder, "run_id": None}, "{}", out / "_lock")}),
+            ("manual__d", {"skipped": {"committed_by": {"manual__a": days}}}),
+            ("manual__e", {"waiting": None, "waited": [{"for": "manual__a", "dag_id": "x", "seconds": 3.0}]})):
+        run = out / "_airflow" / run_id
+        write_plan_record(run, days, partitions_per_job=2)
+        write_record(run, {"run_id": run_id, **record})
+    rows = {r.run_id: r for r in list_runs(tmp_path)}
+
+    def text(r, state):
+        return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", partitions_cell(replace(r, state=state)))).split())
+
+    assert text(rows["manual__b"], "running").endswith("0/3 done waiting for run manual__a: it holds the output")
+    assert text(rows["manual__c"], "running").endswith("waiting for pid 41 on h since t (airflow): it holds the job's "
+                                                       "lock")
+    assert "waiting" not in text(rows["manual__b"], "failed")  # a dead try's note is not a wait
+    assert text(rows["manual__d"], "success").endswith(
+        "2024-01-01..2024-01-03 (3 partitions) already committed by run manual__a")
+    assert rows["manual__e"].waiting is None and rows["manual__e"].committed_by == []
+    assert "already committed" not in text(rows["manual__e"], "success")
 
 
 def test_record_page(client, token, runs_root):

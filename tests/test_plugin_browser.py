@@ -687,3 +687,38 @@ def test_why_report_and_data_docs_in_chromium(api_server, browser):
     assert browser.current_url == f"{api_server}/replay-runs/#run-{_folder(DONE)}", browser.current_url
     assert browser.find_element(By.ID, f"run-{_folder(DONE)}").is_displayed()
     print(f"screenshots: {why_png} {docs_png} {docs_dark_png} {result_png}")
+
+
+def test_waiting_and_already_committed_runs_in_chromium(api_server, browser, runs_root):
+    """Two more runs of the finished run's output, for a moment: one waiting for the output's turn (its record names
+    the run holding it, as the replay task writes it: orchestration/turn.py), one that replayed nothing because the
+    finished run had committed its range (orchestration/committed.py). Their rows say so under the progress."""
+    from event_replay.orchestration.record import write_record
+    from event_replay.orchestration.report import build_report, write_plan_record, write_report
+    from event_replay.orchestration.turn import turn_path, waiting_note
+
+    out = runs_root / "demo_partitioned"
+    waiting, skipped = f"manual__{NOW.isoformat()}-waits", f"manual__{NOW.isoformat()}-skips"
+    holder = {"run_id": RUNNING, "dag_id": DAG, "pid": 4242, "host": "worker-1", "started": NOW.isoformat(),
+              "args": ["airflow", "tasks", "run"]}
+    made = [out / "_airflow" / _folder(r) for r in (waiting, skipped)]
+    try:
+        write_plan_record(made[0], DAYS, partitions_per_job=2)
+        write_record(made[0], {"run_id": waiting, "dag_id": DAG, "waiting": waiting_note(
+            str(out), holder, json.dumps(holder), turn_path(out / "_airflow", str(out)))})
+        write_plan_record(made[1], DAYS, partitions_per_job=2)
+        write_record(made[1], {"run_id": skipped, "dag_id": DAG, "skipped": {"committed_by": {DONE: DAYS}}})
+        write_report(build_report(str(out), DAYS, dag_id=DAG, run_id=skipped, config_file="demo_partitioned.yaml",
+                                  config_path=str(out / "_airflow" / _folder(DONE) / "job.yaml"),
+                                  dq="not run (data quality off)"), made[1])
+        _login(browser, api_server)
+        browser.get(f"{api_server}/replay-runs/")
+        waits, skips = _cells(_row(browser, waiting)), _cells(_row(browser, skipped))
+        assert waits[4] == (f"{DAYS[0]} to {DAYS[-1]} (3) 0/3 done waiting for run {RUNNING}: it holds the output"), \
+            waits
+        assert skips[1] == "success" and skips[4] == (f"{DAYS[0]} to {DAYS[-1]} (3) 3/3 done {DAYS[0]}..{DAYS[-1]} "
+                                                      f"(3 partitions) already committed by run {DONE}"), skips
+        print(f"screenshots: {_shot(browser, 'replay-runs-waiting-and-skipped.png')}")
+    finally:
+        for folder in made:
+            shutil.rmtree(folder, ignore_errors=True)

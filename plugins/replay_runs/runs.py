@@ -11,7 +11,9 @@ run record (`_airflow/<run_id>/report.json`, written by event_replay.orchestrati
   the comparison with the live output: artifacts.py;
 - progress of an Airflow run (progress.py): partitions done / planned and the one replaying now;
 - the run record (`run.json`, event_replay.orchestration.record): the project's version and commit, the config;
-  a cancel (`cancelled.json`, event_replay.orchestration.cancel): "cancelled after partition i of n".
+  a cancel (`cancelled.json`, event_replay.orchestration.cancel): "cancelled after partition i of n"; the run a
+  run waits for at the output (its record's `waiting`: orchestration/turn.py) and the runs that had already
+  committed its partitions (`skipped`: orchestration/committed.py), turn_notes.
 A run folder outside the root (its output elsewhere) is read by the same airflow_row once the Airflow DB names it
 (requested.py); its keys are places.py's.
 """
@@ -81,6 +83,8 @@ class RunRow:
     has_record: bool = False
     dq_off: bool = False  # the run does not check data quality (nor write a why-report)
     live: LiveAgreement | None = None  # the comparison with the live output (<reports>/compare/), None: not compared
+    waiting: str | None = None  # what the run waits for before its replay goes on (turn_notes)
+    committed_by: list[str] = field(default_factory=list)  # "X..Y (n partitions) already committed by run R"
 
     @property
     def progress(self) -> str | None:
@@ -156,7 +160,23 @@ def airflow_row(root: Path, out: Path, run: Path) -> RunRow:
                   config_file=(record.get("config") or {}).get("file") or report.get("config_file"),
                   version=_version(record.get("project") or {}), has_record=bool(record),
                   dq_off=read_json(run / PLAN_FILE).get("run_data_quality") is False,
-                  live=live_agreement(run))
+                  live=live_agreement(run), **turn_notes(record))
+
+
+def turn_notes(record: dict[str, Any]) -> dict[str, Any]:
+    """From a run record: what the run waits for (`waiting`: another run's turn at the output, or a live Spark
+    driver's lock; null once it goes on) and, when it replayed nothing, by which runs its partitions were already
+    committed (`skipped.committed_by`: {run id: partitions})."""
+    note = record.get("waiting") if isinstance(record.get("waiting"), dict) else None
+    waiting = None
+    if note and note.get("for"):
+        waiting = f"waiting for run {note['for']}: it holds the output"
+    elif note:
+        waiting = f"waiting for {note.get('holder') or 'a Spark driver'}: it holds the job's lock"
+    by_run = (record.get("skipped") or {}).get("committed_by") if isinstance(record.get("skipped"), dict) else None
+    committed = [f"{ps[0]}..{ps[-1]} ({len(ps)} partition{'s' if len(ps) != 1 else ''}) already committed by run {run}"
+                 for run, ps in (by_run or {}).items() if isinstance(ps, list) and ps]
+    return {"waiting": waiting, "committed_by": committed}
 
 
 def _cancelled(run: Path, report: dict[str, Any], prog) -> str | None:

@@ -29,7 +29,7 @@ TABLE_STYLE = STYLE + """.state{font-weight:600}.state-success,.pass{color:var(-
 .progress{display:flex;align-items:center;gap:.5em;margin-top:3px;white-space:nowrap}
 .bar{display:inline-block;width:6em;height:6px;border-radius:3px;background:var(--line);overflow:hidden}
 .bar>span{display:block;height:100%;background:var(--accent)}.state-failed~td .bar>span{background:var(--bad)}
-.now{color:var(--warn);font-weight:600}.stopped{color:var(--bad);font-weight:600}.nw{white-space:nowrap}
+.now{color:var(--warn);font-weight:600}.skipped{color:var(--muted);margin-top:3px}.stopped{color:var(--bad);font-weight:600}.nw{white-space:nowrap}
 td.dq.pending{color:var(--muted)}#runs td{vertical-align:top}td.run-cell{max-width:22em}
 a.airflow-run{overflow-wrap:anywhere}.reason{font-weight:400;max-width:18em;margin-top:3px;color:var(--fg)}
 td.state-failed .reason{color:var(--bad)}.version{font-size:92%}pre.config{background:var(--head);
@@ -67,7 +67,9 @@ def partitions_cell(r: RunRow) -> str:
     partition its replay is on now (running) or stopped in (failed)."""
     if r.planned:
         n, done = len(r.planned), r.done or 0
-        if r.current and r.state in ("running", "queued", None):
+        if r.waiting and r.state in ("running", "queued", None):  # its turn at the output (runs.turn_notes)
+            now = f"<div class='now waiting'>{html.escape(r.waiting)}</div>"
+        elif r.current and r.state in ("running", "queued", None):
             now = f"<div class='now'>replaying {html.escape(r.current)}</div>"
         elif r.current and r.state == "failed":
             now = f"<div class='stopped'>stopped in {html.escape(r.current)}</div>"
@@ -77,9 +79,10 @@ def partitions_cell(r: RunRow) -> str:
         else:
             now = ""
         share = 100 * done // n
+        skipped = "".join(f"<div class='skipped'>{html.escape(line)}</div>" for line in r.committed_by)
         return (f"{_span(r.planned)}<div class='progress' title='partitions replayed / planned'>"
                 f"<span class='bar'><span style='width:{share}%'></span></span>"
-                f"<span class='done'>{done}/{n} done</span></div>{now}")
+                f"<span class='done'>{done}/{n} done</span></div>{now}{skipped}")
     parts = r.partitions
     if not parts:
         requested = [p for p in r.extra.get("requested") or [] if p]

@@ -123,25 +123,59 @@ def test_other_input_another_config_or_a_later_commit_replay(backfill, tmp_path)
     assert len(jobs) == 2
     _, jobs = run(planned("run-d"), "run-d")
     assert jobs == []
-    # A source file changed since: replayed.
+    # A source file changed since: replayed, the chunk after it too (it continues the changed day's state).
     source_file = next((tmp_path / "log" / "dt=2024-01-02").iterdir())
     os.utime(source_file, ns=(time.time_ns(), time.time_ns()))
     _, jobs = run(planned("run-e"), "run-e")
     assert len(jobs) == 2
-    # A commit of one partition by something without a run folder (a `replay run` from the CLI) after the run's.
+    # A commit of one partition by something without a run folder (a `replay run` from the CLI) after the run's:
+    # its chunk is replayed, the chunk before it (run-e's commits) is not.
     (tmp_path / "out" / "counts" / "dt=2024-01-03" / "part-0.parquet").write_bytes(b"y")
     _, jobs = run(planned("run-f"), "run-f")
-    assert len(jobs) == 2
-    # The last two days continuing the first: the same replay of them as run-f's, skipped; the same days starting a
-    # new history: another place in it, replayed.
+    assert jobs == ["2024-01-03..2024-01-03"]
+    # The last two days continuing the first: the same replay of them as run-e's and run-f's, skipped; the same days
+    # starting a new history: another place in it, replayed.
     have = list(DAYS)
     continuing = plan_range(have, have[1], have[2], end_of_input="flush", continue_from=DAYS[0]).to_dict()
     log, jobs = run(planned("run-g", plan=continuing, start=DAYS[1]), "run-g")
-    assert jobs == [] and "2024-01-02..2024-01-03 (2 partitions) already committed by run run-f (same config, " \
-                          "same input)" in log
+    assert jobs == [] and "2024-01-02..2024-01-02 (1 partition) already committed by run run-e (same config, " \
+                          "same input)" in log and "2024-01-03..2024-01-03 (1 partition) already committed by run " \
+                          "run-f (same config, same input)" in log
     new_history = plan_range(have, have[1], have[2], end_of_input="flush").to_dict()
     _, jobs = run(planned("run-h", plan=new_history, start=DAYS[1]), "run-h")
     assert jobs == ["2024-01-02..2024-01-03"]
+
+
+def test_the_chunks_an_identical_run_committed_before_it_was_killed_are_skipped(backfill, monkeypatch):
+    """run-a is killed in its second chunk (its first committed); run-b, which takes the output's turn next, skips
+    the first chunk (said: which run committed it), replays the second continuing run-a's carried state; run-c then
+    finds everything committed, by the two runs; force replays every chunk."""
+    from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
+
+    planned, run = backfill
+    commit = SparkSubmitOperator.execute
+
+    def killed_in_the_second_chunk(self, context):
+        if context["run_id"] == "run-a" and "2024-01-03..2024-01-03" in self.application_args:
+            raise RuntimeError("spark-submit killed")
+        commit(self, context)
+
+    monkeypatch.setattr(SparkSubmitOperator, "execute", killed_in_the_second_chunk)
+    with pytest.raises(SystemExit) as killed:  # the task fails (failures.Failed)
+        run(planned("run-a"), "run-a")
+    assert "spark-submit killed" in str(killed.value.reason)
+    b = planned("run-b")
+    log, jobs = run(b, "run-b")
+    assert jobs == ["2024-01-03..2024-01-03"]
+    assert "job 1 of 2: 2024-01-01..2024-01-02 (2 partitions) already committed by run run-a (same config, same " \
+           "input): skipped" in log
+    assert _record(b)["skipped"] == {"committed_by": {"run-a": DAYS[:2]}}
+    log, jobs = run(planned("run-c"), "run-c")
+    assert jobs == [] and log[-1].startswith("nothing replayed: all 3 partitions are already committed")
+    assert "2024-01-01..2024-01-02 (2 partitions) already committed by run run-a (same config, same input)" in log
+    assert "2024-01-03..2024-01-03 (1 partition) already committed by run run-b (same config, same input)" in log
+    _, jobs = run(planned("run-d"), "run-d", force=True)
+    assert jobs == ["2024-01-01..2024-01-02", "2024-01-03..2024-01-03"]
 
 
 def test_the_dry_run_lists_the_partitions_already_committed(backfill):

@@ -24,7 +24,7 @@ from ..layout import CANCEL_FILE, DONE_FOLDER
 from ..semantics.config import parse_config
 from .assets import OUTPUT_ASSETS, outlet_extras
 from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
-from .committed import all_committed, committed_lines
+from .committed import all_committed, chunk_committed, committed_lines
 from .failures import DRY_RUN_KEY, fail
 from .plan import Plan, PlanError, check_state
 from .record import new_record, write_record
@@ -114,11 +114,15 @@ class Backfill:
         chunks = chunk_runs(plan.runs, p.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB)
         n, i, rows = len(plan.runs), 0, 0
         t_run = time.monotonic()
+        # A chunk an identical run committed is skipped only while every chunk before it was too: a chunk after one
+        # this run replays continues that one's carried state, which may differ from what the other run continued.
+        prefix = True
         for k, chunk in enumerate(chunks, 1):
             i += len(chunk)
             span = f"{chunk[0].partition}..{chunk[-1].partition}"
             if all((done_dir / run.partition).exists() for run in chunk):
                 self.log.info("job %d of %d (%s) already replayed by this run (retry): skipped", k, len(chunks), span)
+                prefix = False
                 continue
             try:
                 check_state(p["output_path"], chunk[0])
@@ -131,6 +135,9 @@ class Backfill:
             if wait_for_job_lock(p["output_path"], lambda note: self._waiting(run_dir, record, note)):
                 record["waiting"] = None
                 write_record(run_dir, record)
+            if prefix and self._chunk_committed(run_dir, record, partitions, f"job {k} of {len(chunks)}"):
+                continue
+            prefix = False
             write_chunk_record(run_dir, k, len(chunks), partitions)  # the runs page
             self.on_job((str(run_dir), k, len(chunks), partitions))
             t0 = time.monotonic()
@@ -153,6 +160,21 @@ class Backfill:
         self.log.info("replayed %d partitions %s..%s in %d job%s, rows read %d, %.1f s", n, plan.runs[0].partition,
                       plan.runs[-1].partition, len(chunks), "s" if len(chunks) != 1 else "", rows,
                       time.monotonic() - t_run)
+
+    def _chunk_committed(self, run_dir: Path, record: dict, partitions: list[str], job: str) -> bool:
+        """Every partition of the chunk committed by an identical run (committed.py; an identical run killed after
+        it, whose turn this run took): said, recorded beside the runs that committed them, not replayed; the next
+        chunk continues their carried state. The form's `force` replays it."""
+        by_run = {} if self.force else chunk_committed(run_dir.parent, record, partitions)
+        if not by_run:
+            return False
+        committed = (record.get("skipped") or {}).get("committed_by") or {}
+        for run_id, ps in by_run.items():
+            committed[run_id] = sorted({*committed.get(run_id, []), *ps})
+            self.log.info("%s: %s: skipped", job, committed_lines({run_id: ps})[0])
+        record["skipped"] = {"committed_by": committed}
+        write_record(run_dir, record)
+        return True
 
     def _dry_run(self, p: dict, plan: Plan) -> dict[Any, dict]:
         cfg = parse_config(p["config_raw"])

@@ -8,9 +8,11 @@ A partition P of the planned run is already committed by run X when
 - X is P's last commit: X's done marker is the latest of P's among the runs, and P's row of the `counts` dataset
   (written by every commit of P, a `replay run` from the CLI too; a range keeps no carried state for the partitions
   inside it) is not newer than that marker.
-Only when every planned partition is already committed is the run skipped (a part of a range is replayed whole:
-its later partitions continue the earlier ones' state). A run record without these fields (older runs), a source
-that is not listed or an output that is not local never match: the run replays. The form's `force` replays anyway.
+When every planned partition is already committed the run is skipped; otherwise the chunks (Spark jobs) from the
+plan's start whose every partition is already committed are skipped (`chunk_committed`): an identical run killed
+after its first chunks left them as this run would write them, carried state included, so this run goes on from
+there. A chunk after one this run replays is replayed: it continues the replayed chunk's state, which may differ. A run record without these fields (older runs), a source that is not listed or an output that is
+not local never match: the run replays. The form's `force` replays anyway.
 """
 from __future__ import annotations
 
@@ -89,15 +91,20 @@ def committed_by(runs_folder: str | Path, record: Mapping[str, Any], partitions:
     return found
 
 
-def all_committed(runs_folder: str | Path, record: Mapping[str, Any], plan: Plan) -> dict[str, list[str]]:
-    """{run id: its partitions} when an identical run committed every planned partition (module doc), else {}."""
-    found = committed_by(runs_folder, record, plan.partitions)
-    if not plan.runs or len(found) != len(plan.runs):
+def chunk_committed(runs_folder: str | Path, record: Mapping[str, Any], partitions: Sequence[str]) -> dict[str, list[str]]:
+    """{run id: its partitions} when identical runs committed every one of `partitions` (module doc), else {}."""
+    found = committed_by(runs_folder, record, partitions)
+    if not partitions or len(found) != len(partitions):
         return {}
     by_run: dict[str, list[str]] = {}
-    for partition, run_id in found.items():
-        by_run.setdefault(run_id, []).append(partition)
+    for partition in partitions:
+        by_run.setdefault(found[partition], []).append(partition)
     return by_run
+
+
+def all_committed(runs_folder: str | Path, record: Mapping[str, Any], plan: Plan) -> dict[str, list[str]]:
+    """{run id: its partitions} when an identical run committed every planned partition (module doc), else {}."""
+    return chunk_committed(runs_folder, record, plan.partitions) if plan.runs else {}
 
 
 def committed_lines(by_run: Mapping[str, list[str]]) -> list[str]:
