@@ -72,6 +72,16 @@ def test_write_exception_keeps_the_whole_chained_traceback(trace_dir):
     (RuntimeError(), "RuntimeError"),
     (Exception("An error occurred while calling o58.parquet.\n: java.io.IOException: disk gone\n\tat x.Y(Y.java:1)"),
      "java.io.IOException: disk gone"),
+    # A real task's Py4J error (a corrupt Parquet page): the wrapper says nothing, its first cause names the file.
+    (Exception("An error occurred while calling o579.getResult.\n: org.apache.spark.SparkException: Exception "
+               "thrown in awaitResult: \n\tat org.apache.spark.util.SparkThreadUtils$.awaitResult(S.scala:53)\n"
+               "Caused by: org.apache.spark.SparkException: [FAILED_READ_FILE.NO_HINT] Encountered error while "
+               "reading file file:///log/dt=2024-01-01/part-00000.parquet.  SQLSTATE: KD001\n\tat a.B(B.java:1)\n"
+               "Caused by: java.io.IOException: can not read class PageHeader"),
+     "org.apache.spark.SparkException: [FAILED_READ_FILE.NO_HINT] Encountered error while reading file "
+     "file:///log/dt=2024-01-01/part-00000.parquet.  SQLSTATE: KD001"),
+    (Exception("An error occurred while calling o1.x.\n: java.util.concurrent.ExecutionException\n"
+               "Caused by: java.lang.IllegalStateException: gone"), "java.lang.IllegalStateException: gone"),
 ])
 def test_first_line_of_an_exception(exc, line):
     assert first_line(exc) == line

@@ -37,6 +37,8 @@ _PY_CARETS = re.compile(r"^[\^~]+$")  # Python 3.11's markers under a frame's so
 _PY_RAISED = re.compile(r"^([A-Za-z_][\w.]*)(: .*)?$")  # `module.Class: message`, or a bare `Class`
 _EXCEPTION = re.compile(r"^:?\s*[A-Za-z_][\w.$]*(Error|Exception|Exit|Interrupt|Refused|Missing|Locked|Terminated)"
                         r"(: .*)?$")
+# A Java exception that only wraps its cause: Spark's `awaitResult`, or a class name and nothing after its colon.
+_WRAPPER = re.compile(r"(Exception thrown in awaitResult|^[\w.$]+:?\s*$)")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -70,10 +72,14 @@ def write_exception(name: str, exc: BaseException) -> Path:
 
 
 def first_line(exc: BaseException) -> str:
-    """`Type: message` in one line; for a Py4J error, the Java exception it carries (its `: ...` line)."""
+    """`Type: message` in one line; for a Py4J error, the Java exception it carries (its `: ...` line), or when that
+    only wraps another (`Exception thrown in awaitResult:`, no message of its own) the first cause that says more."""
     text = str(exc)
     java = next((ln[2:].strip() for ln in text.splitlines() if ln.startswith(": ")), None)
     if java:
+        if _WRAPPER.search(java):
+            causes = (ln.strip()[len("Caused by: "):] for ln in text.splitlines() if ln.strip().startswith("Caused by: "))
+            java = next((c for c in causes if not _WRAPPER.search(c)), java)
         return java
     head = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     return f"{type(exc).__name__}: {head}" if head else type(exc).__name__
