@@ -41,7 +41,7 @@ def expected_figures(out: Path, source: pd.DataFrame, lag_ms: int) -> dict:
     """The figures of figures.py's docstring, from a run's written outputs and the source, by plain loops."""
     win, late, wm = (pd.read_parquet(out / d, dtype_backend="numpy_nullable")  # exact longs (+inf) with nulls
                      for d in ("windows", "late_events", "watermarks"))
-    arrival, event = _ms(source["arrival_time"]), _ms(source["event_time"])
+    arrival = _ms(source["arrival_time"])
     rows, end = len(source), int(arrival.max())  # no explicit range: every row, end = the last arrival
 
     # V(t): the stream's value after the changes at t (split changes at a time come before the stream's).
