@@ -7,8 +7,9 @@ anything but "" or "0") the traces are printed where they happened, as before.
 
 `TraceFilter` sorts a job's output lines (as Airflow's spark-submit hook logs them: stripped) into those a log
 shows and those the trace file keeps:
-- a Python traceback: from `Traceback (most recent call last):` to its exception line, with the chained ones
-  (`During handling of the above exception...`, `The above exception was the direct cause...`);
+- a Python traceback: from `Traceback (most recent call last):` to its exception line (the first line after a
+  frame's source line that is no frame: any exception class), with the chained ones (`During handling of the
+  above exception...`, `The above exception was the direct cause...`);
 - a Java stack trace: its frames (`at pkg.Class.method(File.java:12)`, `... 12 more`), `Caused by:` and
   `Suppressed:` lines, and the exception line just above its first frame (Py4J's `: org.apache...Exception: ...`).
 A run of trace lines shows as one line in the log: how many lines and where they are.
@@ -16,6 +17,7 @@ A run of trace lines shows as one line in the log: how many lines and where they
 from __future__ import annotations
 
 import itertools
+import keyword
 import os
 import re
 import tempfile
@@ -31,8 +33,12 @@ _PY_START = "Traceback (most recent call last):"
 _PY_CHAIN = ("During handling of the above exception, another exception occurred:",
              "The above exception was the direct cause of the following exception:")
 _PY_FRAME = re.compile(r'^File ".*", line \d+')
+_PY_CARETS = re.compile(r"^[\^~]+$")  # Python 3.11's markers under a frame's source line
+_PY_RAISED = re.compile(r"^([A-Za-z_][\w.]*)(: .*)?$")  # `module.Class: message`, or a bare `Class`
 _EXCEPTION = re.compile(r"^:?\s*[A-Za-z_][\w.$]*(Error|Exception|Exit|Interrupt|Refused|Missing|Locked|Terminated)"
                         r"(: .*)?$")
+# A Java exception that only wraps its cause: Spark's `awaitResult`, or a class name and nothing after its colon.
+_WRAPPER = re.compile(r"(Exception thrown in awaitResult|^[\w.$]+:?\s*$)")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -66,13 +72,24 @@ def write_exception(name: str, exc: BaseException) -> Path:
 
 
 def first_line(exc: BaseException) -> str:
-    """`Type: message` in one line; for a Py4J error, the Java exception it carries (its `: ...` line)."""
+    """`Type: message` in one line; for a Py4J error, the Java exception it carries (its `: ...` line), or when that
+    only wraps another (`Exception thrown in awaitResult:`, no message of its own) the first cause that says more."""
     text = str(exc)
     java = next((ln[2:].strip() for ln in text.splitlines() if ln.startswith(": ")), None)
     if java:
+        if _WRAPPER.search(java):
+            causes = (ln.strip()[len("Caused by: "):] for ln in text.splitlines() if ln.strip().startswith("Caused by: "))
+            java = next((c for c in causes if not _WRAPPER.search(c)), java)
         return java
     head = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     return f"{type(exc).__name__}: {head}" if head else type(exc).__name__
+
+
+def _exception_line(s: str) -> bool:
+    """After a frame's `File` line: the exception line rather than the frame's source line (a source line of one
+    word is a keyword: `raise`, `return`; `x: int = 1` reads as an exception, a rare source line in a trace)."""
+    m = _PY_RAISED.match(s)
+    return bool(m) and not keyword.iskeyword(m.group(1))
 
 
 class TraceFilter:
@@ -83,6 +100,7 @@ class TraceFilter:
         self.path: Path | None = None
         self.lines = 0  # trace lines kept in the file so far
         self._in_python = False
+        self._after_frame = False  # the last Python line was a frame's `File "...", line N`: its source line may follow
         self._after_exception = False  # a Python traceback just ended: a Java trace may continue it
         self._pending: str | None = None  # a possible exception line, until the next line says whether a trace follows
         self._block = 0  # lines of the trace run going on
@@ -109,12 +127,18 @@ class TraceFilter:
             return
         if self._in_python:
             self._keep(line)
-            if _EXCEPTION.match(s) and not _PY_FRAME.match(s) and not s.startswith(_PY_START):
-                self._in_python, self._after_exception = False, True
+            # The lines are stripped, so a source line reads like any other: a traceback is `File` lines, each with
+            # at most one source line (and carets); the next other line is the exception, whatever its class.
+            after_frame, self._after_frame = self._after_frame, bool(_PY_FRAME.match(s))
+            if self._after_frame or s.startswith(_PY_START) or _PY_CARETS.match(s):
+                return
+            if after_frame and not _exception_line(s):
+                return  # the frame's source line
+            self._in_python, self._after_exception = False, True
             return
         if s == _PY_START or (self._block and s in _PY_CHAIN):
             yield from self._flush_pending(trace=True)
-            self._in_python = True
+            self._in_python, self._after_frame = True, False
             self._keep(line)
             return
         if _FRAME.match(s):

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from event_replay.semantics.durations import NEG_INF, POS_INF
-from event_replay.tuning.figures import (first_fire_delays, lag_figures, lag_segments, newest_event_series, ranked,
+from event_replay.tuning.figures import (first_fire_delays, lag_figures, lag_segments, published_newest_series,
+                                         ranked,
                                          stream_value_series)
 
 
@@ -53,9 +54,14 @@ def test_p99_is_the_smallest_lag_covering_99_percent_of_the_time(spark):
 
 
 @pytest.mark.spark
-def test_newest_event_time_and_first_fire_delays(spark):
-    rows = spark.createDataFrame([(5, 3), (5, 4), (8, 1), (12, 9)], "arrival_time long, event_time long")
-    assert sorted(tuple(r) for r in newest_event_series(rows).collect()) == [(5, 4), (8, 4), (12, 9)]
+def test_newest_event_time_as_published_and_first_fire_delays(spark):
+    wm = spark.createDataFrame([
+        ("split", "p0", False, 3, 5), ("split", "p1", False, 1, 5), ("stream", None, False, 1, 5),
+        ("split", "p1", False, 2, 8),  # below p0's 3: the newest stays 3 + lag
+        ("split", "p1", True, None, 9), ("split", "p0", False, POS_INF, 10),  # idle and +inf publish no newest
+        ("split", "p1", False, 9, 12)], "scope string, split string, idle boolean, watermark long, replay_time long")
+    assert sorted(tuple(r) for r in published_newest_series(wm, 501).collect()) == [
+        (5, 504), (8, 504), (12, 510)]
     values = spark.createDataFrame([(7, 90), (15, 100), (18, 100)], "t long, v long")
     firings = spark.createDataFrame([
         ("a", 80, 90, 0, "watermark", 90), ("a", 80, 90, 1, "late_row", 100),

@@ -37,11 +37,11 @@ def _ms(s: pd.Series) -> pd.Series:
     return s.astype("Int64")
 
 
-def expected_figures(out: Path, source: pd.DataFrame) -> dict:
+def expected_figures(out: Path, source: pd.DataFrame, lag_ms: int) -> dict:
     """The figures of figures.py's docstring, from a run's written outputs and the source, by plain loops."""
     win, late, wm = (pd.read_parquet(out / d, dtype_backend="numpy_nullable")  # exact longs (+inf) with nulls
                      for d in ("windows", "late_events", "watermarks"))
-    arrival, event = _ms(source["arrival_time"]), _ms(source["event_time"])
+    arrival = _ms(source["arrival_time"])
     rows, end = len(source), int(arrival.max())  # no explicit range: every row, end = the last arrival
 
     # V(t): the stream's value after the changes at t (split changes at a time come before the stream's).
@@ -57,11 +57,14 @@ def expected_figures(out: Path, source: pd.DataFrame) -> dict:
                 v = e if v is None else max(v, e)
             if v is not None:
                 v_at[int(r.replay_time_ms)] = v
+    # N(t): the highest finite watermark the splits published up to t, plus the strategy's lag (watermark = max_ts - lag_ms).
     newest_at: dict[int, int] = {}
     top = None
-    for a, e in sorted(zip(arrival.tolist(), event.tolist())):
-        top = e if top is None else max(top, e)
-        newest_at[a] = top
+    for r in wm.itertuples():
+        w = None if pd.isna(r.watermark_ms) else int(r.watermark_ms)
+        if r.scope == "split" and not r.idle and w is not None and w not in (NEG_INF, POS_INF):
+            top = w + lag_ms if top is None else max(top, w + lag_ms)
+            newest_at[int(r.replay_time_ms)] = top
     times = sorted(set(v_at) | set(newest_at))
     segs, cur_n, cur_v = [], None, None
     for i, t in enumerate(times):
@@ -124,7 +127,7 @@ def test_each_variant_equals_a_separate_replay_run(spark, tmp_path):
         run_cfg = vcfg.with_overrides(output={"path": str(tmp_path / f"run-{i}")})
         summary = run_replay(spark, run_cfg)
         out = Path(run_cfg.output.path)
-        exp = expected_figures(out, source)
+        exp = expected_figures(out, source, run_cfg.watermark.lag_ms)
         assert summary.late_rows == row["late_rows"] == exp["late_rows"], variant
         for k in ("rows", "late_rows", "firings", "windows", "windows_late_fired", "wm_lag_p99_ms",
                   "first_fire_delay_windows"):

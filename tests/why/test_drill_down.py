@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from event_replay.layout import WHY_SUMMARY_FILE
-from event_replay.why.drill_down import drilled, link_from_range, partition_report_dir
+from event_replay.why.drill_down import as_in_range, drilled, link_from_range, partition_report_dir
 from event_replay.why.page import render
 
 
@@ -36,3 +36,15 @@ def test_a_partition_report_written_elsewhere_changes_nothing_above_it(tmp_path)
     elsewhere.mkdir()
     link_from_range(elsewhere)  # no range report above: nothing to render, no error
     assert list(tmp_path.iterdir()) == [elsewhere]
+
+
+def test_a_partition_s_own_report_shows_its_row_as_the_range_has_it(tmp_path):
+    above = tmp_path / "why_report"
+    above.mkdir()
+    day = {"partition": "2024-01-02", "rows_read": 1, "firings": 1, "idle_share": 0.999, "lag_p50_ms": 501.0}
+    (above / WHY_SUMMARY_FILE).write_text(json.dumps({"partitions": [{"partition": "2024-01-01"}, day]}))
+    alone = {"partition": "2024-01-02", "rows_read": 1, "firings": 1, "idle_share": 0.002, "lag_p50_ms": 555.0}
+    assert as_in_range(partition_report_dir(above, "2024-01-02"), [alone]) == [day]
+    assert as_in_range(partition_report_dir(above, "2024-01-03"), [{"partition": "2024-01-03"}]) == [
+        {"partition": "2024-01-03"}]  # not in the range's report: as it is
+    assert as_in_range(tmp_path / "elsewhere", [alone]) == [alone]  # no range's report above it

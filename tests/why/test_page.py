@@ -41,3 +41,10 @@ def test_links_are_relative_to_the_report_folder_or_prefixed():
     assert nav in served
     assert {t for t in re.findall(r"(?:href|src)='([^']+)'", served) if t != "/replay-runs/"} == \
         {f"/replay-runs/files/demo/why_report/{t}" for t in targets}
+
+
+def test_an_idle_share_near_but_not_at_the_bounds_does_not_read_as_all_or_nothing():
+    from event_replay.why.page import _figure_text
+
+    assert [_figure_text("idle_share", v) for v in (1.0, 0.9987, 0.25, 0.001, 0.0)] == [
+        "100%", ">99%", "25%", "<1%", "0%"]

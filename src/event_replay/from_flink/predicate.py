@@ -67,6 +67,8 @@ class PredicateTranslator:
             return self._in(node)
         if isinstance(node, exp.Like):
             return self._like(node)
+        if isinstance(node, exp.Escape) and isinstance(node.this, exp.Like):  # sqlglot wraps LIKE in its ESCAPE
+            self.refuse(node, "LIKE ... ESCAPE: not mapped")
         operand = self.operand(node)
         if operand.type.kind != "BOOLEAN":
             self.refuse(node, f"a {operand.type}, not a condition")
@@ -123,8 +125,6 @@ class PredicateTranslator:
 
     def _like(self, node: exp.Like) -> str:
         value, pattern = self.operand(node.this), node.expression
-        if node.args.get("escape") is not None:
-            self.refuse(node, "LIKE ... ESCAPE: not mapped")
         if value.type.kind != "STRING" or not (isinstance(pattern, exp.Literal) and pattern.is_string):
             self.refuse(node, "LIKE of a string column with a constant pattern only: not mapped")
         negated = "NOT " if node.args.get("negate") else ""

@@ -11,9 +11,13 @@ Definitions (all times long ms; the replay clock is the arrival time, the range 
   watermark any split has published, i.e. the running max of the split changes up to that time), so
   V = running max over the stream changes of (the change's watermark, or that split maximum for an idle change).
   Several changes at one replay time count as the last one.
-- The newest event time N(t): the max event time of the rows with arrival_time <= t.
+- The newest event time N(t), as the watermarks output shows it: the highest watermark any split has published
+  up to t (not idle, finite) plus the strategy's lag (WatermarkConfig.lag_ms: watermark = max_ts - lag), so the
+  newest event time a split had seen when it last published. The why-report, which reads only the outputs, and
+  the what-if table compute the lag with this one function (`watermark_lag_segments`): one figure on every page.
+  With periodic emission a row's wait for the next tick is not counted (the same for every variant of an interval).
 - The watermark lag at t is N(t) - V(t), time-weighted over the replay clock: both step functions change only at
-  row arrivals and stream changes; the lag after a point t holds until the next point (the last until `end`).
+  split and stream changes; the lag after a point t holds until the next point (the last until `end`).
   Only time where both are defined and V is finite counts (before the stream's first finite value, and after a
   flush to +inf, the lag is undefined). wm_lag_mean_ms = integral of the lag / counted time; wm_lag_p99_ms = the
   smallest L such that the lag is <= L during at least 99% of the counted time.
@@ -42,10 +46,19 @@ from .running import next_value, running_max, running_sum
 P99_NUM, P99_DEN = 99, 100
 
 
-def newest_event_series(rows: DataFrame) -> DataFrame:
-    """(t, newest): per distinct arrival time t, the max event time of the rows arrived at or before t."""
-    per_t = rows.groupBy(F.col("arrival_time").alias("t")).agg(F.max("event_time").alias("e"))
-    return running_max(per_t, "t", "e", "newest").select("t", "newest")
+def published_newest_series(watermarks: DataFrame, lag_ms: int) -> DataFrame:
+    """(t, newest): per replay time t of a split change, the highest finite watermark published up to t + lag_ms."""
+    w = F.col("watermark")
+    published = (watermarks.where((F.col("scope") == "split") & ~F.col("idle") & w.isNotNull()
+                                  & (w != F.lit(POS_INF)) & (w != F.lit(NEG_INF)))
+                 .groupBy(F.col("replay_time").alias("t")).agg((F.max(w) + F.lit(lag_ms)).alias("e")))
+    return running_max(published, "t", "e", "newest").select("t", "newest")
+
+
+def watermark_lag_segments(watermarks: DataFrame, lag_ms: int, end_ms: int) -> DataFrame:
+    """(t, dur, lag) of the watermark lag (module doc) from a watermarks output (columns scope, split, idle,
+    watermark, replay_time): the one definition the what-if table and the why-report use."""
+    return lag_segments(published_newest_series(watermarks, lag_ms), stream_value_series(watermarks), end_ms)
 
 
 def stream_value_series(watermarks: DataFrame) -> DataFrame:
@@ -114,7 +127,7 @@ def ranked(counts: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def variant_figures(result, newest: DataFrame, cfg: JobConfig, clean_rows: int, end_ms: int) -> dict[str, Any]:
+def variant_figures(result, cfg: JobConfig, clean_rows: int, end_ms: int) -> dict[str, Any]:
     """The summary row of one variant from its engine result (engine.contract.EngineResult)."""
     # Firings and watermarks feed several aggregates below, and the runner's per-variant hook after them
     # (calibrate.py matches the firings with the live output): computed once, for every reader of the result
@@ -128,7 +141,8 @@ def variant_figures(result, newest: DataFrame, cfg: JobConfig, clean_rows: int, 
     late_fired = (windows.where(F.col("fire_reason") == "late_row")
                   .select("key", "window_start", "window_end").distinct().count())
     values = stream_value_series(watermarks).localCheckpoint(eager=True)
-    mean_lag, p99_lag = lag_figures(lag_segments(newest, values, end_ms))
+    mean_lag, p99_lag = lag_figures(lag_segments(published_newest_series(watermarks, cfg.watermark.lag_ms), values,
+                                                 end_ms))
     d = first_fire_delays(windows, values, end_ms).agg(
         F.sum("delay").alias("s"), F.count("delay").alias("n")).first()
     causes = late_causes(result.late_events, watermarks, cfg)

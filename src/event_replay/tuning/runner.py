@@ -64,13 +64,12 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
             # Materialised once for every variant (and independent of the session's Dataset cache, which
             # engine.release clears after each variant).
             rows = source.rows.localCheckpoint(eager=True)
-            newest = fig.newest_event_series(rows).localCheckpoint(eager=True)
             table = []
             for i, (variant, vcfg) in enumerate(variants, 1):
                 t1 = time.monotonic()
                 result, _ = engine.replay(spark, rows, vcfg, source.splits, clock)
                 try:
-                    row = fig.variant_figures(result, newest, vcfg, source.clean_rows, clock.end_ms)
+                    row = fig.variant_figures(result, vcfg, source.clean_rows, clock.end_ms)
                     if per_variant is not None:
                         row.update(per_variant(result, vcfg))
                 finally:

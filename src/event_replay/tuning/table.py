@@ -12,6 +12,7 @@ from ..html_page import table
 DISPLAY = [("variant", "variant"), ("late_rows", "late rows"), ("late_share", "late share"),
            ("windows_late_fired", "windows re-fired late"), ("wm_lag_mean_ms", "wm lag mean"),
            ("wm_lag_p99_ms", "wm lag p99"), ("first_fire_delay_mean_ms", "end -> first firing (mean)"),
+           ("firings", "firings"), ("windows", "windows"),  # as the why-report and the run report count them
            ("late_rows_by_cause", "late rows by cause (split holding the watermark)")]
 # Its columns when the grid ran --against-live (calibrate.py).
 LIVE_DISPLAY = [("live_rank", "rank vs live"), ("live_score", "agreement score"),

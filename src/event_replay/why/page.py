@@ -26,8 +26,8 @@ WORST = 10
 def _figure_text(k: str, v: Any) -> str:
     if v is None:
         return "\u2013"
-    if k == "idle_share":
-        return f"{v:.0%}"
+    if k == "idle_share":  # a partition with any traffic is not idle all the time, nor a stall never
+        return ">99%" if 0.995 <= v < 1 else "<1%" if 0 < v < 0.005 else f"{v:.0%}"
     if k.startswith("lag_"):
         return spoken_duration(round(v))
     return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)

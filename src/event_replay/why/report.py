@@ -43,7 +43,7 @@ from ..tuning.figures import lag_figures
 from ..tuning.results import read_results
 from .page import render
 from .plot import MAX_LANES, figure_size_px, plot, utc
-from .drill_down import drilled, link_from_range, partition_report_dir
+from .drill_down import as_in_range, drilled, link_from_range, partition_report_dir
 from .overview import DAY_MS, HOUR_MS, partition_figures, with_figures
 from .overview_plot import plot_overview
 from .timelines import IDLE, intervals, lag_segments, timelines
@@ -181,6 +181,8 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
     hourly = "hour" in partition_columns(out["counts"])
     figures = partition_figures(cut, segments, len(splits), HOUR_MS if hourly else DAY_MS)
     partitions = with_figures(partitions, figures)
+    if partition:  # its row as the range's page shows it (drill_down.py)
+        partitions = as_in_range(report, partitions)
     overview_px = plot_overview(report / OVERVIEW_FILE, partitions) if len(partitions) > 1 else None
     n_windows = windows.select("key", "window_start", "window_end").distinct().count()
     late_by_split: dict[str, int] = {}

@@ -28,9 +28,7 @@ from dataclasses import dataclass, field
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from ..semantics.durations import NEG_INF, POS_INF
-from ..tuning.figures import lag_segments as segments, stream_value_series
-from ..tuning.running import running_max
+from ..tuning.figures import watermark_lag_segments
 
 SPAN_BUCKETS = 400  # buckets of all spans together: about one per pixel column of the figure's panels
 ACTIVITY_BUCKETS = 2000  # resolution at which gaps in the traffic are found
@@ -233,14 +231,10 @@ def _intervals(series: DataFrame, holders: DataFrame, t1: int) -> DataFrame:
 
 def lag_segments(wm: DataFrame, lag_ms: int, t1: int) -> DataFrame:
     """(t, dur, lag) of the watermark lag on the replay clock (module doc), every stretch where it is defined:
-    the what-if tuning's segments, with the newest event time read off the splits' published watermarks."""
+    the what-if tuning's own function on the batch's columns."""
     frame = wm.select("scope", "split", "idle", F.col("watermark_ms").alias("watermark"),
                       F.col("replay_time_ms").alias("replay_time"))
-    published = (frame.where((F.col("scope") == "split") & ~F.col("idle") & F.col("watermark").isNotNull()
-                             & (F.col("watermark") != F.lit(POS_INF)) & (F.col("watermark") != F.lit(NEG_INF)))
-                 .groupBy(F.col("replay_time").alias("t")).agg((F.max("watermark") + F.lit(lag_ms)).alias("e")))
-    newest = running_max(published, "t", "e", "newest").select("t", "newest")
-    return segments(newest, stream_value_series(frame), t1)
+    return watermark_lag_segments(frame, lag_ms, t1)
 
 
 def _lag(segments: DataFrame, spans: list[Span]) -> dict[int, list[LagBucket]]:

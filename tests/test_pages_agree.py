@@ -1,0 +1,188 @@
+"""Every page shows the same value for each figure (issue 48, Deliver 3): the demo (its 3-day sample, its config,
+jobs/live/demo as the live job) replayed as the backfill DAG's tasks do it, in the tests' Spark session (the range
+replay, the compare_live task's compare, the data-quality step's GX suites and why-report, a what-if grid of the
+config's own settings, the run report), then each page opened in headless Chromium and read as a person reads it:
+the why-report, report.html, the compare page, the tuning table and the Replay runs page (their tables rendered by
+the plugin's own functions over the runs root; Airflow's login in front of them is test_plugin_browser.py's).
+
+Figures: firings, windows, late rows, the mean watermark lag, the agreement with the live output. The Data Docs
+show whether the suites passed, not these counts: the test checks the accounting suite passed on the same outputs.
+Screenshots of the pages land in $REPLAY_SCREENSHOTS (default build/screenshots)."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "plugins"))
+
+pytestmark = [pytest.mark.spark, pytest.mark.integration]
+
+DAYS = ["2024-01-01", "2024-01-02", "2024-01-03"]
+RUN_ID = "manual__2024-01-04T00:00:00+00:00"
+LIVE = ROOT / "jobs" / "live" / "demo"
+LIVE_COLUMNS = "key=key_id,window_start=win_start,window_end=win_end,cnt=events,total=amount,fire_watermark=wm"
+CHROMIUM, CHROMEDRIVER = shutil.which("chromium") or "/usr/bin/chromium", shutil.which("chromedriver")
+SHOTS = Path(os.environ.get("REPLAY_SCREENSHOTS") or ROOT / "build" / "screenshots")
+
+
+@pytest.fixture(scope="module")
+def demo(spark, tmp_path_factory):
+    """The demo's run folder, its outputs and the pages of the plugin, as files."""
+    from event_replay.compare.live import LiveSpec, parse_mapping
+    from event_replay.compare.replay_side import Scope
+    from event_replay.compare.run import CompareOptions, compare
+    from event_replay.history.progress import RangeRequest
+    from event_replay.orchestration.report import build_report, write_plan_record, write_report
+    from event_replay.quality_job import run_quality, write_result
+    from event_replay.range_replay import run_range
+    from event_replay.semantics.config import parse_config
+    from event_replay.tuning.grid import parse_grid
+    from event_replay.tuning.runner import run_tuning
+    from replay_runs.runs import safe_run_id
+
+    base = tmp_path_factory.mktemp("demo")
+    # The Makefile's DEMO_SAMPLE_ARGS: the sample jobs/live/demo was made from.
+    subprocess.run([sys.executable, "-m", "event_replay.samples.days", "--out", str(base / "log"), "--first-day",
+                    DAYS[0], "--days", "3", "--rows-per-day", "5000", "--splits", "4", "--seed", "7"], check=True,
+                   capture_output=True)
+    raw = yaml.safe_load((ROOT / "jobs" / "configs" / "demo_partitioned.yaml").read_text())
+    out = base / "runs" / "demo_partitioned"
+    raw["source"]["path"], raw["output"]["path"] = str(base / "log"), str(out)
+    cfg = parse_config(raw)
+    run = out / "_airflow" / safe_run_id(RUN_ID)
+    run.mkdir(parents=True)
+    (run / "job.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+    write_plan_record(run, DAYS, partitions_per_job=31)
+    run_range(spark, cfg, RangeRequest(first_id=DAYS[0], last_id=DAYS[-1], first=True, previous=None,
+                                       end_of_input="flush", allow_missing=False), progress=lambda line: None)
+    (run / "done").mkdir()
+    for d in DAYS:
+        (run / "done" / d).touch()
+    spec = LiveSpec(path=str(LIVE / "firings"), format="json", late_path=str(LIVE / "late"),
+                    columns=parse_mapping(LIVE_COLUMNS, "--live-columns"), keeps_updates=True)
+    compare(spark, cfg, spec, CompareOptions(scope=Scope(DAYS[0], DAYS[-1]), min_agreement_pct=90.0,
+                                             out_dir=str(run / "compare")))
+    dq = run_quality(cfg, run, run_name=RUN_ID, spark=spark)
+    write_result(dq, run)
+    grid, variants = parse_grid(cfg, "500ms", "5s", None)  # the config's own settings: one variant
+    run_tuning(spark, cfg, grid, variants, log=lambda m: None)
+    write_report(build_report(str(out), DAYS, dag_id="event_time_backfill", run_id=RUN_ID,
+                              config_file="jobs/configs/demo_partitioned.yaml", config_path=str(run / "job.yaml"),
+                              dq=f"passed ({dq['expectations']} expectations)", data_docs=dq["data_docs"],
+                              why_report=dq["why_report"]), run)
+    pages = base / "pages"
+    pages.mkdir()
+    _plugin_pages(base / "runs", pages)
+    return {"run": run, "out": out, "pages": pages, "dq": dq, "cfg": cfg}
+
+
+def _plugin_pages(root: Path, pages: Path) -> None:
+    """The Replay runs page's table and the tuning page's table, rendered by the plugin's functions over `root`."""
+    from starlette.requests import Request
+
+    from event_replay.tuning.table import html_table
+    from replay_runs.dagruns import merge
+    from replay_runs.runs import list_runs, tuning_results
+    from replay_runs.table import TABLE_STYLE, runs_table
+
+    request = Request({"type": "http", "root_path": "/replay-runs", "headers": [], "path": "/", "query_string": b""})
+    rows = merge(list_runs(root), [])
+    doc = "<!doctype html><html><head><meta charset='utf-8'><style>{}</style></head><body>{}</body></html>".format
+    (pages / "runs.html").write_text(doc(TABLE_STYLE, "<h1>Replay runs</h1>" + runs_table(request, rows)))
+    out = next(r.output for r in rows if r.output)
+    tables = "".join(html_table(r.get("rows", []), f"tuning-{i}") for i, r in enumerate(tuning_results(root, out)))
+    (pages / "tuning.html").write_text(doc(TABLE_STYLE, "<h1>What-if tuning</h1>" + tables))
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    assert os.path.exists(CHROMIUM) and CHROMEDRIVER, "chromium/chromedriver missing (.ci/run installs them in CI)"
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for a in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
+              "--disable-dev-shm-usage", "--window-size=1400,1800",
+              f"--user-data-dir={tmp_path_factory.mktemp('chrome')}"):
+        opts.add_argument(a)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _open(browser, path: Path, shot: str) -> str:
+    """The page's visible text; a screenshot of it as `shot`.png."""
+    browser.get(path.resolve().as_uri())
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SHOTS / f"{shot}.png"))
+    return browser.execute_script("return document.body.innerText")
+
+
+def _table(browser, selector: str) -> list[dict[str, str]]:
+    """The rows of the page's table as {heading: cell text}."""
+    return browser.execute_script("""
+        const t = document.querySelector(arguments[0]);
+        const head = [...t.querySelectorAll('thead th, tr:first-child th')].map(h => h.innerText.trim());
+        return [...t.querySelectorAll('tbody tr')].map(tr => Object.fromEntries(
+            [...tr.querySelectorAll('td')].map((td, i) => [head[i], td.innerText.trim()])));""", selector)
+
+
+def _n(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def _ms(text: str) -> float:
+    value, unit = re.fullmatch(r"([\d.]+) (ms|s)", text.strip()).groups()
+    return float(value) * (1000 if unit == "s" else 1)
+
+
+def test_every_page_shows_the_same_figures(demo, browser):
+    run, pages = demo["run"], demo["pages"]
+    why = json.loads((run / "why_report" / "summary.json").read_text())
+    firings, windows, late = why["firings"], why["windows"], why["late_rows"]
+    live = json.loads((run / "compare" / "summary.json").read_text())["totals"]
+    agreement = f"{live['agreement_pct']:.2f}%"
+
+    # The why-report: the totals' line and the lag's.
+    text = _open(browser, run / "why_report" / "index.html", "pages-why-report")
+    m = re.search(r"([\d,]+) firings of ([\d,]+) windows, ([\d,]+) late rows", text)
+    assert m and tuple(map(_n, m.groups())) == (firings, windows, late), text[:800]
+    lag = re.search(r"the lag is ([\d.]+ m?s) on average", text).group(1)
+    # The run report (report.html): the total row, the vs-live line.
+    text = _open(browser, run / "report.html", "pages-report")
+    total = next(r for r in _table(browser, "#report-partitions") if r.get("partition") == "total")
+    assert (_n(total["firings"]), _n(total["late rows"])) == (firings, late), total
+    assert f"{agreement} agreement: {live['differing']} of {windows} windows differ" in text, text
+    # The compare page: the windows compared and the agreement.
+    text = _open(browser, run / "compare" / "index.html", "pages-compare")
+    assert f"{windows:,} windows compared" in text and f"(agreement {agreement})" in text, text[:800]
+    assert live["windows"] == windows and live["replay_firings"] == firings
+    assert live["late_matched"] + live["late_replay_only"] == late
+    # The what-if table: the variant of the config's own settings.
+    _open(browser, pages / "tuning.html", "pages-tuning")
+    (row,) = _table(browser, "#tuning-0")
+    assert (_n(row["late rows"]), _n(row["firings"]), _n(row["windows"])) == (late, firings, windows), row
+    assert _ms(row["wm lag mean"]) == pytest.approx(_ms(lag), abs=0.5), (row, lag)  # both to the millisecond
+    assert row["wm lag mean"] == lag
+    # The Replay runs page: the run's row.
+    _open(browser, pages / "runs.html", "pages-runs")
+    (cells,) = _table(browser, "#runs")
+    assert (_n(cells["firings"]), _n(cells["late rows"])) == (firings, late), cells
+    assert cells["vs live"].startswith(agreement) and f"{live['differing']} of {windows} windows" in cells["vs live"]
+    assert cells["DQ"] == "pass", cells
+    # The Data Docs: the accounting suite's result (it ties the counts together) passed on these outputs.
+    (page,) = (Path(demo["dq"]["data_docs"]).parent / "validations" / "replay_accounting").rglob("*.html")
+    text = _open(browser, page, "pages-data-docs-accounting")
+    assert demo["dq"]["success"] and re.search(r"Unsuccessful Expectations\s+0\b", text), text[:800]
