@@ -150,17 +150,23 @@ def test_the_chunks_an_identical_run_committed_before_it_was_killed_are_skipped(
     """run-a is killed in its second chunk (its first committed); run-b, which takes the output's turn next, skips
     the first chunk (said: which run committed it), replays the second continuing run-a's carried state; run-c then
     finds everything committed, by the two runs; force replays every chunk."""
-    from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
+    from event_replay.orchestration.submit_hook import JobFailed, ReplaySubmitHook
 
     planned, run = backfill
-    commit = SparkSubmitOperator.execute
+    commit = ReplaySubmitHook.submit
+    runs: list[str] = []  # the run ids, in order of their tries
 
-    def killed_in_the_second_chunk(self, context):
-        if context["run_id"] == "run-a" and "2024-01-03..2024-01-03" in self.application_args:
-            raise RuntimeError("spark-submit killed")
-        commit(self, context)
+    def killed_in_the_second_chunk(self, application="", **kwargs):
+        if runs[-1] == "run-a" and "2024-01-03..2024-01-03" in self.replay_args:
+            raise JobFailed("spark-submit killed")  # what the hook raises for a job that ended badly
+        commit(self, application, **kwargs)
 
-    monkeypatch.setattr(SparkSubmitOperator, "execute", killed_in_the_second_chunk)
+    monkeypatch.setattr(ReplaySubmitHook, "submit", killed_in_the_second_chunk)
+    inner = run
+
+    def run(planned_run, run_id, **params):  # noqa: F811 - the fixture's run, noting whose try it is
+        runs.append(run_id)
+        return inner(planned_run, run_id, **params)
     with pytest.raises(SystemExit) as killed:  # the task fails (failures.Failed)
         run(planned("run-a"), "run-a")
     assert "spark-submit killed" in str(killed.value.reason)
