@@ -27,7 +27,8 @@ from pyspark.sql import functions as F
 from ...semantics.config import JobConfig
 from ..elements import PENDING, POS, WE, WS, cleanup, firings_with_aggregates
 from .fire_lookup import with_fire_watermarks
-from .fixed import FixedRows, fixed_firings, fixed_queries, last_start
+from .fixed import FixedRows, fixed_firings, fixed_queries
+from .fixed_assign import last_end
 from .sessions import WID_OFFSET, WID_SPLIT, session_elements
 
 CAUSE_ARRIVAL = "cause_arrival_time"
@@ -110,10 +111,8 @@ def carried_rows(rows: DataFrame, elems: DataFrame, cfg: JobConfig, stream_wm: i
     (harmless: the next partition drops such windows before its first row); no row of an open window is lost."""
     lateness = cfg.window.allowed_lateness_ms
     if cfg.window.type != "session":
-        w = cfg.window
-        last_end = last_start(w) + F.lit(w.size_ms)
         # The row's latest window has the largest cleanup time: the row is held somewhere iff that one is open.
-        return rows.where(cleanup(last_end - F.lit(1), lateness) > F.lit(stream_wm))
+        return rows.where(cleanup(last_end(cfg.window) - F.lit(1), lateness) > F.lit(stream_wm))
     open_members = (elems.where(cleanup(F.col(WE) - F.lit(1), lateness) > F.lit(stream_wm))
                     .select("split", "offset").distinct())
     return rows.join(open_members, ["split", "offset"], "left_semi")
