@@ -34,12 +34,12 @@ class UnsupportedFilter(ValueError):
 class RowFilter:
     """A job's filter over the rows of a log whose roles have the source names `columns` (role -> name)."""
 
-    def __init__(self, text: str, columns: Mapping[str, str]):
+    def __init__(self, text: str, columns: Mapping[str, str], key: str = "filter"):
         self.text = text
-        self.tree = filter_tree(text)
+        self.tree = filter_tree(text, key)
         self.role_of = {name: role for role, name in columns.items()}
 
-    def keeps(self, row: LogRow) -> bool:
+    def keeps(self, row: Any) -> bool:
         """True only when the predicate is true for the row (null drops it)."""
         value = self._eval(self.tree, row)
         if value is not None and not isinstance(value, bool):
@@ -49,6 +49,17 @@ class RowFilter:
     def _column(self, name: str, row: LogRow) -> Any:
         role = self.role_of.get(name)
         return getattr(row, role) if role is not None else row.payload.get(name)
+
+
+class FiringFilter(RowFilter):
+    """The job's `having` over a firing's columns (`key` and the aggregations' names, a mapping): the same subset
+    and the same three-valued logic; a firing is written only when it is true (having_config.py)."""
+
+    def __init__(self, text: str):
+        super().__init__(text, {}, key="having")
+
+    def _column(self, name: str, row: Mapping[str, Any]) -> Any:
+        return row[name]
 
     def _eval(self, node: exp.Expr, row: LogRow) -> Any:
         value = self._eval_positive(node, row)

@@ -102,6 +102,8 @@ def compute_windows_with_elements(rows: DataFrame, stream_values: DataFrame, cfg
         "key", F.col(WS).alias("window_start"), F.col(WE).alias("window_end"),
         F.col("fire_index").cast("int").alias("fire_index"), F.col("fire_watermark").cast("long").alias("fire_watermark"),
         "fire_reason", *cfg.aggregations.keys(), *([F.col("arrival_time").alias(CAUSE_ARRIVAL)] if with_cause else []))
+    if cfg.having is not None:  # after the window operator: the firings it drops kept their fire index (above)
+        out = out.where(F.expr(cfg.having))
     return out, late, elems.select("split", "offset", WE)
 
 

@@ -48,6 +48,7 @@ class FixedRows:
     def __init__(self, rows: DataFrame, cfg: JobConfig, input_cols: list[str]):
         w, wm = cfg.window, F.col("wm_before")
         lateness = w.allowed_lateness_ms
+        self.keyless = cfg.source.keyless  # every key null: a join on the key must be null-safe
         self.early = assign(rows, w).where(wm < F.col(WE) - F.lit(1))
         # Not early in some window: late rows and late-accepted ones (few), computed once; their count comes with
         # that job (an observation, no job of its own) and bounds the late-accepted elements.
@@ -81,7 +82,7 @@ def fixed_firings(fixed: FixedRows, input_cols: list[str], aggs: dict[str, str],
     late = _late_firings(fixed.late_accepted, aggs, partitions)
     if fixed.late_bound <= _LATE_HASHED_MAX:
         late = late.hint("shuffle_hash")  # few: a hash table of them per partition, the timer side streams past it
-    return _combined(timer, late, combine)
+    return _combined(timer, late, combine, fixed.keyless)
 
 
 def _every_window(fixed: FixedRows) -> DataFrame:
@@ -125,12 +126,18 @@ def _late_firings(late_accepted: DataFrame, aggs: dict[str, str], partitions: in
         *[F.when(~is_marker, F.col(c)).alias(c) for c in values])
 
 
-def _combined(timer: DataFrame, late: DataFrame, combine: dict[str, Combine]) -> DataFrame:
+def _combined(timer: DataFrame, late: DataFrame, combine: dict[str, Combine], keyless: bool = False) -> DataFrame:
     """The timer firings (slot 0) and late firings (slot j) from the early aggregate and the late running ones, by
     a left join per window (both sides are partitioned by key alike: no shuffle of the timer side). A window with
     no early element has no timer firing."""
     mine = {c: f"__t_{c}" for c in (POS, *combine)}
-    both = timer.select(*_WID, *[F.col(c).alias(t) for c, t in mine.items()]).join(late, _WID, "left")
+    timer = timer.select(*_WID, *[F.col(c).alias(t) for c, t in mine.items()])
+    if keyless:  # the null key joined null-safe (only then: such a join would lose the sides' partitioning by key)
+        late = late.withColumnsRenamed({c: f"__late{c}" for c in _WID})
+        both = timer.join(late, [F.col(c).eqNullSafe(F.col(f"__late{c}")) for c in _WID], "left") \
+            .drop(*[f"__late{c}" for c in _WID])
+    else:
+        both = timer.join(late, _WID, "left")
     slot = F.coalesce(F.col("__slot"), F.lit(0).cast("long"))
     has_early = F.col(mine[POS]) > 0
     timer_firing = slot == 0
