@@ -90,7 +90,7 @@ def test_tumble_maps_watermark_window_key_and_aggregates(tmp_path):
     assert (w.strategy, w.max_out_of_orderness_ms, w.lag_ms) == ("sql", 5000, 5000)  # SQL flavour: max - d
     assert (w.emit, w.interval_ms, w.idle_timeout_ms) == ("periodic", 200, None)  # Flink's defaults
     assert dataclasses.asdict(cfg.window) == {"type": "tumbling", "size_ms": 10_000, "slide_ms": None,
-                                              "offset_ms": 0, "gap_ms": None, "allowed_lateness_ms": 0,
+                                              "offset_ms": 0, "gap_ms": None, "step_ms": None, "allowed_lateness_ms": 0,
                                               "time": "event"}
     assert cfg.source.columns["event_time"] == "ts" and cfg.source.columns["key"] == "k"
     assert cfg.aggregations == {"cnt": "count(*)", "total": "sum(v)"}
@@ -313,7 +313,7 @@ def test_command_prints_yaml_and_refuses_with_exit_2(tmp_path, capsys):
 # --- issue 30: zones, separators, views, legacy windows ------------------------------------------------------
 
 def test_fixed_offset_zones_and_zones_with_daylight_saving():
-    from event_replay.from_flink.sql import zone_fixed_offset
+    from event_replay.from_flink.window_tvf import zone_fixed_offset
 
     h = 3_600_000
     assert zone_fixed_offset("UTC", "z", 1) == (0, None)
