@@ -18,10 +18,14 @@ The mapping (docs/flink_settings.md has it as tables, with every refusal and why
 - `TUMBLE(TABLE t, DESCRIPTOR(c), size [, offset])` / `GROUP BY TUMBLE(c, size)` -> tumbling;
   `HOP(TABLE t, DESCRIPTOR(c), slide, size [, offset])` / `GROUP BY HOP(c, slide, size)` -> sliding;
   `SESSION(TABLE t PARTITION BY k, DESCRIPTOR(c), gap)` / `GROUP BY SESSION(c, gap), k` -> session; named
-  arguments (`SIZE => ...`) too. An offset is taken modulo the slide (Flink's window start is the same).
-  CUMULATE is refused: the engine has no cumulating windows.
-- The windowing query's key and aggregates (query.py, typed.py). Window aggregations have no allowed lateness in
-  Flink SQL: `window.allowed_lateness` is 0.
+  `CUMULATE(TABLE t, DESCRIPTOR(c), step, size [, offset])` -> cumulate; named arguments (`SIZE => ...`) too. An
+  offset is taken modulo the slide (Flink's window start is the same).
+- The windowing query's key (or none: `source.columns.key: null`), aggregates, WHERE (`filter`) and HAVING
+  (`having`) (query.py, typed.py, where.py). Window aggregations have no allowed lateness in Flink SQL:
+  `window.allowed_lateness` is 0.
+
+Here: the script's conversion; the rowtime is rowtime.py's, the window's arguments window_tvf.py's, the watermark
+settings job_settings.py's.
 """
 from __future__ import annotations
 
@@ -31,6 +35,7 @@ from sqlglot import exp
 
 from ..semantics.config import JobConfig
 from .dialect import FlinkSQL
+from .having import having_into
 from .job_settings import later_settings, review_settings, watermark_into
 from .query import Source, aggregation_into, clause_text, resolve_source, table_column, with_ctes
 from .rowtime import time_attribute
@@ -152,7 +157,8 @@ def _convert(script: Script, window: Window, origin: str, source_path: str, outp
     review_settings(derived, window, source.table)
     derived.set("source.columns.event_time", rowtime.column, rowtime.comment)
     window_into(derived, window, params, rowtime)
-    aggregation_into(derived, window, source, script)
+    key, outputs = aggregation_into(derived, window, source, script)
+    having_into(derived, window, key, outputs)
     filter_into(derived, window, source)
     watermark_into(derived, source.table, rowtime, window)
     later_settings(derived, script, window)
@@ -192,9 +198,9 @@ def _data_source(window: Window, script: Script) -> Source:
                                      "window reads no table or view of the script", window.line)
         return resolve_source(node.name, script, f"FROM {node.name}", window.line)
     name = window.name
-    if name not in TVF_PARAMS and name != "CUMULATE":
+    if name not in TVF_PARAMS:
         raise FlinkSettingsError(f"window function {name}", "unknown: the window TVFs are TUMBLE, HOP, SESSION "
-                                 "(and CUMULATE, not replayed)", window.line)
+                                 "and CUMULATE", window.line)
     args = window.call.expressions
     data = args[0].expression if args and isinstance(args[0], exp.Kwarg) else (args[0] if args else None)
     if not isinstance(data, exp.Table) or isinstance(data.this, exp.Anonymous):

@@ -23,9 +23,10 @@ TVF_PARAMS = {  # positional order of the window TVFs' parameters (Flink's docs)
     "TUMBLE": ("DATA", "TIMECOL", "SIZE", "OFFSET"),
     "HOP": ("DATA", "TIMECOL", "SLIDE", "SIZE", "OFFSET"),
     "SESSION": ("DATA", "TIMECOL", "GAP"),
+    "CUMULATE": ("DATA", "TIMECOL", "STEP", "SIZE", "OFFSET"),
 }
 LEGACY_PARAMS = {"TUMBLE": ("TIMECOL", "SIZE"), "HOP": ("TIMECOL", "SLIDE", "SIZE"), "SESSION": ("TIMECOL", "GAP")}
-WINDOW_TYPES = {"TUMBLE": "tumbling", "HOP": "sliding", "SESSION": "session"}
+WINDOW_TYPES = {"TUMBLE": "tumbling", "HOP": "sliding", "SESSION": "session", "CUMULATE": "cumulate"}
 _UNITS_MS = {"SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000}
 _SPAN = ("DAY", "HOUR", "MINUTE", "SECOND")
 
@@ -34,9 +35,6 @@ def bind_arguments(window: Window) -> dict[str, exp.Expr]:
     """The window's arguments by parameter name, positional or named (`SIZE => INTERVAL ...`)."""
     name, line = window.name, window.line
     text = lambda n: user_text(n, window.statement)  # noqa: E731
-    if name == "CUMULATE" and not window.legacy:
-        raise FlinkSettingsError("CUMULATE window", "the replay engine has no cumulating windows (it has "
-                                 "tumbling, sliding and session windows): not mapped", line)
     params, bound = (LEGACY_PARAMS if window.legacy else TVF_PARAMS)[name], {}
     for i, arg in enumerate(window.call.expressions):
         key = arg.this.name.upper() if isinstance(arg, exp.Kwarg) else (params[i] if i < len(params) else None)
@@ -102,6 +100,12 @@ def window_into(derived: Derived, window: Window, args: dict[str, exp.Expr], row
         if kind == "sliding":
             period = _positive(args["SLIDE"], f"{name} slide", window)
             derived.set("window.slide", format_duration(period), f"slide of {name}")
+        if kind == "cumulate":
+            step = _positive(args["STEP"], f"{name} step", window)
+            if size % step:
+                raise FlinkSettingsError(f"{name} size", f"{user_text(args['SIZE'], window.statement)} is not a "
+                                         "multiple of the step (Flink refuses it too)", line)
+            derived.set("window.step", format_duration(step), f"step of {name}")
         offset, why = 0, []
         if "OFFSET" in args:
             offset = interval_ms(args["OFFSET"], f"{name} offset", line, signed=True, statement=window.statement)
