@@ -12,7 +12,6 @@ from __future__ import annotations
 from sqlglot import exp
 
 from .dialect import FlinkSQL
-from .query import clause_text
 from .script import WINDOW_COLUMNS, Window, line_of, user_text
 from .settings import Derived, FlinkSettingsError
 
@@ -28,7 +27,7 @@ def having_into(derived: Derived, window: Window, key: str | None, outputs: dict
         return
     text = lambda n: user_text(n, window.statement)  # noqa: E731
     line = line_of(clause, window.line)
-    shown = clause_text("having", clause, window.statement)
+    shown = f"HAVING {clause.this.sql(FlinkSQL)}"  # whole (a span of the text can miss a leading NOT)
     by_text = {_written(e): name for name, e in outputs.items()}
 
     def rewrite(node: exp.Expr) -> exp.Expr:
