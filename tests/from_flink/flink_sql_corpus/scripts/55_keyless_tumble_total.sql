@@ -2,12 +2,12 @@
 CREATE TABLE access_log (
   host STRING,
   status INT,
-  bytes BIGINT,
+  response_bytes BIGINT,
   log_time TIMESTAMP(3),
   WATERMARK FOR log_time AS log_time - INTERVAL '2' SECOND
 ) WITH ('connector' = 'kafka', 'topic' = 'access_log', 'format' = 'json');
 
 SELECT window_start, window_end, COUNT(*) AS requests,
-       COUNT(*) FILTER (WHERE status >= 500) AS errors, SUM(bytes) AS bytes
+       COUNT(*) FILTER (WHERE status >= 500) AS errors, SUM(response_bytes) AS sent_bytes
 FROM TABLE(TUMBLE(TABLE access_log, DESCRIPTOR(log_time), INTERVAL '1' MINUTE))
 GROUP BY window_start, window_end;
