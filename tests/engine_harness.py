@@ -17,7 +17,7 @@ from event_replay.semantics.reference import declared_splits_of, replay_range_of
 ROW_SCHEMA = T.StructType([
     T.StructField("split", T.StringType(), False), T.StructField("offset", T.LongType(), False),
     T.StructField("arrival_time", T.LongType(), False), T.StructField("event_time", T.LongType(), False),
-    T.StructField("key", T.StringType(), False), T.StructField("value", T.LongType(), True),
+    T.StructField("key", T.StringType(), True), T.StructField("value", T.LongType(), True),
 ])
 
 

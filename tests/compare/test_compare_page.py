@@ -131,3 +131,14 @@ def test_the_page_and_the_versus_live_section_show_the_same_diagnosis_first(tmp_
         assert at == sorted(at), page
         assert page.index("idle timeout 6.0 s</td>") < page.index("idle timeout 2.0 s</td>")
         assert "97.50%" in page and "3 of 5" in page
+
+
+def test_the_replay_s_rows_are_accounted_with_the_filtered_ones():
+    """rows read = in windows + late + quarantined + skipped + filtered (issue 50), under "How it was compared"."""
+    rows = {"rows_read": 1010, "rows_in_windows": 900, "late_rows": 7, "quarantined_rows": 2, "skipped_rows": 1,
+            "filtered_rows": 100}
+    page = render(summary(rows=rows, config={"row filter": "status = '403'"}))
+    assert ("Replay rows read 1,010 = 900 in windows + 7 late + 2 quarantined + 1 skipped + 100 filtered."
+            in page)
+    assert "row filter status = &#x27;403&#x27;" in page
+    assert "Replay rows read" not in render(summary())

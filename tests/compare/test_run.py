@@ -92,6 +92,9 @@ def test_equal_settings_agree_fully(spark, world, fmt, keeps_updates, late_ident
     assert s["live"]["late_identity"] == ("split, offset" if late_identity == "split" else "key, event time")
     assert all(p["agreement_pct"] == 100.0 for p in s["partitions"])
     assert Path(s["page"]).is_file() and (Path(s["out_dir"]) / "partitions.parquet").is_file()
+    r = s["rows"]  # the replay's counts/: every row read counted once, filtered ones included
+    assert r["rows_read"] == sum(r[c] for c in ("rows_in_windows", "late_rows", "quarantined_rows", "skipped_rows",
+                                                "filtered_rows")) > 0
 
 
 def test_another_idle_timeout_is_found_and_explained(spark, world):

@@ -50,3 +50,27 @@ def test_without_the_extensions_lookups(spark, monkeypatch, window):
                  aggregations={"cnt": "count(*)", "total": "sum(value)"})
     check(spark, dataclasses.replace(case, cfg=cfg))
     assert sorted(set(joined)) == ["_tick_lookup", "fire_table"]
+
+
+@pytest.mark.parametrize("window", [{"type": "session", "gap": 1000, "allowed_lateness": 2000},
+                                    {"type": "cumulate", "size": 4000, "step": 1000, "allowed_lateness": 1000},
+                                    {"type": "sliding", "size": 2000, "slide": 1000, "time": "processing"}])
+def test_keyless_windows_and_having(spark, window):
+    """A windowing query without a key (`source.columns.key: null`: every row's key is null, one group per window)
+    and a HAVING over the firings' columns: firings it drops keep their place in the fire indexes."""
+    from event_replay.semantics.config import parse_config, to_raw
+
+    case = random_case(11, max_rows=200, max_splits=4)
+    raw = to_raw(case.cfg)
+    raw["source"]["columns"]["key"] = None
+    raw["window"] = window
+    raw["aggregations"] = {"cnt": "count(*)", "total": "sum(value)"}
+    raw["having"] = "cnt % 2 = 0"
+    cfg = parse_config(raw)
+    rows = tuple(dataclasses.replace(r, key=None) for r in case.rows)
+    check(spark, dataclasses.replace(case, rows=rows, cfg=cfg))
+    result = replay(rows, cfg, declared_splits=case.declared_splits if cfg.source.splits is not None else None)
+    everything = replay(rows, dataclasses.replace(cfg, having=None),
+                        declared_splits=case.declared_splits if cfg.source.splits is not None else None)
+    assert 0 < len(result.firings) < len(everything.firings)  # HAVING dropped some firings, not all
+    assert {f.key for f in everything.firings} == {None}

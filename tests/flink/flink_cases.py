@@ -22,6 +22,8 @@ def config(**sections: Any) -> JobConfig:
     for name, values in sections.items():
         if name == "window":
             raw["window"] = dict(values)
+        elif isinstance(values, str):  # a root key: filter, having
+            raw[name] = values
         else:
             raw[name].update(values)
     return parse_config(raw)

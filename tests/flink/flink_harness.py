@@ -71,7 +71,7 @@ def write_case(path: Path, rows: Sequence[LogRow], cfg: JobConfig, declared: Seq
     conf = {"strategy": wm.strategy, "delay": _opt(wm.max_out_of_orderness_ms), "emit": wm.emit,
             "interval": _opt(wm.interval_ms), "idle": _opt(wm.idle_timeout_ms),
             "silence": _opt(wm.advance_after_silence_ms), "window": win.type, "size": _opt(win.size_ms),
-            "slide": _opt(win.slide_ms), "offset": _opt(win.offset_ms), "gap": _opt(win.gap_ms),
+            "slide": _opt(win.slide_ms), "step": _opt(win.step_ms), "offset": _opt(win.offset_ms), "gap": _opt(win.gap_ms),
             "lateness": _opt(win.allowed_lateness_ms), "eoi": cfg.replay.end_of_input, "time": win.time}
     lines = ["C\t" + "\t".join(f"{k}={v}" for k, v in conf.items())]
     lines += [f"S\t{_check_name(s)}\t{int(s in side)}" for s in splits]

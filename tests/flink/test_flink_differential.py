@@ -7,6 +7,7 @@ All cases of the module run in ONE JVM (one MiniCluster), in the module-scoped f
 """
 from __future__ import annotations
 
+import dataclasses
 import random
 import sys
 from pathlib import Path
@@ -21,6 +22,7 @@ from event_replay.semantics.reference import Replayer, declared_splits_of, repla
 from flink_cases import (ALL, EXAMPLES, FILTERED, fired, GENERATED, late, PROCESSING, stream_changes,  # noqa: E402
                          TARGETED)
 from flink_harness import run_flink  # noqa: E402
+from shape_cases import SHAPES, with_having  # noqa: E402
 
 pytestmark = pytest.mark.flink
 
@@ -28,11 +30,11 @@ pytestmark = pytest.mark.flink
 
 @pytest.fixture(scope="module")
 def flink_results() -> dict[str, ReplayResult]:
-    results = run_flink([(rows, cfg, declared) for _, rows, cfg, declared in ALL])
-    return {name: r for (name, *_), r in zip(ALL, results)}
+    results = run_flink([(rows, cfg, declared) for _, rows, cfg, declared in ALL + SHAPES])
+    return {name: with_having(r, cfg) for (name, _, cfg, _), r in zip(ALL + SHAPES, results)}
 
 
-CASES = {name: (rows, cfg, declared) for name, rows, cfg, declared in ALL}
+CASES = {name: (rows, cfg, declared) for name, rows, cfg, declared in ALL + SHAPES}
 
 
 def reference(name: str) -> ReplayResult:
@@ -179,13 +181,13 @@ def test_reference_equals_flink_on_examples(flink_results, name):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("name", [n for n, *_ in TARGETED + GENERATED + PROCESSING + FILTERED])
+@pytest.mark.parametrize("name", [n for n, *_ in TARGETED + GENERATED + PROCESSING + FILTERED + SHAPES])
 def test_reference_equals_flink(flink_results, name):
     problems = diff(name, flink_results[name], reference(name))
     assert not problems, "\n".join(problems)
 
 
-PARTITIONED = [n for n, _, cfg, _ in TARGETED + GENERATED + PROCESSING + FILTERED
+PARTITIONED = [n for n, _, cfg, _ in TARGETED + GENERATED + PROCESSING + FILTERED + SHAPES
                if cfg.replay.start_ms is not None and cfg.replay.end_ms is not None
                and cfg.replay.end_ms - cfg.replay.start_ms > 2]
 
@@ -280,3 +282,19 @@ def test_rows_dropped_after_the_watermark_assigner_drive_flink_s_watermarks(flin
         dropped = {(r.split, r.offset) for r in in_range} - {k for f in flink_results[name].firings for k in f.rows} \
             - {(lr.row.split, lr.row.offset) for lr in flink_results[name].late_rows}
         assert dropped == set(reference(name).filtered) and dropped, name
+
+
+def test_shape_cases_reach_cumulate_late_firings_and_having(flink_results):
+    """Not vacuous: Flink's cumulate windows fired late and on time, windows of one start with several ends; the
+    keyless cases fired; HAVING dropped some of Flink's firings and kept others."""
+    cumulate = [flink_results[n] for n, _, cfg, _ in SHAPES if cfg.window.type == "cumulate"]
+    fired = [f for r in cumulate for f in r.firings]
+    assert any(f.fire_reason == "late_row" for f in fired) and any(f.fire_reason == "watermark" for f in fired)
+    assert len({(f.window_start, f.window_end) for f in fired}) > len({f.window_start for f in fired})
+    assert sum(len(r.late_rows) for r in cumulate) > 0
+    assert all(f.key is None for n, _, cfg, _ in SHAPES if cfg.source.keyless for f in flink_results[n].firings)
+    having = [(n, rows, cfg, declared) for n, rows, cfg, declared in SHAPES if cfg.having is not None]
+    assert having and any(flink_results[n].firings for n, *_ in having)
+    unfiltered = [replay(rows, dataclasses.replace(cfg, having=None), declared_splits=declared)
+                  for _, rows, cfg, declared in having]
+    assert sum(len(r.firings) for r in unfiltered) > sum(len(flink_results[n].firings) for n, *_ in having)

@@ -66,8 +66,8 @@ def test_flink_sql_job_refusals_name_the_form_field(tmp_path):
         validate_backfill(request(tmp_path, splits=" "), str(ROOT), "r")
     bad = tmp_path / "bad.sql"
     bad.write_text((ROOT / "jobs" / "flink" / "demo.sql").read_text().replace("TUMBLE(", "CUMULATE(")
-                   .replace("INTERVAL '10' SECOND)", "INTERVAL '1' SECOND, INTERVAL '10' SECOND)"))
+                   .replace("INTERVAL '10' SECOND)", "INTERVAL '3' SECOND, INTERVAL '10' SECOND)"))
     with pytest.raises(Failed) as e:
         validate_backfill(request(tmp_path, config=str(bad)), str(ROOT), "r")
-    assert str(e.value).startswith("Refused: Job config: ") and "bad.sql: line 36: CUMULATE window" in str(e.value)
+    assert str(e.value).startswith("Refused: Job config: ") and "bad.sql: line 36: CUMULATE size" in str(e.value)
     assert not (tmp_path / "out").exists()  # refused before anything is written

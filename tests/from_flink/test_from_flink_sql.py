@@ -75,9 +75,10 @@ def test_corpus_doc_windows_each_mapped_or_refused_by_name():
             outcomes.append(cfg.window.type)
         except FlinkSettingsError as e:
             outcomes.append(e.construct.split("(")[0].split(" ")[0])
-    # The docs' examples mostly window without a key or without aggregating: each refusal names why.
-    assert outcomes == ["TUMBLE", "TUMBLE", "GROUP", "HOP", "HOP", "GROUP", "CUMULATE", "CUMULATE", "SESSION",
-                        "session", "GROUP", "SESSION", "TUMBLE", "GROUP", "GROUP", "GROUP", "tumbling", "view",
+    # The docs' aggregations without a key map (one group per window), CUMULATE too; what is refused windows
+    # without aggregating, groups several ways, cascades, nests or joins: each refusal names why.
+    assert outcomes == ["TUMBLE", "TUMBLE", "tumbling", "HOP", "HOP", "sliding", "CUMULATE", "cumulate", "SESSION",
+                        "session", "session", "SESSION", "TUMBLE", "tumbling", "GROUP", "GROUP", "tumbling", "view",
                         "TUMBLE", "TABLE", "TABLE"]
 
 
@@ -90,7 +91,7 @@ def test_tumble_maps_watermark_window_key_and_aggregates(tmp_path):
     assert (w.strategy, w.max_out_of_orderness_ms, w.lag_ms) == ("sql", 5000, 5000)  # SQL flavour: max - d
     assert (w.emit, w.interval_ms, w.idle_timeout_ms) == ("periodic", 200, None)  # Flink's defaults
     assert dataclasses.asdict(cfg.window) == {"type": "tumbling", "size_ms": 10_000, "slide_ms": None,
-                                              "offset_ms": 0, "gap_ms": None, "allowed_lateness_ms": 0,
+                                              "offset_ms": 0, "gap_ms": None, "step_ms": None, "allowed_lateness_ms": 0,
                                               "time": "event"}
     assert cfg.source.columns["event_time"] == "ts" and cfg.source.columns["key"] == "k"
     assert cfg.aggregations == {"cnt": "count(*)", "total": "sum(v)"}
@@ -171,9 +172,10 @@ REFUSALS = [
     ("watermark column", TABLE.replace("proc AS PROCTIME(),", "ts2 TIMESTAMP(3),") +
      QUERY.replace("DESCRIPTOR(ts)", "DESCRIPTOR(ts2)"), {}, ["DESCRIPTOR(ts2)", "not the watermark column",
                                                                "line 6"], 9),
-    ("cumulate", TABLE + QUERY.replace("TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '10' SECOND)",
-                                       "CUMULATE(TABLE events, DESCRIPTOR(ts), INTERVAL '2' SECOND, "
-                                       "INTERVAL '10' SECOND)"), {}, ["CUMULATE", "no cumulating windows"], 9),
+    ("cumulate size not a multiple of the step", TABLE + QUERY.replace(
+        "TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '10' SECOND)",
+        "CUMULATE(TABLE events, DESCRIPTOR(ts), INTERVAL '3' SECOND, INTERVAL '10' SECOND)"), {},
+     ["CUMULATE size", "not a multiple of the step"], 9),
     ("unknown window function", TABLE + QUERY.replace("TUMBLE(", "SLICE("), {}, ["window function SLICE",
                                                                                  "unknown"], 9),
     ("legacy group window offset", TABLE + "SELECT k, COUNT(*) AS c FROM events\nGROUP BY k, TUMBLE(ts, "
@@ -202,14 +204,21 @@ REFUSALS = [
     ("no windowing query", TABLE + "SELECT * FROM events;\n", {}, ["windowing query", "none found"], 8),
     ("where on a window column", TABLE + QUERY.replace("GROUP BY", "WHERE window_end > window_start\nGROUP BY"),
      {}, ["WHERE window_end > window_start", "filters windows, not rows"], 10),
-    ("having", TABLE + QUERY.replace("window_end;", "window_end\nHAVING COUNT(*) > 1;"), {}, ["HAVING"], 11),
+    ("having an aggregate not selected", TABLE + QUERY.replace("window_end;", "window_end\nHAVING MAX(v) > 1;"), {},
+     ["HAVING MAX(v) > 1", "not an output column"], 11),
+    ("having a window column", TABLE + QUERY.replace("window_end;", "window_end\nHAVING window_end > 1;"), {},
+     ["HAVING window_end > 1", "a window column"], 11),
+    ("having a division", TABLE + QUERY.replace("window_end;", "window_end\nHAVING SUM(v) / COUNT(*) > 1;"), {},
+     ["HAVING SUM(v) / COUNT(*) > 1", "only comparisons"], 11),
     ("join", TABLE + QUERY.replace("GROUP BY", "JOIN dims ON k = dims.k\nGROUP BY"), {}, ["JOIN dims",
                                                                                         "one table"], 10),
     ("grouping sets", TABLE + QUERY.replace("GROUP BY k, window_start, window_end",
                                             "GROUP BY window_start, window_end, GROUPING SETS ((k), ())"), {},
      ["GROUPING SETS", "one key"], 10),
-    ("no key", TABLE + QUERY.replace("GROUP BY k, ", "GROUP BY "), {}, ["GROUP BY window_start", "no key column"],
-     10),
+    ("no key, sessions per key", TABLE + QUERY.replace("GROUP BY k, ", "GROUP BY ").replace("SELECT k, ", "SELECT ")
+     .replace("TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '10' SECOND)",
+              "SESSION(TABLE events PARTITION BY k, DESCRIPTOR(ts), INTERVAL '10' SECOND)"), {},
+     ["PARTITION BY k", "GROUP BY the key too"], 9),
     ("two keys", TABLE + QUERY.replace("GROUP BY k, ", "GROUP BY k, v, "), {}, ["2 key columns"], 10),
     ("no window columns", TABLE + QUERY.replace("GROUP BY k, window_start, window_end", "GROUP BY k"), {},
      ["GROUP BY k", "without window_start"], 10),
@@ -300,20 +309,41 @@ def test_command_prints_yaml_and_refuses_with_exit_2(tmp_path, capsys):
     assert load_config(f).watermark.max_out_of_orderness_ms == 501
     bad = tmp_path / "bad.sql"
     bad.write_text(TABLE + QUERY.replace("TUMBLE(", "CUMULATE(").replace("'10' SECOND)",
-                                                                         "'1' SECOND, INTERVAL '10' SECOND)"))
+                                                                         "'3' SECOND, INTERVAL '10' SECOND)"))
     rc = main(["config", "from-flink-sql", str(bad), "--source-path", "l", "--output-path", "o"])
     out, err = capsys.readouterr()
     assert rc == 2 and out == ""
-    assert err.count("\n") == 1 and err.startswith("replay: line 9: CUMULATE window: the replay engine has no "
-                                                   "cumulating windows")
+    assert err.count("\n") == 1 and err.startswith("replay: line 9: CUMULATE size: INTERVAL '10' SECOND is not a "
+                                                   "multiple of the step")
     rc = main(["config", "from-flink-sql", str(tmp_path / "none.sql"), "--source-path", "l", "--output-path", "o"])
     assert rc == 2 and "file not found" in capsys.readouterr().err
+
+
+# --- issue 50: CUMULATE, HAVING, keyless windows -----------------------------------------------------------
+
+def test_cumulate_having_and_no_key_map(tmp_path):
+    query = (QUERY.replace("SELECT k, ", "SELECT ").replace("GROUP BY k, ", "GROUP BY ")
+             .replace("TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '10' SECOND)",
+                      "CUMULATE(TABLE events, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '10' SECOND, "
+                      "INTERVAL '1' SECOND)")
+             .replace("window_end;", "window_end\nHAVING count(*) > 2 AND (SUM(v) IS NULL OR sum(v) < 9.5);"))
+    text, cfg = convert(tmp_path, TABLE + query)
+    w = cfg.window
+    assert (w.type, w.size_ms, w.step_ms, w.offset_ms, w.allowed_lateness_ms) == ("cumulate", 10_000, 2000, 1000, 0)
+    assert cfg.source.keyless and "has no key: one group per window" in text
+    assert cfg.having == "cnt > 2 AND (total IS NULL OR total < 9.5)"
+    keyed = QUERY.replace("window_end;", "window_end\nHAVING k <> 'x' AND COUNT(*) BETWEEN 2 AND 5;")
+    assert convert(tmp_path, TABLE + keyed)[1].having == "key <> 'x' AND cnt BETWEEN 2 AND 5"
+    session = (QUERY.replace("SELECT k, ", "SELECT ").replace("GROUP BY k, ", "GROUP BY ")
+               .replace("TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '10' SECOND)",
+                        "SESSION(TABLE events, DESCRIPTOR(ts), INTERVAL '10' SECOND)"))
+    assert convert(tmp_path, TABLE + session)[1].source.keyless  # Flink's sessions without PARTITION BY: global
 
 
 # --- issue 30: zones, separators, views, legacy windows ------------------------------------------------------
 
 def test_fixed_offset_zones_and_zones_with_daylight_saving():
-    from event_replay.from_flink.sql import zone_fixed_offset
+    from event_replay.from_flink.window_tvf import zone_fixed_offset
 
     h = 3_600_000
     assert zone_fixed_offset("UTC", "z", 1) == (0, None)

@@ -2,7 +2,11 @@
 no use for included); defaults; sliding and session windows; time notions."""
 from __future__ import annotations
 
+import pytest
+
 from config_cases import DELETE, base, each_error_names_its_key, with_
+from event_replay.semantics.config import to_raw
+from event_replay.semantics.config_keys import ConfigError
 from event_replay.semantics.config import parse_config
 
 # (changes to the base config, the key the error must name)
@@ -58,3 +62,24 @@ def test_sliding_and_session_windows():
 def test_ingestion_time():
     ing = parse_config(with_({"window.time": "ingestion"}))
     assert ing.window.time == "ingestion"
+
+
+def test_cumulate_windows():
+    c = parse_config(with_({"window.type": "cumulate", "window.size": "1d", "window.step": "1h",
+                            "window.offset": "2h", "window.allowed_lateness": "5m"}))
+    assert (c.window.size_ms, c.window.step_ms, c.window.offset_ms) == (86_400_000, 3_600_000, 7_200_000)
+    assert parse_config(to_raw(c)) == c
+
+
+@pytest.mark.parametrize("change, key, why", [
+    ({"window.type": "cumulate"}, "window.step", "required"),
+    ({"window.type": "cumulate", "window.step": "3s"}, "window.size", "multiple of window.step"),
+    ({"window.type": "cumulate", "window.step": "1s", "window.slide": "1s"}, "window.slide", "use step"),
+    ({"window.type": "cumulate", "window.step": "1s", "window.offset": "10s"}, "window.offset", "smaller"),
+    ({"window.type": "cumulate", "window.step": "1s", "window.time": "processing"}, "window.time", "event or"),
+    ({"window.step": "1s"}, "window.step", "only to cumulate"),
+])
+def test_cumulate_refusals_name_their_key(change, key, why):
+    with pytest.raises(ConfigError) as e:
+        parse_config(with_(change))
+    assert e.value.key == key and why in str(e.value)

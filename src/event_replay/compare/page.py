@@ -156,9 +156,19 @@ def _how(s: dict[str, Any]) -> str:
                f"{html.escape(str(live.get('late_identity')))}" if live.get("late_path") else "")
             + f".</li><li>Matching: {html.escape(str(s.get('mode')))}.</li>"
             + f"<li>Replay outputs <code>{html.escape(str(s.get('output_path')))}</code>: {html.escape(cfg)}.</li>"
+            + _rows_read(s.get("rows"))
             + (f"<li>Not compared (not in the live output's mapping): {html.escape(', '.join(skipped))}.</li>"
                if skipped else "")
             + f"</ul><p>Exactness per aggregate:</p><ul>{rules}</ul>")
+
+
+def _rows_read(rows: dict[str, int] | None) -> str:
+    """Every row the replay read, counted once: in windows + late + quarantined + skipped + filtered."""
+    if not rows:
+        return ""
+    return (f"<li>Replay rows read {rows['rows_read']:,} = {rows['rows_in_windows']:,} in windows + "
+            f"{rows['late_rows']:,} late + {rows['quarantined_rows']:,} quarantined + {rows['skipped_rows']:,} "
+            f"skipped + {rows['filtered_rows']:,} filtered.</li>")
 
 
 def render(s: dict[str, Any], nav: str = "", base: str = "") -> str:

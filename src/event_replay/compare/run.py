@@ -16,6 +16,7 @@ from pyspark.sql import SparkSession
 
 from .. import engine
 from ..layout import COMPARE_FOLDER
+from ..quality.prepare import read_outputs
 from ..semantics.config import JobConfig
 from ..semantics.durations import format_duration
 from .classify import classify_late, classify_windows, partition_counts, totals
@@ -96,6 +97,7 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
         "summation_order": options.summation_order, "min_agreement_pct": options.min_agreement_pct,
         "totals": tot, "partitions": per_partition, "hints": hints,
         "config": _config_line(cfg), "search": _search_rows(found), "seconds": round(seconds, 3),
+        "rows": _row_accounting(spark, cfg),
     }
     out_dir = options.out_dir or default_out_dir(cfg)
     summary["out_dir"] = out_dir
@@ -128,13 +130,26 @@ def _live_info(spec: LiveSpec, live) -> dict[str, Any]:
             "keeps_updates": spec.keeps_updates, "aggregates": list(live.aggregates)}
 
 
+_ROW_COUNTS = ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows", "skipped_rows", "filtered_rows")
+
+
+def _row_accounting(spark: SparkSession, cfg: JobConfig) -> dict[str, int]:
+    """The replay's rows, as its counts/ dataset has them: read = in windows + late + quarantined + skipped +
+    filtered (a counts/ written before filters existed has no filtered_rows: 0)."""
+    counts = read_outputs(spark, cfg.output.path)["counts"]
+    names = [c for c in _ROW_COUNTS if c in counts.columns]
+    sums = counts.groupBy().sum(*names).first() if names else None
+    return {c: int((sums[f"sum({c})"] or 0) if sums is not None and c in names else 0) for c in _ROW_COUNTS}
+
+
 def _config_line(cfg: JobConfig) -> dict[str, str]:
     w = cfg.watermark
     delay = format_duration(w.max_out_of_orderness_ms) if w.max_out_of_orderness_ms is not None else "-"
     return {"watermark": f"{w.strategy}, max out-of-orderness {delay}, {w.emit}",
             "idle timeout": format_duration(w.idle_timeout_ms) if w.idle_timeout_ms else "none",
             "window": cfg.window.type, "allowed lateness": format_duration(cfg.window.allowed_lateness_ms),
-            "end of input": cfg.replay.end_of_input}
+            "end of input": cfg.replay.end_of_input,
+            **({"row filter": cfg.filter} if cfg.filter else {}), **({"having": cfg.having} if cfg.having else {})}
 
 
 def windows_frame(spark: SparkSession, out_dir: str):

@@ -8,13 +8,14 @@ FROM t GROUP BY TUMBLE(ts, INTERVAL ...), k`. The replay keys by one column and 
   computes or filters (WHERE) columns of one: a view that joins, aggregates or windows rows is refused, naming it;
   each view's WHERE is kept with the columns it reads (`Source.filters`), for the replay's `filter` (where.py);
 - the GROUP BY must hold the window (window_start, window_end [, window_time], or the legacy group-window call) and
-  exactly one key column, a column of the table; for the SESSION TVF that column must be its `PARTITION BY`
-  (Flink's sessions without it span all keys; legacy SESSION windows are per group key by definition);
+  one key column, a column of the table, or none (one group per window: `source.columns.key: null`); for the
+  SESSION TVF the key must be its `PARTITION BY` (Flink's sessions without it span all keys: keyless);
 - the SELECT list may hold the key, the window columns (window_start/window_end/window_time, or
   TUMBLE_START/_END/_ROWTIME and the HOP_ and SESSION_ ones) and aggregates, alone or in expressions (typed.py);
   an aggregate is named by its alias, else by the sink column at its position (`INSERT INTO sink SELECT ...`),
   else `<function>_<column>` (`count_all` for COUNT(*)), else `expr_<position>`;
-- the windowing query's WHERE is the replay's `filter` (where.py); HAVING, joins, GROUPING SETS / ROLLUP / CUBE and
+- the windowing query's WHERE is the replay's `filter` (where.py), its HAVING the replay's `having` (having.py);
+  joins, GROUPING SETS / ROLLUP / CUBE and
   DISTINCT change which rows or groups count: refused; so is a window aggregation nested in a further query (window
   Top-N, ...): the replay's output is its own.
 """
@@ -33,7 +34,6 @@ from .typed import FType, Spark, Translator, ftype
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REFUSED_CLAUSES = {
-    "having": "the replay fires every window (no HAVING filter)",
     "joins": "the replay windows one table",
 }
 LEGACY_AUX = {"START": "window_start", "END": "window_end", "ROWTIME": "window_time"}
@@ -192,8 +192,9 @@ def table_column(source: Source, column: exp.Column | str, construct: str, line:
 
 
 def aggregation_into(derived: Derived, window: Window, source: Source, script: Script, key_hint: str | None = None
-                     ) -> str:
-    """source.columns.key and aggregations from the windowing query; returns the key (a table column)."""
+                     ) -> tuple[str | None, dict[str, exp.Expr]]:
+    """source.columns.key and aggregations from the windowing query; returns the key as the query names it (None:
+    no key) and each output column's expression as the query writes it (what a HAVING may repeat: having.py)."""
     select, line = window.select, window.line
     text = lambda n: user_text(n, window.statement)  # noqa: E731
     if select is None:
@@ -210,10 +211,16 @@ def aggregation_into(derived: Derived, window: Window, source: Source, script: S
     if select.args.get("distinct"):
         raise FlinkSettingsError("SELECT DISTINCT", "in the windowing query: not mapped", line)
     key_visible, key = _key(window, select, source)
-    derived.set("source.columns.key", key, f"GROUP BY {key_visible} (line {line_of(select.args['group'], line)})"
-                + (f", column {key} of table {source.table.name}" if key != key_visible else ""))
+    group_line = line_of(select.args['group'], line)
+    if key is None:
+        derived.set("source.columns.key", None, f"GROUP BY {user_text(select.args['group'], window.statement)} "
+                    f"(line {group_line}) has no key: one group per window")
+    else:
+        derived.set("source.columns.key", key, f"GROUP BY {key_visible} (line {group_line})"
+                    + (f", column {key} of table {source.table.name}" if key != key_visible else ""))
     names = _sink_columns(select, script)
     seen: set[str] = set()
+    outputs: dict[str, exp.Expr] = {}
     for i, item in enumerate(select.expressions):
         inner = item.unalias()
         item_line = line_of(item, line)
@@ -222,7 +229,7 @@ def aggregation_into(derived: Derived, window: Window, source: Source, script: S
                 derived.notes.append(f"{text(item)} (line {item_line}): window_end - 1 ms, from the output's "
                                      "window_end")
             continue
-        if isinstance(inner, exp.Column) and inner.name.lower() == key_visible.lower():
+        if key_visible is not None and isinstance(inner, exp.Column) and inner.name.lower() == key_visible.lower():
             continue
         if window.legacy and _legacy_aux(inner, window, text, item_line):
             part = inner.name.upper().rpartition("_")[2]
@@ -241,11 +248,12 @@ def aggregation_into(derived: Derived, window: Window, source: Source, script: S
         if name in seen:
             raise FlinkSettingsError(text(item), f"a second output column named {name!r}", item_line)
         seen.add(name)
+        outputs[name] = inner
         why = f": {out.why}" if out.why else ""
         derived.set(f"aggregations.{name}", out.sql, f"{text(inner)} (line {item_line}) -> {out.type}{why}")
     if not seen:
         raise FlinkSettingsError("SELECT list", "no aggregate (COUNT, SUM, MIN, MAX, AVG) of the window", line)
-    return key
+    return key_visible, outputs
 
 
 def _default_name(node: exp.Expr, out: Spark, i: int) -> str:
@@ -305,8 +313,9 @@ def _legacy_aux(node: exp.Expr, window: Window, text, line: int) -> bool:
     return True
 
 
-def _key(window: Window, select: exp.Select, source: Source) -> tuple[str, str]:
-    """(the key as the query names it, the table column it is)."""
+def _key(window: Window, select: exp.Select, source: Source) -> tuple[str | None, str | None]:
+    """(the key as the query names it, the table column it is); (None, None) for a query grouped by the window
+    alone (one group per window: a keyless replay)."""
     group, line = select.args.get("group"), window.line
     text = lambda n: user_text(n, window.statement)  # noqa: E731
     if group is None:
@@ -335,12 +344,14 @@ def _key(window: Window, select: exp.Select, source: Source) -> tuple[str, str]:
         raise FlinkSettingsError(f"GROUP BY {', '.join(columns)}", "without window_start and window_end: not a "
                                  "window aggregation", line_of(group, line))
     keys = [c for c in columns if c.lower() not in WINDOW_COLUMNS]
+    if not keys:
+        if window.name == "SESSION" and not window.legacy:
+            _check_session_partition(window, None)
+        return None, None
     if len(keys) != 1:
         shown = ", ".join([text(window.call)] + columns if window.legacy else columns)
-        form = f"GROUP BY {text(window.call)}, k" if window.legacy else "GROUP BY k, window_start, window_end"
-        why = f"no key column: the replay's windows are keyed ({form})" if not keys \
-            else f"{len(keys)} key columns: the replay keys by one column"
-        raise FlinkSettingsError(f"GROUP BY {shown}", why, line_of(group, line))
+        raise FlinkSettingsError(f"GROUP BY {shown}", f"{len(keys)} key columns: the replay keys by one column "
+                                 "(or none)", line_of(group, line))
     key = table_column(source, keys[0], f"GROUP BY {keys[0]}", line_of(group, line))
     if source.table.computed(key) is not None:
         raise FlinkSettingsError(f"GROUP BY {keys[0]}", f"a computed column of {source.table.name}: the replay keys "
@@ -350,11 +361,14 @@ def _key(window: Window, select: exp.Select, source: Source) -> tuple[str, str]:
     return keys[0], key
 
 
-def _check_session_partition(window: Window, key: str) -> None:
+def _check_session_partition(window: Window, key: str | None) -> None:
     data = window.call.expressions[0]
     data = data.expression if isinstance(data, exp.Kwarg) else data
     partition = [c.name.lower() for c in data.args.get("partition_by") or []]
-    if partition != [key.lower()]:
+    if key is None and partition:
+        raise FlinkSettingsError(f"SESSION(TABLE {data.name} PARTITION BY {', '.join(partition)} ...)", "sessions "
+                                 "per key grouped by the window alone: not mapped (GROUP BY the key too)", window.line)
+    if key is not None and partition != [key.lower()]:
         got = f"PARTITION BY {', '.join(partition)}" if partition else "no PARTITION BY"
         raise FlinkSettingsError(f"SESSION(TABLE {data.name} ...)", f"{got}: Flink's sessions then span "
                                  f"{'all keys' if not partition else 'other keys'}, the replay's are per {key} "

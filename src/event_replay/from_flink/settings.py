@@ -100,7 +100,7 @@ class Derived:
             self.comments[path] = comment
 
 
-SECTION_ORDER = ("source", "watermark", "window", "aggregations", "filter", "replay", "output")
+SECTION_ORDER = ("source", "watermark", "window", "aggregations", "filter", "having", "replay", "output")
 
 
 # A Flink job's settings never name its source's splits (Kafka partitions, files): the user gives them (--splits).

@@ -88,6 +88,8 @@ def late_events_output(late: DataFrame, source: SourceData, keep: Sequence[str] 
     cols = source.source_columns
     out = []
     for role in ("split", "offset", "arrival_time", "event_time", "key"):
+        if cols.get(role) is None:  # a keyless job's log has no key column: its late rows have none either
+            continue
         if role == "event_time" and not source.event_time_is_role:
             if SOURCE_EVENT_TIME in late.columns:
                 out.append(F.col(SOURCE_EVENT_TIME).alias(cols[role]))

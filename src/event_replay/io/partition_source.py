@@ -80,7 +80,7 @@ def borrowed_schema(spark: SparkSession, cfg: JobConfig, subpath: str) -> T.Stru
     columns as strings (converted as any string column)."""
     neighbour = neighbour_file(spark, cfg, subpath)
     if neighbour is None:
-        return T.StructType([T.StructField(c, T.StringType()) for c in dict.fromkeys(cfg.source.columns.values())])
+        return T.StructType([T.StructField(c, T.StringType()) for c in dict.fromkeys(cfg.source.role_columns().values())])
     if cfg.source.format == "csv":
         return csv_reader(spark).csv(neighbour).schema
     return spark.read.parquet(neighbour).schema

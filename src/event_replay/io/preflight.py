@@ -69,7 +69,8 @@ def check_source(cfg: JobConfig) -> None:
     names = source_columns(cfg)
     if names is None:
         return
-    needed = [r for r in COLUMN_ROLES if r != "event_time" or cfg.window.time == "event"]
+    needed = [r for r in COLUMN_ROLES if (r != "event_time" or cfg.window.time == "event")
+              and cfg.source.columns[r] is not None]
     for role in needed:
         col = cfg.source.columns[role]
         if col not in names:

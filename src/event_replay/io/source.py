@@ -92,6 +92,8 @@ class _Roles:
     event_time_from_source: bool
 
     def column(self, role: str) -> Column:
+        if self.cols[role] is None:  # a keyless job: every row's key is null, one group per window
+            return F.lit(None).cast("string")
         return F.col(f"`{self.cols[role]}`")
 
 
@@ -100,7 +102,7 @@ def _roles(raw: DataFrame, cfg: JobConfig) -> _Roles:
     event_time_from_source = cfg.window.time == "event"
     types = {f.name: f.dataType for f in raw.schema.fields}
     cols = dict(cfg.source.columns)
-    needed = [r for r in COLUMN_ROLES if r != "event_time" or event_time_from_source]
+    needed = [r for r in COLUMN_ROLES if (r != "event_time" or event_time_from_source) and cols[r] is not None]
     for role in needed:
         if cols[role] not in types:
             raise ConfigError(f"source.columns.{role}", f"column {cols[role]!r} is not in the source "
@@ -156,9 +158,8 @@ def _reason(roles: _Roles, cfg: JobConfig) -> Column:
     if cfg.source.splits is not None:
         declared = sorted(set(cfg.source.splits) | set(cfg.source.side_inputs))
         reason = reason.when(~s.isin(declared), F.lit(UNDECLARED_SPLIT))
-    return (reason.when(roles.column("offset").isNull(), F.lit(MISSING_OFFSET))
-            .when(o.isNull(), F.lit(BAD_OFFSET))
-            .when(k.isNull(), F.lit(MISSING_KEY)))
+    reason = reason.when(roles.column("offset").isNull(), F.lit(MISSING_OFFSET)).when(o.isNull(), F.lit(BAD_OFFSET))
+    return reason if cfg.source.keyless else reason.when(k.isNull(), F.lit(MISSING_KEY))
 
 
 @dataclass(frozen=True)

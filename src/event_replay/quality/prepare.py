@@ -128,7 +128,7 @@ def late_events_batch(late: DataFrame, cfg: JobConfig) -> DataFrame:
     time_col = cols["event_time"] if cfg.window.time == "event" else cols["arrival_time"]
     return late.select(
         F.col(f"`{cols['split']}`").cast("string").alias("split"), F.col(f"`{cols['offset']}`").alias("offset"),
-        F.col(f"`{cols['key']}`").alias("key"),
+        (F.lit(None).cast("string") if cols["key"] is None else F.col(f"`{cols['key']}`")).alias("key"),
         _ms(late, cols["arrival_time"]).alias("arrival_ms"), _ms(late, time_col).alias("time_ms"),
         _watermark_ms(late, "late_watermark", F.lit(True)).alias("late_watermark_ms"), *_cfg_columns(cfg))
 

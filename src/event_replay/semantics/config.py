@@ -3,7 +3,7 @@ docs/semantics.md).
 
 A config file has six sections, each read and checked by its own module (source_config, watermark_config,
 window_config, aggregations_config, replay_range_config, output_config; one key's reading: config_keys), and one
-optional root key, `filter` (filter_config). Here:
+optional root keys, `filter` (filter_config) and `having` (having_config). Here:
 the sections put together, in the order a file is checked; the root's keys; the file itself; and `to_raw`, the
 YAML-shaped dict `parse_config` reads back to an equal config. Every error is a `ConfigError` naming the offending
 key (dotted path) and why; all durations and instants are held as integer milliseconds.
@@ -19,6 +19,7 @@ import yaml
 from .aggregations_config import parse_aggregations
 from .config_keys import ConfigError, read_mapping, refuse_unknown
 from .filter_config import parse_filter
+from .having_config import parse_having
 from .output_config import OutputConfig, output_raw, parse_output
 from .replay_range_config import EndOfInput, ReplayRangeConfig, parse_replay_range, replay_range_raw
 from .source_config import SourceConfig, parse_source, source_raw
@@ -36,6 +37,8 @@ class JobConfig:
     output: OutputConfig
     # The rows the windows see (a Spark SQL boolean over the log's columns); None: every row (filter_config).
     filter: str | None = None
+    # The firings written (a Spark SQL boolean over key and the aggregations' names); None: all (having_config).
+    having: str | None = None
 
     def with_end_of_input(self, end_of_input: EndOfInput) -> "JobConfig":
         """The same config ending its input with `end_of_input` (a partition's own, or the command line's)."""
@@ -51,7 +54,7 @@ class JobConfig:
 
 def parse_config(raw: Any) -> JobConfig:
     root = read_mapping(raw, "<root>")
-    refuse_unknown(root, {"source", "watermark", "window", "aggregations", "replay", "output", "filter"}, "")
+    refuse_unknown(root, {"source", "watermark", "window", "aggregations", "replay", "output", "filter", "having"}, "")
     for section in ("source", "window", "aggregations", "output"):
         if section not in root:
             raise ConfigError(section, "section is required")
@@ -65,7 +68,8 @@ def parse_config(raw: Any) -> JobConfig:
     replay = parse_replay_range(read_mapping(root.get("replay"), "replay"))
     output = parse_output(read_mapping(root["output"], "output"))
     return JobConfig(source=source, watermark=watermark, window=window, aggregations=aggregations,
-                     replay=replay, output=output, filter=parse_filter(root.get("filter")))
+                     replay=replay, output=output, filter=parse_filter(root.get("filter")),
+                     having=parse_having(root.get("having"), aggregations))
 
 
 def load_config(path: str | Path) -> JobConfig:
@@ -96,4 +100,6 @@ def to_raw(cfg: JobConfig) -> dict[str, Any]:
     }
     if cfg.filter is not None:  # written only when set: a config without one reads back unchanged
         raw["filter"] = cfg.filter
+    if cfg.having is not None:
+        raw["having"] = cfg.having
     return raw

@@ -43,19 +43,20 @@ def parse_filter(raw: Any) -> str | None:
 
 
 @lru_cache(maxsize=64)
-def filter_tree(text: str) -> exp.Expr:
-    """The parsed filter (sqlglot, Spark dialect); ConfigError on `filter` when it is not a row predicate."""
+def filter_tree(text: str, key: str = KEY) -> exp.Expr:
+    """The parsed filter (sqlglot, Spark dialect); ConfigError on `key` (`filter`, or `having`, which decides
+    firings by the same rules over a firing's columns) when it is not a predicate of one row."""
     try:
         statements = [s for s in sqlglot.parse(text, read="spark") if s is not None]
     except sqlglot.errors.SqlglotError as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ConfigError(KEY, f"not a Spark SQL expression ({first}): {text!r}") from None
+        raise ConfigError(key, f"not a Spark SQL expression ({first}): {text!r}") from None
     if len(statements) != 1:
-        raise ConfigError(KEY, f"must be one expression, not {len(statements)} statements: {text!r}")
+        raise ConfigError(key, f"must be one expression, not {len(statements)} statements: {text!r}")
     tree = statements[0]
     problem = _not_a_row_predicate(tree)
     if problem:
-        raise ConfigError(KEY, f"{problem}: {text!r}")
+        raise ConfigError(key, f"{problem}: {text!r}")
     return tree
 
 

@@ -14,7 +14,7 @@ from typing import Any, Iterable
 from .aggregates import compile_aggregates
 from .config import JobConfig
 from .model import FIRE_END_OF_INPUT, FIRE_WATERMARK, Firing, LogRow, ReplayResult
-from .row_filter import RowFilter
+from .row_filter import FiringFilter, RowFilter
 from .windows import Window, assign, max_timestamp, merge_into
 
 
@@ -25,6 +25,7 @@ class ProcessingTimeReplayer:
         self.cfg = cfg
         self.aggregate = compile_aggregates(cfg.aggregations)
         self.row_filter = RowFilter(cfg.filter, cfg.source.columns) if cfg.filter is not None else None
+        self.having = FiringFilter(cfg.having) if cfg.having is not None else None
         self.windows: dict[Any, dict[Window, list[LogRow]]] = {}  # key -> open windows and their rows
         self.fire_counts: dict[tuple[Any, int, int], int] = {}
         self.result = ReplayResult(firings=[], late_rows=[], watermarks=[])
@@ -65,7 +66,10 @@ class ProcessingTimeReplayer:
             index = self.fire_counts.get((key, *window), 0)
             self.fire_counts[(key, *window)] = index + 1
             flush = before is None
+            aggregates = self.aggregate(rows)
+            if self.having is not None and not self.having.keeps({"key": key, **aggregates}):
+                continue  # HAVING, after the window operator: fired (and purged), not written
             self.result.firings.append(Firing(
                 key=key, window_start=window[0], window_end=window[1], fire_index=index,
                 fire_watermark=None if flush else fire_time, fire_reason=FIRE_END_OF_INPUT if flush else FIRE_WATERMARK,
-                aggregates=self.aggregate(rows), rows=tuple(sorted((r.split, r.offset) for r in rows))))
+                aggregates=aggregates, rows=tuple(sorted((r.split, r.offset) for r in rows))))

@@ -15,7 +15,7 @@ from .durations import NEG_INF, POS_INF
 from .model import (FIRE_END_OF_INPUT, FIRE_LATE_ROW, FIRE_WATERMARK, Firing, LateRow, LogRow, ReplayResult,
                     WatermarkChange)
 from .processing_time import ProcessingTimeReplayer
-from .row_filter import RowFilter
+from .row_filter import FiringFilter, RowFilter
 from .watermarks import SideInputGenerator, WatermarkMultiplexer, WithIdleness, make_generator
 from .windows import Window, assign, cleanup_time, max_timestamp, merge_into
 
@@ -47,6 +47,7 @@ class Replayer:
                            for s in self.splits}
         self.aggregate = compile_aggregates(cfg.aggregations)
         self.row_filter = RowFilter(cfg.filter, cfg.source.columns) if cfg.filter is not None else None
+        self.having = FiringFilter(cfg.having) if cfg.having is not None else None
         self.windows: dict[Any, dict[Window, WindowState]] = {}  # key -> open windows
         self.fire_counts: dict[tuple[Any, int, int], int] = {}
         self.result = ReplayResult(firings=[], late_rows=[], watermarks=[])
@@ -199,10 +200,12 @@ class Replayer:
     def _fire(self, key: Any, window: Window, state: WindowState, wm: int | None, reason: str) -> None:
         index = self.fire_counts.get((key, *window), 0)
         self.fire_counts[(key, *window)] = index + 1
+        aggregates = self.aggregate(state.rows)
+        if self.having is not None and not self.having.keeps({"key": key, **aggregates}):
+            return  # HAVING stands after the window operator: the firing happened (its index is used), unwritten
         self.result.firings.append(Firing(
             key=key, window_start=window[0], window_end=window[1], fire_index=index, fire_watermark=wm,
-            fire_reason=reason, aggregates=self.aggregate(state.rows),
-            rows=tuple(sorted((r.split, r.offset) for r in state.rows))))
+            fire_reason=reason, aggregates=aggregates, rows=tuple(sorted((r.split, r.offset) for r in state.rows))))
 
 
 def replay_range_of(rows: Sequence[LogRow], cfg: JobConfig) -> tuple[int, int, list[LogRow]]:

@@ -6,7 +6,8 @@ columns as the source names them (`source.columns` maps each role to its source 
 column, null when the row has none). The subset: literals, columns, `= <> != < <= > >= <=>`, AND/OR/NOT, IS [NOT]
 NULL, [NOT] IN, [NOT] BETWEEN, [NOT] LIKE, `+ - * %` and unary minus, over numbers, strings and booleans of one
 kind per comparison. Anything else is `UnsupportedFilter`: the Spark engine evaluates any Spark SQL boolean, tests
-use this subset so both can be compared (as semantics/aggregates.py does for aggregates).
+use this subset so both can be compared (as semantics/aggregates.py does for aggregates). `FiringFilter` is the
+same evaluation of the job's `having` over a firing's columns.
 """
 from __future__ import annotations
 
@@ -34,12 +35,12 @@ class UnsupportedFilter(ValueError):
 class RowFilter:
     """A job's filter over the rows of a log whose roles have the source names `columns` (role -> name)."""
 
-    def __init__(self, text: str, columns: Mapping[str, str]):
+    def __init__(self, text: str, columns: Mapping[str, str], key: str = "filter"):
         self.text = text
-        self.tree = filter_tree(text)
+        self.tree = filter_tree(text, key)
         self.role_of = {name: role for role, name in columns.items()}
 
-    def keeps(self, row: LogRow) -> bool:
+    def keeps(self, row: Any) -> bool:
         """True only when the predicate is true for the row (null drops it)."""
         value = self._eval(self.tree, row)
         if value is not None and not isinstance(value, bool):
@@ -106,6 +107,17 @@ class RowFilter:
             elif _compare(exp.EQ, v, candidate):
                 return True
         return None if seen_null else False
+
+
+class FiringFilter(RowFilter):
+    """The job's `having` over a firing's columns (`key` and the aggregations' names, a mapping): the same subset
+    and the same three-valued logic; a firing is written only when it is true (having_config.py)."""
+
+    def __init__(self, text: str):
+        super().__init__(text, {}, key="having")
+
+    def _column(self, name: str, row: Mapping[str, Any]) -> Any:
+        return row[name]
 
 
 def _literal(node: exp.Expr) -> Any:

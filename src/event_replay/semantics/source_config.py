@@ -20,9 +20,19 @@ COLUMN_ROLES = ("split", "offset", "arrival_time", "event_time", "key")
 class SourceConfig:
     path: str
     format: SourceFormat = "parquet"
-    columns: Mapping[str, str] = field(default_factory=lambda: {r: r for r in COLUMN_ROLES})
+    # role -> source column; the key's is None for a job without a key (one global group per window: key null)
+    columns: Mapping[str, str | None] = field(default_factory=lambda: {r: r for r in COLUMN_ROLES})
     splits: tuple[str, ...] | None = None  # declared splits; None = those seen in the range
     side_inputs: tuple[str, ...] = ()  # inputs that never produce watermarks: count as +inf
+
+    @property
+    def keyless(self) -> bool:
+        """`columns.key: null`: a windowing query without a key (Flink's windowAll, SQL without GROUP BY keys)."""
+        return self.columns["key"] is None
+
+    def role_columns(self) -> dict[str, str]:
+        """The roles that read a source column, and the column each reads (the key's, unless keyless)."""
+        return {role: name for role, name in self.columns.items() if name is not None}
 
 
 def parse_source(raw: Mapping[str, Any]) -> SourceConfig:
@@ -37,10 +47,14 @@ def parse_source(raw: Mapping[str, Any]) -> SourceConfig:
     columns = {}
     for role in COLUMN_ROLES:
         name = cols_raw.get(role, role)
+        if role == "key" and name is None:
+            columns[role] = None  # written `key: null`: no key
+            continue
         if not isinstance(name, str) or not name:
             raise ConfigError(f"{p}.columns.{role}", "must be a column name")
         columns[role] = name
-    if len(set(columns.values())) != len(columns):
+    named = [c for c in columns.values() if c is not None]
+    if len(set(named)) != len(named):
         raise ConfigError(f"{p}.columns", "two roles map to the same column")
     splits = _split_names(raw, "splits", p)
     side_inputs = _split_names(raw, "side_inputs", p) or ()

@@ -1,4 +1,5 @@
-"""The `window` section of a job config: tumbling, sliding or session windows, their size, slide, offset or gap,
+"""The `window` section of a job config: tumbling, sliding, cumulate or session windows, their size, slide, step,
+offset or gap,
 the allowed lateness, and the time notion they are assigned and fired by (event, ingestion or processing).
 
 `parse_window` refuses a bad key, or a key the window type has no use for, with a ConfigError naming it;
@@ -11,7 +12,7 @@ from typing import Any, Literal, Mapping, get_args
 
 from .config_keys import ConfigError, read_choice, read_duration, refuse_unknown
 
-WindowType = Literal["tumbling", "sliding", "session"]
+WindowType = Literal["tumbling", "sliding", "cumulate", "session"]
 TimeNotion = Literal["event", "ingestion", "processing"]
 # The values each accepts, in the order error messages list them.
 WINDOW_TYPES: tuple[str, ...] = get_args(WindowType)
@@ -25,18 +26,21 @@ class WindowConfig:
     slide_ms: int | None = None
     offset_ms: int = 0
     gap_ms: int | None = None
+    step_ms: int | None = None  # cumulate: windows [start, start + k*step) up to size (Flink SQL's CUMULATE)
     allowed_lateness_ms: int = 0
     time: TimeNotion = "event"
 
 
 def parse_window(raw: Mapping[str, Any]) -> WindowConfig:
     p = "window"
-    refuse_unknown(raw, {"type", "size", "slide", "offset", "gap", "allowed_lateness", "time"}, p)
+    refuse_unknown(raw, {"type", "size", "slide", "step", "offset", "gap", "allowed_lateness", "time"}, p)
     wtype = read_choice(raw, "type", WINDOW_TYPES, None, p)
     time = read_choice(raw, "time", TIME_NOTIONS, "event", p)
     lateness = read_duration(raw, "allowed_lateness", p, default=0)
-    size = slide = gap = None
+    size = slide = gap = step = None
     offset = 0
+    if "step" in raw and wtype != "cumulate":
+        raise ConfigError(f"{p}.step", f"does not apply to {wtype} windows (only to cumulate)")
     if wtype == "session":
         for k in ("size", "slide", "offset"):
             if k in raw:
@@ -53,6 +57,16 @@ def parse_window(raw: Mapping[str, Any]) -> WindowConfig:
                 raise ConfigError(f"{p}.slide", f"must not exceed window.size ({slide} ms > {size} ms)")
             if offset >= slide:
                 raise ConfigError(f"{p}.offset", "must be smaller than window.slide")
+        elif wtype == "cumulate":
+            if "slide" in raw:
+                raise ConfigError(f"{p}.slide", "does not apply to cumulate windows (use step)")
+            step = read_duration(raw, "step", p, required=True, strictly_positive=True)
+            if size % step:  # Flink's CUMULATE refuses it too: the windows of a max-size window end on its steps
+                raise ConfigError(f"{p}.size", f"must be a multiple of window.step ({size} ms, step {step} ms)")
+            if offset >= size:
+                raise ConfigError(f"{p}.offset", "must be smaller than window.size")
+            if time == "processing":
+                raise ConfigError(f"{p}.time", "cumulate windows are replayed on event or ingestion time only")
         else:
             if "slide" in raw:
                 raise ConfigError(f"{p}.slide", "does not apply to tumbling windows")
@@ -60,7 +74,7 @@ def parse_window(raw: Mapping[str, Any]) -> WindowConfig:
                 raise ConfigError(f"{p}.offset", "must be smaller than window.size")
     if time == "processing" and lateness:
         raise ConfigError(f"{p}.allowed_lateness", "processing-time windows have no lateness")
-    return WindowConfig(type=wtype, size_ms=size, slide_ms=slide, offset_ms=offset, gap_ms=gap,
+    return WindowConfig(type=wtype, size_ms=size, slide_ms=slide, offset_ms=offset, gap_ms=gap, step_ms=step,
                         allowed_lateness_ms=lateness, time=time)
 
 
@@ -73,4 +87,6 @@ def window_raw(win: WindowConfig) -> dict[str, Any]:
         raw["offset"] = win.offset_ms
         if win.type == "sliding":
             raw["slide"] = win.slide_ms
+        if win.type == "cumulate":
+            raw["step"] = win.step_ms
     return raw

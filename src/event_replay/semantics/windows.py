@@ -36,11 +36,21 @@ def sliding(t: int, size: int, slide: int, offset: int = 0) -> list[Window]:
     return windows
 
 
+def cumulate(t: int, size: int, step: int, offset: int = 0) -> list[Window]:
+    """Flink's CumulativeWindowAssigner: the windows of t's max-size window [start, start + size) that end on a step
+    after t, [start, first_end), [start, first_end + step), ... [start, start + size) (shortest first, like Flink)."""
+    start = window_start(t, size, offset)
+    first_end = window_start(t, step, offset) + step
+    return [(start, end) for end in range(first_end, start + size + 1, step)]
+
+
 def assign(t: int, cfg: WindowConfig) -> list[Window]:
     if cfg.type == "tumbling":
         return tumbling(t, cfg.size_ms, cfg.offset_ms)
     if cfg.type == "sliding":
         return sliding(t, cfg.size_ms, cfg.slide_ms, cfg.offset_ms)
+    if cfg.type == "cumulate":
+        return cumulate(t, cfg.size_ms, cfg.step_ms, cfg.offset_ms)
     return [(t, t + cfg.gap_ms)]  # a session's own window, merged by the caller
 
 

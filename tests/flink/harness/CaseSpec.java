@@ -28,8 +28,8 @@ public class CaseSpec implements Serializable {
     public long idleTimeout = -1; // -1 = none
     public long silence = -1; // -1 = none
     public String time = "event"; // event | ingestion | processing (window.time)
-    public String window; // tumbling | sliding | session
-    public long size, slide, offset, gap, lateness;
+    public String window; // tumbling | sliding | cumulate | session
+    public long size, slide, step, offset, gap, lateness;
     public boolean flush;
     public List<String> splits = new ArrayList<>();
     public List<Boolean> side = new ArrayList<>();
@@ -58,6 +58,7 @@ public class CaseSpec implements Serializable {
                     c.window = kv.get("window");
                     c.size = num(kv, "size");
                     c.slide = num(kv, "slide");
+                    if (kv.containsKey("step")) c.step = num(kv, "step");
                     c.offset = num(kv, "offset");
                     c.gap = num(kv, "gap");
                     c.lateness = num(kv, "lateness");

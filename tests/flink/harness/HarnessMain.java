@@ -187,6 +187,9 @@ public class HarnessMain {
             case "sliding":
                 return processingTime ? (WindowAssigner) SlidingProcessingTimeWindows.of(size, slide, offset)
                         : (WindowAssigner) SlidingEventTimeWindows.of(size, slide, offset);
+            case "cumulate":
+                if (processingTime) throw new IllegalArgumentException("cumulate windows on processing time");
+                return (WindowAssigner) new CumulativeWindows(spec.size, spec.step, spec.offset);
             case "session":
                 return processingTime ? (WindowAssigner) ProcessingTimeSessionWindows.withGap(gap)
                         : (WindowAssigner) EventTimeSessionWindows.withGap(gap);

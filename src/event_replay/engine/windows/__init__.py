@@ -27,7 +27,8 @@ from pyspark.sql import functions as F
 from ...semantics.config import JobConfig
 from ..elements import PENDING, POS, WE, WS, cleanup, firings_with_aggregates
 from .fire_lookup import with_fire_watermarks
-from .fixed import FixedRows, fixed_firings, fixed_queries, last_start
+from .fixed import FixedRows, fixed_firings, fixed_queries
+from .fixed_assign import last_end
 from .sessions import WID_OFFSET, WID_SPLIT, session_elements
 
 CAUSE_ARRIVAL = "cause_arrival_time"
@@ -101,6 +102,8 @@ def compute_windows_with_elements(rows: DataFrame, stream_values: DataFrame, cfg
         "key", F.col(WS).alias("window_start"), F.col(WE).alias("window_end"),
         F.col("fire_index").cast("int").alias("fire_index"), F.col("fire_watermark").cast("long").alias("fire_watermark"),
         "fire_reason", *cfg.aggregations.keys(), *([F.col("arrival_time").alias(CAUSE_ARRIVAL)] if with_cause else []))
+    if cfg.having is not None:  # after the window operator: the firings it drops kept their fire index (above)
+        out = out.where(F.expr(cfg.having))
     return out, late, elems.select("split", "offset", WE)
 
 
@@ -110,10 +113,8 @@ def carried_rows(rows: DataFrame, elems: DataFrame, cfg: JobConfig, stream_wm: i
     (harmless: the next partition drops such windows before its first row); no row of an open window is lost."""
     lateness = cfg.window.allowed_lateness_ms
     if cfg.window.type != "session":
-        w = cfg.window
-        last_end = last_start(w) + F.lit(w.size_ms)
         # The row's latest window has the largest cleanup time: the row is held somewhere iff that one is open.
-        return rows.where(cleanup(last_end - F.lit(1), lateness) > F.lit(stream_wm))
+        return rows.where(cleanup(last_end(cfg.window) - F.lit(1), lateness) > F.lit(stream_wm))
     open_members = (elems.where(cleanup(F.col(WE) - F.lit(1), lateness) > F.lit(stream_wm))
                     .select("split", "offset").distinct())
     return rows.join(open_members, ["split", "offset"], "left_semi")

@@ -33,7 +33,7 @@ from ...semantics.windows import window_start  # Flink's TimeWindow.getWindowSta
 from ..contract import NEG_INF
 from ..elements import PENDING, WE
 from ..lookups import available, ceiling_value
-from .fixed import slide_of
+from .fixed_assign import slide_of
 
 FIRE_TABLE_MAX = 2_000_000
 _BUCKET_BITS = 20  # the as-of lookup's time buckets are 2^20 ms (~17 min) wide
@@ -42,8 +42,12 @@ _BUCKET_BITS = 20  # the as-of lookup's time buckets are 2^20 ms (~17 min) wide
 def window_ends(window: WindowConfig, lo: int, hi: int) -> np.ndarray | None:
     """Every end of a window holding an event time in [lo, hi] (None above FIRE_TABLE_MAX)."""
     slide = slide_of(window)
-    first = window_start(lo, slide, window.offset_ms) - (-(-window.size_ms // slide) - 1) * slide
-    last = window_start(hi, slide, window.offset_ms)
+    if window.type == "cumulate":  # every step ends a window: from lo's first end to hi's max-size window's end
+        first = window_start(lo, slide, window.offset_ms) + slide - window.size_ms
+        last = window_start(hi, window.size_ms, window.offset_ms)
+    else:
+        first = window_start(lo, slide, window.offset_ms) - (-(-window.size_ms // slide) - 1) * slide
+        last = window_start(hi, slide, window.offset_ms)
     if (last - first) // slide + 1 > FIRE_TABLE_MAX:
         return None
     return np.arange(first, last + 1, slide, dtype=np.int64) + window.size_ms

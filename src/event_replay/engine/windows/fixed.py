@@ -1,4 +1,5 @@
-"""Tumbling and sliding windows: assignment, then firings as one aggregate (SEMANTICS §5–6).
+"""Tumbling, sliding and cumulate windows: firings as one aggregate (SEMANTICS §5–6); which windows hold a row is
+fixed_assign.py.
 
 Every row carries `wm_before`, the stream watermark just before it, which never goes back in replay order
 (arrival_time, split, offset). For a window with max timestamp `m = end - 1` and cleanup time `c = m + lateness`,
@@ -25,13 +26,13 @@ first: the firings and their write share one shuffle.
 """
 from __future__ import annotations
 
-from pyspark.sql import Column, DataFrame, Observation, Window
+from pyspark.sql import DataFrame, Observation, Window
 from pyspark.sql import functions as F
 
 from ...semantics.config import JobConfig
-from ...semantics.window_config import WindowConfig
 from ...semantics.model import FIRE_LATE_ROW
 from ..elements import ORDER, PENDING, POS, WE, WS, cleanup, firings_with_aggregates
+from .fixed_assign import assign, first_max_ts, last_end, max_timestamps, windows_per_row
 from .fixed_walk import walked_firings
 from .merge import Combine, combiners
 
@@ -41,49 +42,21 @@ _LATE_HASHED_MAX = 2_000_000
 _WID = ["key", WS, WE]
 
 
-def slide_of(w: WindowConfig) -> int:
-    return w.slide_ms if w.type == "sliding" else w.size_ms
-
-
-def last_start(w: WindowConfig) -> Column:
-    t = F.col("event_time")
-    return t - F.pmod(t - F.lit(w.offset_ms), F.lit(slide_of(w)))  # Flink's getWindowStartWithOffset
-
-
-def assign(rows: DataFrame, w: WindowConfig) -> DataFrame:
-    """One element per (row, window holding its event time): the row's columns plus __ws, __we."""
-    size, slide = w.size_ms, slide_of(w)
-    n_windows = -(-size // slide)  # at most this many windows contain a timestamp
-    if n_windows == 1:
-        elems = rows.withColumn(WS, last_start(w))
-    else:
-        elems = (rows.withColumn("__k", F.explode(F.sequence(F.lit(0), F.lit(n_windows - 1))))
-                 .withColumn(WS, last_start(w) - F.col("__k") * F.lit(slide))
-                 .where(F.col(WS) > F.col("event_time") - F.lit(size)).drop("__k"))
-    return elems.withColumn(WE, F.col(WS) + F.lit(size))
-
-
-def _first_max_ts(w: WindowConfig) -> Column:
-    """The smallest max timestamp among the windows holding the row's event time."""
-    size, slide, last = w.size_ms, slide_of(w), last_start(w)
-    k_max = F.floor((last - F.col("event_time") + F.lit(size - 1)) / F.lit(slide)).cast("long")
-    return last - k_max * F.lit(slide) + F.lit(size - 1)
-
-
 class FixedRows:
-    """The rows of tumbling/sliding windows sorted into early elements, late-accepted elements and late rows."""
+    """The rows of tumbling/sliding/cumulate windows sorted into early elements, late-accepted elements and late rows."""
 
     def __init__(self, rows: DataFrame, cfg: JobConfig, input_cols: list[str]):
         w, wm = cfg.window, F.col("wm_before")
         lateness = w.allowed_lateness_ms
+        self.keyless = cfg.source.keyless  # every key null: a join on the key must be null-safe
         self.early = assign(rows, w).where(wm < F.col(WE) - F.lit(1))
         # Not early in some window: late rows and late-accepted ones (few), computed once; their count comes with
         # that job (an observation, no job of its own) and bounds the late-accepted elements.
         seen = Observation("behind")
-        self.behind = (rows.where(wm >= _first_max_ts(w)).observe(seen, F.count(F.lit(1)).alias("n"))
+        self.behind = (rows.where(wm >= first_max_ts(w)).observe(seen, F.count(F.lit(1)).alias("n"))
                        .localCheckpoint(eager=True))
-        self.late_bound = seen.get["n"] * -(-w.size_ms // slide_of(w))
-        last_max_ts = last_start(w) + F.lit(w.size_ms - 1)
+        self.late_bound = seen.get["n"] * windows_per_row(w)
+        last_max_ts = last_end(w) - F.lit(1)
         # A row is late iff its latest window (the largest max timestamp) is dropped: cleanup grows with the end.
         self.late_rows = (self.behind.where(wm >= cleanup(last_max_ts, lateness))
                           .select(*input_cols, wm.alias("late_watermark")))
@@ -109,7 +82,7 @@ def fixed_firings(fixed: FixedRows, input_cols: list[str], aggs: dict[str, str],
     late = _late_firings(fixed.late_accepted, aggs, partitions)
     if fixed.late_bound <= _LATE_HASHED_MAX:
         late = late.hint("shuffle_hash")  # few: a hash table of them per partition, the timer side streams past it
-    return _combined(timer, late, combine)
+    return _combined(timer, late, combine, fixed.keyless)
 
 
 def _every_window(fixed: FixedRows) -> DataFrame:
@@ -153,12 +126,18 @@ def _late_firings(late_accepted: DataFrame, aggs: dict[str, str], partitions: in
         *[F.when(~is_marker, F.col(c)).alias(c) for c in values])
 
 
-def _combined(timer: DataFrame, late: DataFrame, combine: dict[str, Combine]) -> DataFrame:
+def _combined(timer: DataFrame, late: DataFrame, combine: dict[str, Combine], keyless: bool = False) -> DataFrame:
     """The timer firings (slot 0) and late firings (slot j) from the early aggregate and the late running ones, by
     a left join per window (both sides are partitioned by key alike: no shuffle of the timer side). A window with
     no early element has no timer firing."""
     mine = {c: f"__t_{c}" for c in (POS, *combine)}
-    both = timer.select(*_WID, *[F.col(c).alias(t) for c, t in mine.items()]).join(late, _WID, "left")
+    timer = timer.select(*_WID, *[F.col(c).alias(t) for c, t in mine.items()])
+    if keyless:  # the null key joined null-safe (only then: such a join would lose the sides' partitioning by key)
+        late = late.withColumnsRenamed({c: f"__late{c}" for c in _WID})
+        both = timer.join(late, [F.col(c).eqNullSafe(F.col(f"__late{c}")) for c in _WID], "left") \
+            .drop(*[f"__late{c}" for c in _WID])
+    else:
+        both = timer.join(late, _WID, "left")
     slot = F.coalesce(F.col("__slot"), F.lit(0).cast("long"))
     has_early = F.col(mine[POS]) > 0
     timer_firing = slot == 0
@@ -176,14 +155,7 @@ def fixed_queries(rows: DataFrame, cfg: JobConfig) -> DataFrame:
     """The max timestamps (end - 1) of every window some row falls in: a superset of the timer firings' lookups,
     taken from the rows (a scan with a partial distinct) rather than from the firings, so the firings' shuffle is
     not run a second time to find them."""
-    w = cfg.window
-    slide = slide_of(w)
-    q = rows.select((last_start(w) + F.lit(w.size_ms - 1)).alias("__q")).distinct()
-    n_windows = -(-w.size_ms // slide)
-    if n_windows > 1:
-        q = (q.select("__q", F.explode(F.sequence(F.lit(0), F.lit(n_windows - 1))).alias("__k"))
-             .select((F.col("__q") - F.col("__k") * F.lit(slide)).alias("__q")).distinct())
-    return q
+    return max_timestamps(rows, cfg.window)
 
 
 def _number(accepted: DataFrame, input_cols: list[str]) -> DataFrame:
