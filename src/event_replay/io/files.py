@@ -75,10 +75,15 @@ def data_files(spark: SparkSession, path: str) -> list[str]:
 def parquet_rows(spark: SparkSession, folder: str) -> int:
     """The rows of a Parquet folder, from its files' footers: a few small reads in the driver's JVM, no Spark job
     (a job costs a scheduling round trip, which small partitions pay several times)."""
+    return parquet_file_rows(spark, data_files(spark, folder))
+
+
+def parquet_file_rows(spark: SparkSession, files: list[str]) -> int:
+    """The rows of these Parquet files, from their footers (no Spark job)."""
     jvm = spark.sparkContext._jvm
     conf = spark.sparkContext._jsc.hadoopConfiguration()
     total = 0
-    for f in data_files(spark, folder):
+    for f in files:
         source = jvm.org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(jvm.org.apache.hadoop.fs.Path(f), conf)
         reader = jvm.org.apache.parquet.hadoop.ParquetFileReader.open(source)
         try:
