@@ -1,11 +1,13 @@
 """One day partition, whole process: `replay run --partition D --first` against a naive Spark job on the same folder.
 
-    python bench/partition_day.py [--rows-per-day 5000] [--reps 3] [--out-dir bench/out/day]
+    python bench/partition_day.py [--rows-per-day 5000] [--reps 3] [--out-dir bench/out/day] [--old-tree DIR]
 
 Both are fresh processes timed from start to exit (JVM start-up, session, read, work, write), interleaved per
 repetition; the median is reported with CPU seconds of each process tree. The naive job is bench/run.py's
 `naive` worker (a plain groupBy(key, window(event_time)) written to Parquet) on the day's folder. The replay's
-number of Spark jobs is read from its event log (one SparkListenerJobStart line per job). No timing is asserted.
+number of Spark jobs is read from its event log (one SparkListenerJobStart line per job). `--old-tree`: a checkout
+of an older engine (its jar built or copied into src/event_replay/jvm/) whose replay runs beside, interleaved (old,
+naive, new). Spark's defaults: local[*], a 1 GB driver (`--driver-memory`). No timing is asserted.
 """
 from __future__ import annotations
 
@@ -27,8 +29,8 @@ from run import run_measured  # noqa: E402
 DAY = "2024-01-01"
 
 
-def timed(cmd: list[str]) -> dict:
-    r = run_measured(cmd)
+def timed(cmd: list[str], env: dict | None = None) -> dict:
+    r = run_measured(cmd, env=env)
     if r["rc"] != 0:
         raise SystemExit(f"{cmd[:3]} failed ({r['rc']}):\n{r['stderr']}")
     return {"wall_s": r["total_s"], "cpu_s": r["cpu_s"]}
@@ -45,6 +47,8 @@ def main() -> int:
     ap.add_argument("--rows-per-day", type=int, default=5000)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--out-dir", default=str(ROOT / "bench" / "out" / "day"))
+    ap.add_argument("--old-tree", type=Path, default=None)
+    ap.add_argument("--driver-memory", default="1g")
     args = ap.parse_args()
     out = Path(args.out_dir)
     shutil.rmtree(out, ignore_errors=True)
@@ -58,23 +62,29 @@ def main() -> int:
     (out / "replay.yaml").write_text(yaml.safe_dump(cfg))
     naive_cfg = {**cfg, "source": {**cfg["source"], "path": str(out / "log" / f"dt={DAY}")}}
     (out / "naive.yaml").write_text(yaml.safe_dump(naive_cfg))
-    replay_bin = str(Path(py).parent / "replay")
-    runs: dict[str, list[dict]] = {"replay": [], "naive": []}
+    trees = {"replay": ROOT} if args.old_tree is None else {"old": args.old_tree.resolve(), "replay": ROOT}
+    runs: dict[str, list[dict]] = {name: [] for name in (*trees, "naive")}
     for rep in range(args.reps):
-        events = out / f"events-{rep}"
-        events.mkdir()
-        shutil.rmtree(out / "replay", ignore_errors=True)
-        r = timed([replay_bin, "run", "--config", str(out / "replay.yaml"), "--partition", DAY, "--first",
-                   "--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir={events}",
-                   "--conf", "spark.eventLog.compress=false"])
-        r["spark_jobs"] = spark_jobs(events)
-        runs["replay"].append(r)
-        runs["naive"].append(timed([py, str(ROOT / "bench" / "run.py"), "worker", "--mode", "naive", "--config",
-                                    str(out / "naive.yaml"), "--out", str(out / f"naive-{rep}")]))
-        print(f"rep {rep + 1}: replay {runs['replay'][-1]}, naive {runs['naive'][-1]}", flush=True)
+        for name, tree in trees.items():
+            events = out / f"events-{name}-{rep}"
+            events.mkdir()
+            shutil.rmtree(out / "replay", ignore_errors=True)
+            r = timed([py, "-c", "import sys; from event_replay.cli import main; sys.exit(main())", "run",
+                       "--config", str(out / "replay.yaml"), "--partition", DAY, "--first", "--master", "local[*]",
+                       "--conf", f"spark.driver.memory={args.driver_memory}",
+                       "--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir={events}",
+                       "--conf", "spark.eventLog.compress=false"], env={**os.environ, "PYTHONPATH": str(tree / "src")})
+            r["spark_jobs"] = spark_jobs(events)
+            runs[name].append(r)
+            if name == "replay":
+                runs["naive"].append(timed([py, str(ROOT / "bench" / "run.py"), "worker", "--mode", "naive",
+                                            "--config", str(out / "naive.yaml"), "--master", "local[*]",
+                                            "--driver-memory", args.driver_memory, "--out", str(out / f"naive-{rep}")]))
+        print(f"rep {rep + 1}: " + ", ".join(f"{m} {rs[-1]}" for m, rs in runs.items()), flush=True)
     med = {m: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for m, rs in runs.items()}
-    med["ratio_wall"] = round(med["replay"]["wall_s"] / med["naive"]["wall_s"], 2)
-    med["ratio_cpu"] = round(med["replay"]["cpu_s"] / med["naive"]["cpu_s"], 2)
+    for name in trees:
+        med[f"ratio_wall_{name}"] = round(med[name]["wall_s"] / med["naive"]["wall_s"], 2)
+        med[f"ratio_cpu_{name}"] = round(med[name]["cpu_s"] / med["naive"]["cpu_s"], 2)
     med["load_avg"] = os.getloadavg()[0]
     print(json.dumps(med, indent=1))
     return 0

@@ -51,3 +51,28 @@ def test_schema_drift_is_refused_naming_the_file_and_partition(spark, tmp_path):
     msg = str(exc.value)
     assert "partition dt=2024-01-02" in msg and "partition dt=2024-01-01" in msg and "'value'" in msg
     assert not (out / "windows" / "dt=2024-01-02").exists()
+
+
+@pytest.mark.parametrize("writer", ["spark", "arrow"])
+def test_the_schema_read_from_one_footer_is_the_one_spark_infers(spark, tmp_path, writer):
+    """Spark's inference (a Spark job) and files.inferred_schema (the driver) agree, with Spark's metadata in the
+    footer (non-null columns, timestamps, a NTZ) and without it (Arrow's own types: strings, a timestamp without zone, int8, float)."""
+    import datetime as dt
+
+    from event_replay.io.files import data_files, inferred_schema
+    from event_replay.spark import local_frame
+
+    folder = str(tmp_path / "f")
+    if writer == "spark":
+        local_frame(spark, [("a", 1, dt.datetime(2024, 1, 1), dt.datetime(2024, 1, 1), 0.5)],
+                    "s string not null, n bigint not null, t timestamp, u timestamp_ntz, x double") \
+            .coalesce(1).write.parquet(folder)
+    else:
+        os.makedirs(folder)
+        pq.write_table(pa.table({"s": ["a"], "t": pa.array([1], pa.timestamp("us")),
+                                 "b": pa.array([1], pa.int8()), "d": pa.array([1.5], pa.float32())}),
+                       f"{folder}/part-0.parquet")
+    (file,) = data_files(spark, folder)
+    assert inferred_schema(spark, file) == spark.read.parquet(folder).schema
+    assert spark.read.schema(inferred_schema(spark, file)).parquet(folder).collect() == \
+        spark.read.parquet(folder).collect()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..engine.carry import Carry
 from ..io.commit import stage_and_commit
 from ..io.fs import fs_for
+from ..io.output import write_dataset
 from ..layout import state_dir
 from ..semantics.config import JobConfig
 from .partitions import Partition, predecessor
@@ -59,8 +60,7 @@ def stage_state(spark, cfg: JobConfig, manifest: Manifest, carry: Carry, staging
     """Write a partition's state under `staging`; return the move (staged folder, `_state/<partition>`) that
     commits it together with the partition's outputs (io/commit.py)."""
     folder = state_dir(staging, manifest.partition)
-    carry.split_states.repartition(1).sortWithinPartitions("split").write.mode("errorifexists") \
-        .parquet(f"{folder}/splits")
+    write_dataset(carry.split_states, ["split"], f"{folder}/splits")
     carry.rows.repartition(1).sortWithinPartitions("arrival_time", "split", "offset") \
         .write.mode("errorifexists").parquet(f"{folder}/rows")
     fs_for(folder, spark).write_text(f"{folder}/{MANIFEST}", manifest_json(manifest))  # durable before the commit

@@ -3,6 +3,7 @@ folders around one (`dt=`, `hour=`), and schema drift between a partition's file
 file listings and Parquet footers."""
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 from pyspark.sql import SparkSession
+from pyspark.sql import types as T
 
 from ..semantics.config import JobConfig
 from ..semantics.config_keys import ConfigError
@@ -75,10 +77,15 @@ def data_files(spark: SparkSession, path: str) -> list[str]:
 def parquet_rows(spark: SparkSession, folder: str) -> int:
     """The rows of a Parquet folder, from its files' footers: a few small reads in the driver's JVM, no Spark job
     (a job costs a scheduling round trip, which small partitions pay several times)."""
+    return parquet_file_rows(spark, data_files(spark, folder))
+
+
+def parquet_file_rows(spark: SparkSession, files: list[str]) -> int:
+    """The rows of these Parquet files, from their footers (no Spark job)."""
     jvm = spark.sparkContext._jvm
     conf = spark.sparkContext._jsc.hadoopConfiguration()
     total = 0
-    for f in data_files(spark, folder):
+    for f in files:
         source = jvm.org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(jvm.org.apache.hadoop.fs.Path(f), conf)
         reader = jvm.org.apache.parquet.hadoop.ParquetFileReader.open(source)
         try:
@@ -86,6 +93,25 @@ def parquet_rows(spark: SparkSession, folder: str) -> int:
         finally:
             reader.close()
     return total
+
+
+def inferred_schema(spark: SparkSession, path: str) -> T.StructType:
+    """The schema Spark's inference gives a read whose one data file is the Parquet file `path` (Spark's own footer
+    conversion, ParquetFileFormat.readSchemaFromFooter, on the session's settings), read on the driver: Spark's
+    inference runs a Spark job to read that one footer."""
+    jvm = spark.sparkContext._jvm
+    parquet = jvm.org.apache.spark.sql.execution.datasources.parquet
+    hpath = jvm.org.apache.hadoop.fs.Path(path)
+    source = jvm.org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(
+        hpath, spark.sparkContext._jsc.hadoopConfiguration())
+    reader = jvm.org.apache.parquet.hadoop.ParquetFileReader.open(source)
+    try:
+        footer = jvm.org.apache.parquet.hadoop.Footer(hpath, reader.getFooter())
+    finally:
+        reader.close()
+    converter = parquet.ParquetToSparkSchemaConverter(spark._jsparkSession.sessionState().conf())
+    schema = parquet.ParquetFileFormat.readSchemaFromFooter(footer, converter)
+    return T.StructType.fromJson(json.loads(schema.asNullable().json()))  # a file source's columns are nullable
 
 
 def partition_of(path: str) -> str:

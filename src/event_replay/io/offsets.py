@@ -103,7 +103,8 @@ def _sorted_check(parsed: DataFrame, s: Column, o: Column, a: Column, carried: M
 def check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Column,
                   carried: Mapping[str, int] | None = None, folder: Column | None = None,
                   event_time: Column | None = None,
-                  interval: int = 0) -> tuple[DataFrame, list[DataFrame], dict[str, dict]]:
+                  interval: int = 0,
+                  rows_at_most: int | None = None) -> tuple[DataFrame, list[DataFrame], dict[str, dict]]:
     """The candidates become clean, or quarantined as duplicates or out-of-order offsets (_exact_offset_checks);
     returns the checked rows, the frames cached for them, and per status: n, lo/hi (arrival range), splits; the
     clean status also has `max_offsets` (split -> largest offset of its clean rows), which the carried state needs.
@@ -115,11 +116,11 @@ def check_offsets(parsed: DataFrame, raw: DataFrame, s: Column, o: Column, a: Co
     `carried`: each split's last offset in the partitions before (a row not above it is bad too). `folder`: for a
     span of partition folders, each status also has `by_folder` (folder -> rows). `interval` (periodic watermarks,
     with `event_time`): the clean status also has `tick_partials` (read_order.TickPartials) when every candidate
-    is clean, else None."""
+    is clean, else None. `rows_at_most`: a bound on the rows read, if known (read_order_records)."""
     cand = F.col(STATUS) == "candidate"
     code = F.col(STATUS_CODE)  # the same statuses as numbers: the pass over every row compares no strings
     folder = folder if folder is not None else F.lit(0).cast("long")
-    read = read_order_records(code, s, folder, o, a, parsed, event_time, interval)
+    read = read_order_records(code, s, folder, o, a, parsed, event_time, interval, rows_at_most)
     records = read.records
     stats, max_offsets = _stats(records)
     splits = {r["s"] for r in records if r["c"] == 0}

@@ -20,6 +20,7 @@ from ..layout import DATASETS
 from ..semantics.config import JobConfig
 from ..spark import local_frame
 from .commit import stage_and_commit
+from .driver_parquet import written_by_driver
 from .failpoints import failpoint
 from .files import parquet_rows
 from .fs import fs_for, hadoop_fs
@@ -127,7 +128,9 @@ def write_dataset(df: DataFrame, order: list, path: str, files: int = OUTPUT_FIL
     # the same rows on every run; an empty one is not written. `folders`: one sub-folder per value of these
     # columns (a span of partitions, io/span_output.py), each holding exactly the files a write of its rows alone
     # would (the same hash, the same order). `shape`: the columns written, made from the arranged rows.
-    # `gather_narrow`: see arranged.
+    # `gather_narrow`: see arranged. A table the driver holds is written by the driver (io/driver_parquet.py).
+    if files == 1 and not folders and shape is None and written_by_driver(df, order, path):
+        return
     parts = arranged(df, order, files, spread_by, folders, gather_narrow)
     writer = (parts if shape is None else shape(parts)).write.mode("errorifexists")
     if folders:

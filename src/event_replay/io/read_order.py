@@ -93,9 +93,10 @@ class ReadOrder:
 
 
 def read_order_records(code: Column, split: Column, folder: Column, offset: Column, arrival: Column,
-                       rows: DataFrame, event_time: Column | None = None, interval: int = 0) -> ReadOrder:
+                       rows: DataFrame, event_time: Column | None = None, interval: int = 0,
+                       rows_at_most: int | None = None) -> ReadOrder:
     """Per run (status code c = 0) or per (c, folder) otherwise; with `interval` (and `event_time`), the tick
-    partials of the candidate rows too."""
+    partials of the candidate rows too. `rows_at_most`: a bound on the rows read, if known (the Parquet footers)."""
     narrow = rows.select(code.alias("c"), F.when(code == 0, split).alias("s"), folder.alias("f"),
                          offset.alias("o"), arrival.alias("a"), F.xxhash64(F.input_file_name()).alias("file"),
                          (event_time if interval else F.lit(None)).cast("long").alias("e"))
@@ -106,6 +107,10 @@ def read_order_records(code: Column, split: Column, folder: Column, offset: Colu
     passed = DataFrame(cls.runs(narrow._jdf, MAX_RUNS, interval), spark)
     if not interval:
         return ReadOrder(records=passed.drop("ticks", "min_e", "max_e").toArrow().to_pylist(), ticks=None)
+    if rows_at_most is not None and rows_at_most <= tick_partials_max(spark):
+        # Every tick entry has a row of its own, so the entries fit the driver's bound: runs and tick records
+        # come back in one job (a small partition pays a job's round trip more than anything else).
+        return _collected_once(passed, interval)
     # The pass once, kept (spilling if need be), then read twice: the runs with each tick record's size, and the
     # tick records: collected if they fit the driver's bound (tick_partials_max), else written to the scratch
     # folder in buckets of ticks, which the timeline takes a chunk at a time.
@@ -124,6 +129,15 @@ def read_order_records(code: Column, split: Column, folder: Column, offset: Colu
     finally:
         passed.unpersist()
     return ReadOrder(records=runs.to_pylist(), ticks=ticks)
+
+
+def _collected_once(passed: DataFrame, interval: int) -> ReadOrder:
+    """The pass's runs and tick records from one collect (the caller bounded the entries)."""
+    table = passed.toArrow()
+    is_tick = pc.is_valid(table.column("ticks"))
+    runs = table.select(list(_RUN_COLUMNS)).filter(pc.invert(is_tick))
+    ticks = table.filter(is_tick).select(["s", "ticks", "min_e", "max_e"])
+    return ReadOrder(records=runs.to_pylist(), ticks=TickPartials(interval, _tick_partials(ticks)))
 
 
 def _tick_partials(records: pa.Table) -> pa.Table:

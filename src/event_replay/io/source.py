@@ -19,7 +19,7 @@ from pyspark.sql import types as T
 from ..semantics.config import JobConfig
 from ..semantics.config_keys import ConfigError
 from ..semantics.source_config import COLUMN_ROLES
-from .files import check_schema_drift, data_files
+from .files import check_schema_drift, data_files, parquet_file_rows
 from .fs import hadoop_fs
 from .offsets import check_offsets
 from .quarantine import (ARRIVAL_TIME_AFTER_9999, ARRIVAL_TIME_BEFORE_1970, BAD_ARRIVAL_TIME, BAD_EVENT_TIME,
@@ -226,7 +226,8 @@ def prepare_source(raw: DataFrame, cfg: JobConfig, carried_offsets: Mapping[str,
     parsed, more, by_status = check_offsets(parsed, plain, F.col(f"{PARSED}split"), F.col(f"{PARSED}offset"),
                                             F.col(f"{PARSED}arrival_time"), carried_offsets,
                                             folders.start if folders is not None else None,
-                                            F.col(f"{PARSED}event_time"), _tick_interval(cfg))
+                                            F.col(f"{PARSED}event_time"), _tick_interval(cfg),
+                                            _rows_at_most(plain, cfg))
     cached += more
     n = {st: (by_status[st]["n"] if st in by_status else 0) for st in ("clean", "quarantined", "skipped")}
     clean_stats = by_status.get("clean")
@@ -254,6 +255,13 @@ def _filtered_by_folder(parsed: DataFrame, windowed: Column, folders: Folders | 
     dropped = parsed.filter((F.col(STATUS) == "clean") & ~windowed)
     return {int(r["f"]): int(r["n"]) for r in dropped.groupBy(folder.alias("f")).agg(F.count(F.lit(1)).alias("n"))
             .collect()}
+
+
+def _rows_at_most(raw: DataFrame, cfg: JobConfig) -> int | None:
+    """The rows of the files read, from their Parquet footers (no Spark job); None for CSV (no footer)."""
+    if cfg.source.format != "parquet":
+        return None
+    return parquet_file_rows(raw.sparkSession, raw.inputFiles())
 
 
 def _tick_interval(cfg: JobConfig) -> int:
