@@ -26,6 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
+from event_replay.compare.summary import diagnosis
 from event_replay.io.partition_folders import folder_of
 from event_replay.layout import AIRFLOW_FOLDER, CANCEL_FILE, COMPARE_FOLDER, COMPARE_SUMMARY_FILE, COUNTS, \
     DOCS_FOLDER, PLAN_FILE, RECORD_FILE, REPORT_HTML_FILE, TUNING_FOLDER, TUNING_JSON_FILE, WHY_FOLDER, WHY_SUMMARY_FILE
@@ -174,6 +175,7 @@ class LiveAgreement:
     min_pct: float
     windows: int
     differing: int
+    diagnosis: str | None = None  # its headline (compare.summary.diagnosis: what every view of it leads with)
 
     @property
     def ok(self) -> bool:
@@ -189,8 +191,10 @@ def live_agreement(folder: Path) -> LiveAgreement | None:
     if not isinstance(value, (int, float)):
         return None
     threshold = s.get("min_agreement_pct")
+    found = diagnosis(s)
     return LiveAgreement(float(value), float(threshold) if isinstance(threshold, (int, float)) else 100.0,
-                         int(t.get("windows") or 0), int(t.get("differing") or 0))
+                         int(t.get("windows") or 0), int(t.get("differing") or 0),
+                         found["headline"] if found else None)
 
 
 def airflow_row(root: Path, out: Path, run: Path) -> RunRow:
