@@ -227,11 +227,25 @@ def with_search(hints: list[dict[str, Any]], found: dict[str, Any] | None) -> li
     if found is None:
         return hints
     hint = found["hint"]
-    if hint["confidence"] == "confirmed":
-        return [hint] + hints
     causes = [h for h in hints if h["kind"] == "cause"]
+    if hint["confidence"] == "confirmed":
+        return [_or_interval(hint, causes)] + hints
     interval = _interval_decided(causes, found["rows"])
     return interval + causes + [hint] + hints[len(causes):]
+
+
+def _or_interval(hint: dict[str, Any], causes: list[dict[str, Any]]) -> dict[str, Any]:
+    """An idle timeout that agrees fully, where the idle cause was named with a longer emission interval: the
+    interval can give the very same firings (Flink checks idleness at its ticks), and no replay here changes the
+    interval, so both are named."""
+    idle = next((c for c in causes if c.get("setting") == "idle_timeout" and c.get("also") == "emission_interval"),
+                None)
+    if idle is None or hint["setting"] != "idle_timeout":
+        return hint
+    return {**hint, "also": "emission_interval", "text": hint["text"].rstrip(".") + (
+        f"; or the live job's watermark emission interval is longer than the replay's "
+        f"{spoken_duration(idle['interval_ms'])}, which can give the same firings (idleness is checked at its "
+        "ticks): the outputs cannot tell these two apart, the live job's pipeline.auto-watermark-interval can.")}
 
 
 def _interval_decided(causes: list[dict[str, Any]], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
