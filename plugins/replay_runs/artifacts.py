@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from event_replay.compare.summary import diagnosis
 from event_replay.layout import AIRFLOW_FOLDER, COMPARE_FOLDER, COMPARE_SUMMARY_FILE, RECORD_FILE, TUNING_FOLDER, \
     TUNING_JSON_FILE, WHY_FOLDER, WHY_SUMMARY_FILE
 
@@ -22,6 +23,7 @@ class LiveAgreement:
     min_pct: float
     windows: int
     differing: int
+    diagnosis: str | None = None  # its headline (compare.summary.diagnosis: what every view of it leads with)
 
     @property
     def ok(self) -> bool:
@@ -37,8 +39,10 @@ def live_agreement(folder: Path) -> LiveAgreement | None:
     if not isinstance(value, (int, float)):
         return None
     threshold = s.get("min_agreement_pct")
+    found = diagnosis(s)
     return LiveAgreement(float(value), float(threshold) if isinstance(threshold, (int, float)) else 100.0,
-                         int(t.get("windows") or 0), int(t.get("differing") or 0))
+                         int(t.get("windows") or 0), int(t.get("differing") or 0),
+                         found["headline"] if found else None)
 
 
 def has_tuning(out: Path) -> bool:

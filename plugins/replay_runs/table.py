@@ -134,10 +134,11 @@ def _live_cell(request: Request, r: RunRow) -> str:
     text = pct(a.pct)
     detail = f"{a.differing:,} of {a.windows:,} windows differ" if a.differing else f"{a.windows:,} windows agree"
     title = f"agreement with the live output: {detail}; threshold {a.min_pct:g}%"
+    why = f"<br><span class='muted diagnosis'>{html.escape(a.diagnosis)}</span>" if a.diagnosis else ""
     # The detail wraps (the table must fit the Airflow UI's frame at 1400 px), the percentage does not.
     return (f"<td class='live n {'pass' if a.ok else 'fail'}' title='{html.escape(title, quote=True)}'>"
             f"<a class='nw' href='{href(request, 'files', r.reports or '', 'compare', 'index.html')}'>{text}</a>"
-            f"<br><span class='muted'>{html.escape(detail)}</span></td>")
+            f"<br><span class='muted'>{html.escape(detail)}</span>{why}</td>")
 
 
 def runs_table(request: Request, runs: Iterable[RunRow]) -> str:

@@ -2,7 +2,6 @@
 which confidence and bound, and how the causes are ordered beside hints.py's hints."""
 from __future__ import annotations
 
-import pytest
 
 from compare_frames import cfg
 from event_replay.compare.diagnosis import (HIGH, LOW, MEDIUM, Evidence, _direction, allowed_lateness, diagnose,

@@ -42,26 +42,30 @@ def _ev(spark):
 
 def test_refired_late_and_differing(spark):
     assert _refired(_windows(spark)) == (2, 1)
-    assert _late(_late_match(spark), _ev(spark)) == (3, 3)  # the live late output wins over the windows'
-    assert _late(None, _ev(spark)) == (10, 6)
-    assert _late(None, None) == (0, 0)
+    # the live late output wins over the windows' (with the largest lateness of the rows late in the replay only)
+    assert _late(_late_match(spark), _ev(spark), cfg()) == (3, 3, 5_001)
+    assert _late(None, _ev(spark), cfg()) == (10, 6, None)
+    assert _late(None, None, cfg()) == (0, 0, None)
     assert _differing(_ev(spark)) == (3, 2)  # a duplicate is no difference
     assert _differing(None) == (0, 0)
+
+
+def _accepted(late, config):
+    return late.agg(_accepted_lateness(config)).first()[0]
 
 
 def test_accepted_lateness(spark):
     lm = _late_match(spark)
     # Tumbling 10 s: rows at 1 s and 15 s end their windows at 10 s and 20 s; late by 12 - 9.999 and 25 - 19.999 s.
-    assert _accepted_lateness(lm, cfg()) == 5_001
+    assert _accepted(lm, cfg()) == 5_001
     # Sliding 10 s every 5 s: their last windows end at 10 s and 25 s.
     sliding = cfg().with_overrides(window={"type": "sliding", "size": "10s", "slide": "5s"})
-    assert _accepted_lateness(lm, sliding) == 2_001
+    assert _accepted(lm, sliding) == 2_001
     sessions = parse_config({"source": {"path": "unused"}, "watermark": {"max_out_of_orderness": "1s"},
                              "window": {"type": "session", "gap": "10s"}, "aggregations": {"cnt": "count(*)"},
                              "output": {"path": "unused"}})
-    assert _accepted_lateness(lm, sessions) is None
-    assert _accepted_lateness(None, cfg()) is None
-    assert _accepted_lateness(lm.where("replay_only = 0"), cfg()) is None
+    assert _accepted(lm, sessions) is None
+    assert _accepted(lm.where("replay_only = 0"), cfg()) is None
 
 
 def test_gather_without_and_with_live_fire_watermarks(spark):

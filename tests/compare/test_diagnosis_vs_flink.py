@@ -9,6 +9,10 @@ search's full agreement on that setting ("with idle timeout 3.0 s the replay agr
 the cause with its evidence, certain; no split is said never read.
 Two more causes, cheap: the SQL flavour (watermark max - d, not max - d - 1), which the outputs cannot tell from an
 out-of-orderness 1 ms smaller, so both are named; and a split the live job really never read, named first.
+Then the causes that are not a setting the search can replay: a longer emission interval (1 s: named with the idle
+timeout, which leaves the same trace, until the search finds no idle timeout that agrees), a side input holding the
+live watermark (the replay counts p3 at +inf), duplicates from an at-least-once sink, and another aggregate
+(`total` is count(value) in the live job). And every view of one comparison shows the same diagnosis.
 """
 from __future__ import annotations
 
@@ -33,7 +37,12 @@ LIVE = {
     "allowed_lateness": ({"window": {"allowed_lateness": "1s"}}, ROWS),
     "sql_flavour": ({"watermark": {"strategy": "sql"}}, ROWS),
     "split_never_read": ({"source": {"splits": ["p0", "p1", "p3"]}}, tuple(r for r in ROWS if r.split != "p2")),
+    "emission_interval": ({"watermark": {"interval": "1s"}}, ROWS),
+    "side_input": ({}, ROWS),  # the live job waits for p3; the replay's config counts it at +inf (SIDE_INPUT)
+    "duplicates": ({}, ROWS),  # its sink writes a span of firings twice (write_sink's reemit)
+    "changed_aggregate": ({"aggregations": {"total": "count(value)"}}, ROWS),
 }
+SIDE_INPUT = {"source": {"splits": ["p0", "p1", "p2"], "side_inputs": ["p3"]}}
 SEARCHED = {"idle_timeout": 6000, "max_out_of_orderness": 2000, "allowed_lateness": 1000}
 
 
@@ -59,10 +68,19 @@ def world(tmp_path_factory, spark):
     root = tmp_path_factory.mktemp("diagnosis-vs-flink")
     write_log(ROWS, root / "log")
     cfg = parse_config(_raw(str(root / "log"), str(root / "out")))
+    side_cfg = parse_config(_raw(str(root / "log"), str(root / "out_side"), **SIDE_INPUT))
     run_replay(spark, cfg)
+    run_replay(spark, side_cfg)
     results = run_flink([(list(rows), parse_config(_raw(**change)), None) for change, rows in LIVE.values()])
-    sinks = {name: write_sink(r, root / "live" / name) for name, r in zip(LIVE, results)}
-    return {"root": root, "cfg": cfg, "sinks": sinks}
+    sinks = {name: write_sink(r, root / "live" / name, reemit=_middle(r) if name == "duplicates" else None)
+             for name, r in zip(LIVE, results)}
+    return {"root": root, "cfg": cfg, "side_cfg": side_cfg, "sinks": sinks, "summaries": {}}
+
+
+def _middle(result) -> tuple[int, int]:
+    """The fire watermarks of the middle third of the live run: the span a restart re-emits."""
+    wms = sorted(f.fire_watermark for f in result.firings if f.fire_watermark is not None)
+    return wms[len(wms) // 3], wms[2 * len(wms) // 3]
 
 
 def _compare(spark, world, name: str, search: bool) -> dict:
@@ -70,11 +88,16 @@ def _compare(spark, world, name: str, search: bool) -> dict:
     from event_replay.compare.live import LiveSpec
     from event_replay.compare.run import CompareOptions, compare
 
+    if (name, search) in world["summaries"]:
+        return world["summaries"][name, search]
     sink, late = world["sinks"][name]
     spec = LiveSpec(path=str(sink), format="json", columns=SINK_COLUMNS, late_path=str(late), keeps_updates=True)
-    options = CompareOptions(out_dir=str(world["root"] / "compare" / name),
+    # a run folder's compare/ (as the DAG's compare task writes it), so that the runs page finds it too
+    options = CompareOptions(out_dir=str(world["root"] / "runs" / f"{name}-{search}" / "compare"),
                              rank_settings=_rank_settings(spec) if search else None)
-    return compare(spark, world["cfg"], spec, options)
+    cfg = world["side_cfg"] if name == "side_input" else world["cfg"]
+    world["summaries"][name, search] = compare(spark, cfg, spec, options)
+    return world["summaries"][name, search]
 
 
 @pytest.mark.parametrize("setting", list(SEARCHED))
@@ -93,7 +116,11 @@ def test_the_first_hint_names_the_one_setting_that_differs(spark, world, setting
     # (idle timeouts of 3 s and 6 s idle the same silences here): the search has checked that it agrees fully.
     mine = {"idle_timeout": 1500, "max_out_of_orderness": 300, "allowed_lateness": 0}[setting]
     assert (first["value_ms"] > mine) == (SEARCHED[setting] > mine), first
-    assert (cause["kind"], cause["setting"], cause["confidence"]) == ("cause", setting, "high"), cause
+    assert (cause["kind"], cause["setting"]) == ("cause", setting), cause
+    # a later live firing at the replay's split values is also a longer emission interval: both named, the
+    # search (first) decides
+    certain = "medium" if setting == "idle_timeout" else "high"
+    assert cause["confidence"] == certain and ("emission interval" in cause["text"]) == (certain == "medium"), cause
     assert "Evidence: " in cause["text"] and cause["evidence"] in cause["text"]
     assert not [h for h in s["hints"] if h["kind"] == "split_not_read"], s["hints"]
     # The page shows the same hints in the same order (summary.json is what it renders).
@@ -115,6 +142,83 @@ def test_a_split_never_read_is_named_first(spark, world):
     assert (first["kind"], first.get("split")) == ("split_not_read", "p2"), s["hints"]
     idle = [h for h in s["hints"] if h.get("setting") == "idle_timeout"]
     assert all("never read split p2" in h["text"] and h["confidence"] != "high" for h in idle), idle
+
+
+def test_a_longer_emission_interval_is_named_with_the_idle_timeout(spark, world):
+    """A live interval of 1 s fires windows later at the replay's own split values, as a longer idle timeout does,
+    and on this log an idle timeout agrees fully (the same firings): the first hint names both and says so. On a
+    log where no idle timeout agrees, the interval leads alone (settings_search._interval_decided)."""
+    s = _compare(spark, world, "emission_interval", search=True)
+    assert s["totals"]["differing"] > 0, s["totals"]
+    first = s["hints"][0]
+    assert "emission interval" in first["text"], first
+    if first["kind"] == "search":
+        assert (first["setting"], first["also"]) == ("idle_timeout", "emission_interval"), first
+        assert "cannot tell these two apart" in first["text"], first
+    else:
+        assert first["setting"] == "emission_interval", first
+    idle = next(h for h in s["hints"] if h.get("setting") == "idle_timeout" and h["kind"] == "cause")
+    assert "emission interval" in idle["text"] and "Evidence: " in idle["text"] and idle["confidence"] != "high"
+    assert not [h for h in s["hints"] if h["kind"] == "split_not_read"], s["hints"]
+
+
+def test_a_side_input_holding_the_live_watermark_is_named(spark, world):
+    s = _compare(spark, world, "side_input", search=False)
+    first = s["hints"][0]
+    assert (first["kind"], first["setting"]) == ("cause", "side_input"), s["hints"]
+    assert "A side input held the live watermark" in first["text"] and "p3" in first["text"], first
+    assert "cannot tell these two apart" in first["text"] and "Evidence: " in first["text"]
+    assert not [h for h in s["hints"] if h["kind"] == "split_not_read"], s["hints"]
+
+
+def test_duplicates_of_an_at_least_once_sink_are_named_not_a_setting(spark, world):
+    s = _compare(spark, world, "duplicates", search=True)
+    assert s["totals"]["differing"] == 0 and s["totals"]["duplicate"] > 0, s["totals"]
+    first = s["hints"][0]
+    assert first["kind"] == "duplicates" and "at-least-once sink re-emitted" in first["text"], s["hints"]
+    assert not [h for h in s["hints"] if h["kind"] in ("cause", "search", "split_not_read")], s["hints"]
+    assert s["diagnosis"]["kind"] == "duplicates"
+
+
+def test_another_aggregate_is_named_first(spark, world):
+    s = _compare(spark, world, "changed_aggregate", search=False)
+    first = s["hints"][0]
+    assert (first["kind"], first["aggregate"]) == ("changed_aggregate", "total"), s["hints"]
+    assert "the live job computes total differently" in first["text"]
+    # the watermarks agree: said after it, with its evidence; no setting is blamed
+    assert s["hints"][1]["setting"] == "none" and "Evidence: " in s["hints"][1]["text"], s["hints"]
+    assert not [h for h in s["hints"] if h.get("setting") not in (None, "none")], s["hints"]
+    assert not [h for h in s["hints"] if h["kind"] == "split_not_read"], s["hints"]
+
+
+def test_every_view_shows_the_same_diagnosis(spark, world):
+    """summary.json, the compare page, the why-report's "versus live" section and the runs page: one diagnosis
+    (compare.summary.diagnosis), here the settings search's full agreement on the idle timeout."""
+    import json
+
+    from event_replay.compare.page import render, versus_live_section
+    from event_replay.compare.summary import diagnosis
+    from event_replay.why.versus_live import versus_live
+
+    s = _compare(spark, world, "idle_timeout", search=True)
+    folder = Path(s["out_dir"])
+    saved = json.loads((folder / "summary.json").read_text())
+    found = diagnosis(saved)
+    assert found is not None and found["kind"] == "search" and "idle timeout" in found["headline"], found
+    assert saved["diagnosis"] == found == s["diagnosis"]
+    head = _escaped(found["headline"])
+    page = (folder / "index.html").read_text()
+    assert page == render(saved) and head in page[page.index("id='diagnosis'"):][:2000]
+    # the why-report of the run folder (its sibling compare/)
+    entry = versus_live(folder.parent / "why_report", str(world["root"] / "out"))
+    assert entry["diagnosis"] == found
+    section = versus_live_section(entry)
+    assert head in section[section.index("id='versus-live-diagnosis'"):][:2000]
+    # the runs page's cell for the run folder
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "plugins"))
+    from replay_runs.runs import live_agreement
+
+    assert live_agreement(folder.parent).diagnosis == found["headline"]
 
 
 def _escaped(text: str) -> str:

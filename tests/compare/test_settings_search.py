@@ -45,8 +45,36 @@ def test_the_certain_cause_is_replayed_first_and_a_full_agreement_leads():
 
 def test_without_a_full_agreement_the_others_are_tried_and_the_closest_is_said():
     calls: list = []
-    found = search(CFG, [DELAY, IDLE_GUESS], _ranker({(300, 20_000, 1000): 99.0}, calls))
-    assert len(calls) == 2 and calls[1][0] == (300, 8000, 1000)
+    found = search(CFG, [DELAY, IDLE_GUESS], _ranker({(300, 20_000, 1000): 99.0}, calls), own_pct=95.0)
+    assert len(calls) == 3 and calls[1][0] == (300, 8000, 1000)
+    # the best (idle timeout 20 s) beats the replay's own 95%: the other suspect is tried on top of it
+    assert calls[2] == [(2000, 20_000, 1000)]
     assert found["hint"]["confidence"] == "partial" and "the closest is idle timeout 20.0 s, agreeing on 99.00%" \
         in found["hint"]["text"]
-    assert [r["live_rank"] for r in found["rows"]] == [1, 2, 2, 2, 2]
+    assert [r["live_rank"] for r in found["rows"]] == [1, 2, 2, 2, 2, 2]
+
+
+def test_two_settings_found_one_after_the_other():
+    calls: list = []
+    found = search(CFG, [DELAY, IDLE_GUESS], _ranker({(2000, 6000, 1000): 97.0, (2000, 20_000, 1000): 100.0},
+                                                     calls), own_pct=95.0)
+    assert calls[-1] == [(2000, v, 1000) for v in (5000, 8000, 20_000, 45_000)]  # both sides of 6 s
+    hint = found["hint"]
+    assert (hint["confidence"], hint["setting"]) == ("confirmed", "max_out_of_orderness+idle_timeout")
+    assert hint["text"].startswith("With max out-of-orderness 2.0 s and idle timeout 20.0 s the replay agrees on "
+                                   "100% of windows"), hint["text"]
+
+
+def test_a_calibration_grid_row_is_ranked_not_replayed_again():
+    calls: list = []
+    grid = [{"max_out_of_orderness_ms": 2000, "idle_timeout_ms": 30_000, "allowed_lateness_ms": 1000,
+             "live_score": 1.0, "live_agreement_pct": 100.0, "live_late_matched": 4, "live_late_union": 4,
+             "live_windows": 50},
+            {"max_out_of_orderness_ms": 2000, "idle_timeout_ms": 6000, "allowed_lateness_ms": 1000,
+             "live_score": 0.97, "live_agreement_pct": 97.0, "live_late_matched": 4, "live_late_union": 4,
+             "live_windows": 50}]
+    found = search(CFG, [DELAY, IDLE_GUESS], _ranker({}, calls), known=grid, own_pct=95.0)
+    assert calls == []  # the grid's rows hold the certain cause's variant and a full agreement: nothing replayed
+    assert found["hint"]["text"].startswith("With max out-of-orderness 2.0 s and idle timeout 30.0 s the replay "
+                                            "agrees on 100% of windows (50)"), found["hint"]["text"]
+    assert "the calibration grid's 2 variants" in found["hint"]["text"]

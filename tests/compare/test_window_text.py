@@ -4,7 +4,6 @@ held the stream, idle spans, and the fallback when nothing explains the window."
 from __future__ import annotations
 
 import pytest
-from pyspark.sql import functions as F
 
 from compare_frames import T0, cfg
 from event_replay.attribution import ALL_IDLE

@@ -11,7 +11,8 @@
 Compares the replay's outputs (under the config's output.path: `replay run` first) with the live output, writes
 `<output.path>/compare/` (or --out) and prints one line: windows compared, equal, differing, agreement %, then the
 hints, the settings that differ first (with their evidence and confidence); --search-settings confirms them by
-replays one setting at a time ("with idle timeout 1.5 s the replay agrees on 100% of windows").
+replays one setting at a time ("with idle timeout 1.5 s the replay agrees on 100% of windows"); with a grid
+(--calibrate-*) too, the grid is ranked first and the search reuses its replays (the DAG's compare task).
 With --calibrate-*, a what-if grid is then ranked by agreement with the same live output in the same Spark
 application (what `replay tune --against-live` does; results under <output.path>/_tuning/<grid>/). The data-quality
 check is a command (`replay quality`) and a DAG task of its own.
@@ -21,6 +22,7 @@ a late row differs, 2 bad input (a missing column or a type mismatch, named; a b
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import tempfile
 import time
 
@@ -56,12 +58,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
     own = SparkSession.getActiveSession() is None  # called in a process that has a session (tests): leave it on
     spark = build_session(master=args.master, app_name="event-replay-compare", conf=parse_conf(args.conf or []))
     try:
+        scoped = scoped_config(cfg, options.scope)
+        known: list[dict] = []
+        if grid is not None and args.search_settings:  # first: the search ranks the grid's replays, not again
+            known = _calibrate(spark, scoped, spec, _calibration_grid(scoped, args))
+            options = dataclasses.replace(options, known_settings=tuple(known))
         summary = compare(spark, cfg, spec, options)
         print(comparison_line(summary) + f" ({time.monotonic() - t0:.1f} s)", flush=True)
         for h in summary.get("hints") or []:
             print(f"  - {h['text']}", flush=True)
-        if grid is not None:
-            scoped = scoped_config(cfg, options.scope)
+        if grid is not None and not args.search_settings:
             _calibrate(spark, scoped, spec, _calibration_grid(scoped, args))
     finally:
         if own:
@@ -79,8 +85,9 @@ def _calibration_grid(cfg, args: argparse.Namespace):
                                             "allowed_lateness": "--calibrate-allowed-lateness"})
 
 
-def _calibrate(spark, cfg, spec: LiveSpec, grid) -> None:
-    """`replay tune --against-live` in this Spark application: the grid's result under <output.path>/_tuning/."""
+def _calibrate(spark, cfg, spec: LiveSpec, grid) -> list[dict]:
+    """`replay tune --against-live` in this Spark application: the grid's result under <output.path>/_tuning/;
+    its rows (each variant ranked against the live output)."""
     from ..tuning.runner import run_tuning  # lazy: matplotlib and pandas, not for replay --help
 
     g, variants = grid
@@ -88,6 +95,7 @@ def _calibrate(spark, cfg, spec: LiveSpec, grid) -> None:
                         per_variant=calibrate.per_variant(spark, cfg, spec))
     calibrate.write_ranking(result.folder, spec, result.rows)
     print(calibrate.report(result.folder), flush=True)
+    return result.rows
 
 
 def _rank_settings(spec: LiveSpec):

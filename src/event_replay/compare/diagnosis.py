@@ -7,13 +7,16 @@ stating its evidence and a confidence, and naming both causes where the outputs 
 - idle timeout: no shift (same split watermarks), yet windows first fired at another watermark on each side: the
   two jobs took the minimum over other splits. The silences of the splits at those firings (silences.py) and
   which side dropped rows as late bound the other timeout; a split never read leaves the same trace, so when its
-  hint holds too, both are named;
+  hint holds too, both are named. A longer emission interval leaves the same trace when the live job fired later
+  (the same split values, taken at its ticks; Flink's idleness timer starts at a tick, so the minimums move too):
+  both are named, and the settings search decides (no idle timeout agreeing: the interval, settings_search.py);
 - allowed lateness: every window both fired was first fired at the same watermark (the watermarks agree), and the
   windows that differ were fired again (fire index > 0) on the side with the larger lateness, with the rows the
   other side dropped as late;
 - none of them: the watermarks agree and no re-firing differs: the differences are in the rows or the aggregates
   (hints.py: a split never read, a changed aggregate, duplicates);
-- no constant shift at all: another emission interval, strategy or a side input holding the live watermark.
+- no constant shift at all: a side input holding the live watermark (the replay counts it at +inf), or another
+  strategy (per event): both named.
 Without live fire watermarks only the direction is known (which side dropped rows as late): named, low confidence.
 """
 from __future__ import annotations
@@ -29,6 +32,7 @@ from .wording import fmt_duration, plural
 
 HIGH, MEDIUM, LOW = "high", "medium", "low"
 SUPERSEDED = ("live_watermark_behind", "live_watermark_ahead", "refirings", "idleness")
+ROW_CAUSES = ("split_not_read", "changed_aggregate")  # hints.py's that name what differs in the rows
 
 
 @dataclass(frozen=True)
@@ -117,11 +121,21 @@ def idle_timeout(e: Evidence, cfg: JobConfig) -> list[dict[str, Any]]:
     if way == "ahead" and sil is not None:
         text += f", below the silences it idled in (under {spoken_duration(sil.shortest_ms)})"
     confidence = HIGH if s.zero_share >= 0.98 and other >= 3 else MEDIUM
+    also = None
+    if way != "ahead" and cfg.watermark.emit == "periodic":
+        # Flink's idleness timer starts at a periodic emit, so a longer interval moves the idleness too: the same
+        # split values, taken later, at other minimums. Only replays tell them apart (settings_search.py).
+        also, confidence = "emission_interval", MEDIUM
+        text += (f"; or a longer watermark emission interval than the replay's "
+                 f"{fmt_duration(cfg.watermark.interval_ms)} (windows fire at its next tick, and idleness is "
+                 "checked at a tick): the fire watermarks cannot tell these two apart, an idle timeout that makes "
+                 "the replay agree can (the settings search)")
     if e.split_not_read:
         confidence = MEDIUM
         text += (f"; or it never read split {e.split_not_read} (its own hint): a split left out of the minimum looks "
                  "the same, and the outputs cannot tell these two apart")
-    return [_cause("idle_timeout", confidence, evidence, text + ".", direction=way,
+    return [_cause("idle_timeout", confidence, evidence, text + ".", direction=way, also=also,
+                   interval_ms=cfg.watermark.interval_ms,
                    bound_ms=None if sil is None else sil.shortest_ms if way == "ahead" else sil.longest_ms)]
 
 
@@ -191,15 +205,29 @@ def direction_only(e: Evidence, cfg: JobConfig) -> list[dict[str, Any]]:
 
 
 def no_constant_shift(e: Evidence, cfg: JobConfig) -> list[dict[str, Any]]:
+    """Live fire watermarks the replay's splits never published: another input took part in the live minimum (a
+    side input the replay counts at +inf) or the live job computes its watermarks otherwise (per event, another
+    strategy). Another emission interval is not it: that keeps every value on the replay's (idle_timeout names it)."""
     s = e.shift
     if s is None or s.found or s.zero_share >= 0.9 or not s.sampled:
         return []
-    return [_cause("emission", LOW, (
-        f"no constant puts more than {max(s.shift_share, s.zero_share):.0%} of the {s.sampled} distinct live fire "
-        "watermarks onto a watermark the replay's splits published"), (
-        "The live watermarks are not the replay's split watermarks, shifted or not: the live job emits them "
-        f"otherwise (another emission interval than {fmt_duration(cfg.watermark.interval_ms)}, per event, another "
-        "strategy) or a side input or another source held them."))]
+    evidence = (f"no constant puts more than {max(s.shift_share, s.zero_share):.0%} of the {s.sampled} distinct live "
+                "fire watermarks onto a watermark the replay's splits published (another emission interval would "
+                f"keep all of them there); {_late_rows(e)}")
+    side = list(cfg.source.side_inputs)
+    way = _direction(e)
+    if side and way != "ahead":
+        names = ", ".join(side)
+        return [_cause("side_input", MEDIUM if way == "behind" else LOW, evidence, (
+            f"A side input held the live watermark: the replay counts {names} at +inf (source.side_inputs), the live "
+            f"job waited for {'it' if len(side) == 1 else 'them'} (an input that carries event time there, or "
+            f"is never idle): its watermark was behind the replay's at the values {names} published. Or the live "
+            "job computes its watermarks otherwise (per event, another strategy); the live fire watermarks alone "
+            "cannot tell these two apart."), direction=way)]
+    return [_cause("emission", LOW, evidence, (
+        "The live watermarks are not the replay's split watermarks, shifted or not: the live job computes them "
+        "otherwise (per event, another strategy) or another input (a side input, another source) held them."),
+        direction=way)]
 
 
 def diagnose(e: Evidence, cfg: JobConfig) -> list[dict[str, Any]]:
@@ -211,12 +239,15 @@ def diagnose(e: Evidence, cfg: JobConfig) -> list[dict[str, Any]]:
 
 
 def with_causes(causes: list[dict[str, Any]], hints: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The certain causes first, then a split never read (its test is strict), the other causes, then hints.py's.
+    """The certain causes first, then a split never read or a changed aggregate (their tests are strict), the
+    settings agreeing, the other causes, then hints.py's.
     A certain cause supersedes the hints that guess at settings from the direction alone (late rows on one side,
     re-firings, windows fired after a split went idle): its evidence holds their figures, and their guesses
     would point elsewhere."""
-    certain = [c for c in causes if c["confidence"] == HIGH]
-    unsure = [c for c in causes if c["confidence"] != HIGH]
-    split = [h for h in hints if h["kind"] == "split_not_read"]
-    rest = [h for h in hints if h["kind"] != "split_not_read" and not (certain and h["kind"] in SUPERSEDED)]
-    return certain + split + unsure + rest
+    certain = [c for c in causes if c["confidence"] == HIGH and c.get("setting") != "none"]
+    agree = [c for c in causes if c.get("setting") == "none"]
+    unsure = [c for c in causes if c["confidence"] != HIGH and c.get("setting") != "none"]
+    named = [h for h in hints if h["kind"] in ROW_CAUSES]
+    rest = [h for h in hints if h["kind"] not in ROW_CAUSES and not ((certain or agree) and h["kind"] in SUPERSEDED)]
+    # With the watermark settings agreeing, what differs is in the rows: its hint leads, the agreement follows
+    return certain + named + agree + unsure + rest

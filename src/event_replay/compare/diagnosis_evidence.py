@@ -25,29 +25,30 @@ def _refired(windows: DataFrame) -> tuple[int, int]:
     return int(r["rr"] or 0), int(r["rl"] or 0)
 
 
-def _late(late: DataFrame | None, ev: DataFrame | None) -> tuple[int, int]:
-    """Rows late on one side only: from the live late output matched, else what the windows' evidence says."""
+def _late(late: DataFrame | None, ev: DataFrame | None, cfg: JobConfig) -> tuple[int, int, int | None]:
+    """Rows late on one side only: from the live late output matched (with the largest lateness of the rows late
+    in the replay only, one job), else what the windows' evidence says."""
     if late is not None:
-        r = late.agg(F.sum("replay_only").alias("ro"), F.sum("live_only").alias("lo")).first()
-    elif ev is not None:
+        r = late.agg(F.sum("replay_only").alias("ro"), F.sum("live_only").alias("lo"),
+                     _accepted_lateness(cfg).alias("acc")).first()
+        return int(r["ro"] or 0), int(r["lo"] or 0), (int(r["acc"]) if r["acc"] is not None else None)
+    if ev is not None:
         r = ev.agg(F.sum("late_replay_only_n").alias("ro"), F.sum("late_live_only_n").alias("lo")).first()
-    else:
-        return 0, 0
-    return int(r["ro"] or 0), int(r["lo"] or 0)
+        return int(r["ro"] or 0), int(r["lo"] or 0), None
+    return 0, 0, None
 
 
-def _accepted_lateness(late: DataFrame | None, cfg: JobConfig) -> int | None:
+def _accepted_lateness(cfg: JobConfig):
     """The largest lateness (watermark at arrival - (window end - 1)) of the rows late in the replay only: the
     live job accepted them, so its allowed lateness is above it when the watermarks agree. Tumbling and sliding
-    windows (a row is late when its last window is)."""
+    windows (a row is late when its last window is); null for the others."""
     w = cfg.window
-    if late is None or w.type not in ("tumbling", "sliding"):
-        return None
+    if w.type not in ("tumbling", "sliding"):
+        return F.lit(None).cast("long")
     step = w.size_ms if w.type == "tumbling" else w.slide_ms
     t = F.col("time_ms")
     end = t - F.pmod(t - F.lit(w.offset_ms), F.lit(step)) + F.lit(w.size_ms)
-    r = late.where(F.col("replay_only") > 0).agg(F.max(F.col("late_watermark_ms") - (end - 1))).first()
-    return int(r[0]) if r[0] is not None else None
+    return F.max(F.when(F.col("replay_only") > 0, F.col("late_watermark_ms") - (end - 1)))
 
 
 def _differing(ev: DataFrame | None) -> tuple[int, int]:
@@ -74,9 +75,9 @@ def gather(spark: SparkSession, cfg: JobConfig, windows: DataFrame, ev: DataFram
     shift = shift_figures(windows, live, watermarks, cfg) if "fire_watermark" in has else None
     silences = _silences(spark, cfg, shift, watermarks) if shift is not None and use_source else None
     rr, rl = _refired(windows)
-    ro, lo = _late(late, ev)
+    ro, lo, accepted = _late(late, ev, cfg)
     differing, near = _differing(ev)
     split = next((h.get("split") for h in hints if h["kind"] == "split_not_read"), None)
     return Evidence(shift=shift, silences=silences, late_replay_only=ro, late_live_only=lo, refired_replay=rr,
                     refired_live=rl, differing=differing, near_idle=near, split_not_read=split,
-                    accepted_lateness_ms=_accepted_lateness(late, cfg))
+                    accepted_lateness_ms=accepted)

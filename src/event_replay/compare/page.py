@@ -6,7 +6,7 @@ import html
 from typing import Any, Iterable
 
 from ..html_page import STYLE, THEME_SCRIPT, table
-from .summary import late_matched_text, pct
+from .summary import diagnosis, late_matched_text, pct
 
 CLASS_TITLES = {"equal": "equal", "duplicate": "duplicate (equal, repeated in the live output)",
                 "value_differs": "value differs", "replay_only": "in the replay only", "live_only": "in live only"}
@@ -61,6 +61,15 @@ def _partition_rows(s: dict[str, Any]) -> tuple[list[dict], dict, list[tuple[str
     total = {**t, "partition": "total", "agreement": pct(t.get("agreement_pct")), "verdict": ""}
     cols = PARTITION_COLUMNS + (LATE_COLUMNS if "late_matched" in t else [])
     return rows, total, cols
+
+
+def diagnosis_block(found: dict[str, Any] | None, block_id: str = "diagnosis") -> str:
+    """The diagnosis (compare.summary.diagnosis, the same on every view): its headline, then the hint in full."""
+    if not found:
+        return ""
+    level = f" ({found['confidence']})" if found.get("confidence") else ""
+    return (f"<p class='glance' id='{block_id}'><b>Diagnosis: {html.escape(found['headline'])}</b>"
+            f"{html.escape(level)}. <span class='muted'>{html.escape(found['text'])}</span></p>")
 
 
 def _hints(s: dict[str, Any]) -> str:
@@ -181,7 +190,7 @@ def render(s: dict[str, Any], nav: str = "", base: str = "") -> str:
 <body><nav>{nav}</nav><h1>Does the replay match production?</h1>
 <p class='muted'>Replay <code>{html.escape(str(s.get('output_path', '')))}</code> against the live job's output
 <code>{html.escape(str((s.get('live') or {}).get('path', '')))}</code>.</p>
-{verdict(s)}<p class='glance' id='glance'>{glance(s)}</p>
+{verdict(s)}<p class='glance' id='glance'>{glance(s)}</p>{diagnosis_block(diagnosis(s))}
 <h2 id='suggests'>What the differences suggest</h2>{_hints(s)}{search_table(s)}
 <h2 id='partitions'>Per partition</h2>{table(rows, cols, 'partitions', total=total)}
 <h2 id='windows'>Differences, explained</h2>
@@ -236,6 +245,7 @@ def versus_live_section(entry: dict[str, Any] | None, base: str = "") -> str:
         out += (f"<p>The replay against the live job's output <code>"
                 f"{html.escape(str((entry.get('live') or {}).get('path', '')))}</code> (<code>replay compare</code>)."
                 f"{link}</p>{verdict(entry)}<p class='glance' id='versus-live-glance'>{glance(entry)}</p>"
+                + diagnosis_block(diagnosis(entry), "versus-live-diagnosis")
                 + (f"<ul class='hints'>{''.join(items)}</ul>" if hints else "")
                 + search_table(entry, "versus-live-search")
                 + table(rows, cols, "versus-live-partitions", total=total))

@@ -29,6 +29,7 @@ from .matching import match_late, match_windows
 from .output import write_compare
 from .replay_side import Scope, read_replay
 from .rules import DEFAULT_TOLERANCE, rules_for
+from .summary import diagnosis, differs
 
 DEFAULT_MIN_AGREEMENT = 100.0
 
@@ -42,6 +43,7 @@ class CompareOptions:
     out_dir: str | None = None  # default <output.path>/compare
     use_source: bool = True  # per-split rows of the windows the live output lacks (one scan of the source)
     rank_settings: Ranker | None = None  # confirm the diagnosis by replays, one setting at a time (settings_search.py)
+    known_settings: tuple[dict[str, Any], ...] = ()  # variants already replayed and ranked (a calibration grid's rows)
 
 
 def default_out_dir(cfg: JobConfig) -> str:
@@ -84,7 +86,10 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
     causes = _causes(spark, cfg, windows, explained, live, replay.watermarks, late, options)
     hints = with_causes(causes, explained.hints)
     phase("diagnose")
-    found = search(scoped_config(cfg, options.scope), causes, options.rank_settings) if options.rank_settings else None
+    found = None
+    if options.rank_settings and differs({"totals": tot}):  # nothing to confirm when everything agrees
+        found = search(scoped_config(cfg, options.scope), causes, options.rank_settings, options.known_settings,
+                       tot["agreement_pct"])
     hints = with_search(hints, found)
     phase("settings search")
     seconds = time.monotonic() - t0
@@ -99,6 +104,7 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
         "config": _config_line(cfg), "search": _search_rows(found), "seconds": round(seconds, 3),
         "rows": _row_accounting(spark, cfg),
     }
+    summary["diagnosis"] = diagnosis(summary)  # what every view of the comparison leads with
     out_dir = options.out_dir or default_out_dir(cfg)
     summary["out_dir"] = out_dir
     summary["phases_s"] = phases
@@ -118,7 +124,7 @@ def _causes(spark: SparkSession, cfg: JobConfig, windows, explained, live, water
 
 
 def _search_rows(found: dict[str, Any] | None) -> list[dict[str, Any]] | None:
-    keep = ("change", "setting", "value_ms", "live_rank", "live_score", "live_agreement_pct", "live_windows_equal",
+    keep = ("change", "setting", "value_ms", "values_ms", "live_rank", "live_score", "live_agreement_pct", "live_windows_equal",
             "live_windows", "live_late_matched", "live_late_union")
     return None if found is None else [{k: r.get(k) for k in keep} for r in found["rows"]]
 

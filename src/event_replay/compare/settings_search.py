@@ -5,8 +5,11 @@ every late row) is the strongest evidence there is, shown first: "with idle time
 of windows". Otherwise the best variant is said next to the replay's own agreement.
 
 Candidates: the out-of-orderness the shift names; for the idle timeout and the allowed lateness, the round values
-nearest the replay's on the side the evidence points to (below the silences the live job idled in, when known).
-At most MAX_VARIANTS variants (each is a full replay). The replays and their ranking are the caller's (`Ranker`:
+nearest the replay's on the side the evidence points to (below the silences the live job idled in, when known;
+about 3 and 6 times the replay's when nothing bounds it). When no single setting agrees fully, the other suspects
+are tried on top of the best one (two settings changed). Variants already replayed and ranked (the calibration
+grid of the DAG's compare task) are ranked with them and never replayed again: one of them agreeing fully confirms
+two settings at once. At most MAX_REPLAYS replays. The replays and their ranking are the caller's (`Ranker`:
 tuning/ sits above this package); the comparison keeps the ranking (summary.json's `search`).
 """
 from __future__ import annotations
@@ -22,9 +25,10 @@ from .wording import plural
 
 # (the config, the variants' (delay, idle timeout, lateness)) -> their rows, in order, with calibrate's columns and
 # live_rank (commands/compare.py runs them through tuning/: above this package)
-Ranker = Callable[[JobConfig, Sequence[tuple[int, "int | None", int]]], list[dict[str, Any]]]
+Ranker = Callable[[JobConfig, Sequence["Settings"]], list[dict[str, Any]]]
 
-MAX_VARIANTS = 6
+MAX_VARIANTS = 6  # candidates of one step
+MAX_REPLAYS = 9  # replays of a whole search (each a full replay of the range)
 PER_SETTING = 3
 IDLE_LADDER = (500, 1000, 1500, 2000, 3000, 4000, 5000, 6000, 8000, 10_000, 15_000, 20_000, 30_000, 45_000, 60_000,
                120_000, 300_000, 600_000)
@@ -55,6 +59,9 @@ def _above(ladder: Sequence[int], mine: int | None, bound: int | None, strict: b
     past = [v for v in near if bound is not None and v > bound]
     if strict and bound is not None:
         return past[:2]
+    if bound is None and mine:  # nothing bounds it: the next value, then about 3 and 6 times the replay's
+        return list(dict.fromkeys(near[:1] + [v for v in near if v >= 3 * mine][:1]
+                                  + [v for v in near if v >= 6 * mine][:1]))
     return list(dict.fromkeys(near[:2] + past[:1]))
 
 
@@ -64,7 +71,7 @@ def _nearest(ladder: Sequence[int], mine: int | None, way: str | None, bound: in
         return _below(ladder, mine, bound)[:PER_SETTING]
     if way == "behind":
         return _above(ladder, mine, bound, strict)
-    return _below(ladder, mine, None)[:2] + _above(ladder, mine, None, False)[:2]
+    return _below(ladder, mine, None)[:1] + _above(ladder, mine, None, False)[:3]
 
 
 def candidates(causes: list[dict[str, Any]], cfg: JobConfig) -> list[tuple[str, int | None]]:
@@ -90,35 +97,87 @@ def candidates(causes: list[dict[str, Any]], cfg: JobConfig) -> list[tuple[str, 
     return seen[:MAX_VARIANTS]
 
 
-def settings_of(cfg: JobConfig, setting: str, value: int | None) -> tuple[int, int | None, int]:
+Settings = tuple[int, "int | None", int]  # (max out-of-orderness, idle timeout, allowed lateness)
+KEYS = ("max_out_of_orderness", "idle_timeout", "allowed_lateness")
+FLAVOURED = {"watermark_flavour": "max_out_of_orderness"}  # the causes whose candidates are another setting's
+
+
+def settings_of(cfg: JobConfig, setting: str, value: int | None) -> Settings:
     """(max out-of-orderness, idle timeout, allowed lateness) of the replay's config with one setting changed."""
-    values = {"max_out_of_orderness": cfg.watermark.max_out_of_orderness_ms,
-              "idle_timeout": cfg.watermark.idle_timeout_ms, "allowed_lateness": cfg.window.allowed_lateness_ms}
+    values = dict(zip(KEYS, own_settings(cfg)))
     values[setting] = value
     return values["max_out_of_orderness"], values["idle_timeout"], values["allowed_lateness"]
+
+
+def own_settings(cfg: JobConfig) -> Settings:
+    return cfg.watermark.max_out_of_orderness_ms, cfg.watermark.idle_timeout_ms, cfg.window.allowed_lateness_ms
+
+
+def with_settings(cfg: JobConfig, settings: Settings) -> JobConfig:
+    """The config with these three settings (the base of the search's second step)."""
+    delay, idle, lateness = settings
+    wm = {k: v for k, v, mine in (("max_out_of_orderness", delay, cfg.watermark.max_out_of_orderness_ms),
+                                  ("idle_timeout", idle, cfg.watermark.idle_timeout_ms)) if v != mine}
+    lateness_change = {"allowed_lateness": lateness} if lateness != cfg.window.allowed_lateness_ms else {}
+    return cfg.with_overrides(watermark=wm, window=lateness_change)
 
 
 def _words(setting: str, value: int | None) -> str:
     return f"{SETTING_WORDS[setting]} {spoken_duration(value) if value is not None else 'none'}"
 
 
-def search(cfg: JobConfig, causes: list[dict[str, Any]], rank: Ranker) -> dict[str, Any] | None:
+def _row(cfg: JobConfig, settings: Settings, scored: dict[str, Any]) -> dict[str, Any]:
+    """A ranked variant as the search keeps it: the settings it changed from the replay's, in words."""
+    changed = [(k, v) for k, v, mine in zip(KEYS, settings, own_settings(cfg)) if v != mine]
+    return {**scored, "settings": settings, "setting": "+".join(k for k, _ in changed) or "none",
+            "value_ms": changed[0][1] if len(changed) == 1 else None,
+            "values_ms": {k: v for k, v in changed},
+            "change": " and ".join(_words(k, v) for k, v in changed) or "the replay's own settings"}
+
+
+def _settings_of_row(r: dict[str, Any]) -> Settings:
+    return r["max_out_of_orderness_ms"], r["idle_timeout_ms"], r["allowed_lateness_ms"]
+
+
+def search(cfg: JobConfig, causes: list[dict[str, Any]], rank: Ranker, known: Sequence[dict[str, Any]] = (),
+           own_pct: float | None = None) -> dict[str, Any] | None:
     """The ranking of the candidates (calibrate's columns, best first) and the hint it gives; None: no candidate.
-    `rank(cfg, settings)`: each (delay, idle, lateness) replayed and scored against the live output, in order.
-    The certain causes' candidates are replayed first; the others only when those do not agree fully."""
+    `rank(cfg, settings)`: each (delay, idle, lateness) replayed and scored against the live output, in order;
+    `known`: variants already replayed and scored (a calibration grid's rows, calibrate's columns): ranked with
+    the rest and never replayed again; `own_pct`: the replay's own agreement.
+    The certain causes' candidates are replayed first; the others only when those do not agree fully. When none
+    does and the best one agrees more than the replay, the other causes' candidates are tried on top of it (two
+    settings may differ: the demo's live job ran with another out-of-orderness and another idle timeout)."""
+    rows = [_row(cfg, _settings_of_row(r), r) for r in known]
+    tried = {r["settings"] for r in rows}
+    replays = 0
+
+    def run(base: JobConfig, pairs: Sequence[tuple[str, int | None]]) -> None:
+        nonlocal replays
+        todo = list(dict.fromkeys(s for s in (settings_of(base, k, v) for k, v in pairs) if s not in tried))
+        todo = todo[:MAX_REPLAYS - replays]
+        if todo:
+            rows.extend(_row(cfg, st, r) for st, r in zip(todo, rank(cfg, todo)))
+            tried.update(todo)
+            replays += len(todo)
+
     certain = candidates([c for c in causes if c["confidence"] == "high"], cfg)
     every = candidates(causes, cfg)
-    stages = [certain, [p for p in every if p not in certain]] if certain else [every]
-    rows: list[dict[str, Any]] = []
-    for pairs in (p for p in stages if p):
-        scored = rank(cfg, [settings_of(cfg, s, v) for s, v in pairs])
-        rows += [{**r, "setting": s, "value_ms": v, "change": _words(s, v)} for (s, v), r in zip(pairs, scored)]
+    for pairs in ([certain, [p for p in every if p not in certain]] if certain else [every]):
         if any(_agrees(r) for r in rows):
             break
+        run(cfg, pairs)
+    best = max(rows, key=_key, default=None)
+    if best is not None and not _agrees(best) and (best.get("live_agreement_pct") or 0) > (own_pct or 0):
+        base = with_settings(cfg, best["settings"])
+        # their direction was read against the replay's own settings, not the best's: both sides are tried
+        others = [{**c, "direction": None, "bound_ms": None} for c in causes
+                  if FLAVOURED.get(c["setting"], c["setting"]) not in best["values_ms"]]
+        run(base, [p for p in candidates(others, base) if p[0] not in best["values_ms"]])
     if not rows:
         return None
     ranked = _ranked(rows)
-    return {"rows": ranked, "hint": _hint(ranked, len(rows))}
+    return {"rows": ranked, "hint": _hint(ranked, replays, len(known))}
 
 
 def _agrees(r: dict[str, Any]) -> bool:
@@ -126,21 +185,26 @@ def _agrees(r: dict[str, Any]) -> bool:
     return r.get("live_agreement_pct") == 100.0 and (late is None or r.get("live_late_matched") == late)
 
 
+def _key(r: dict[str, Any]) -> tuple:
+    """The calibration's measure: score, then fire watermarks matched."""
+    return r.get("live_score") or 0, r.get("live_watermarks_matched") or 0
+
+
 def _ranked(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Best first across the stages, by the calibration's measure (score, then fire watermarks matched); equal
-    ones share a rank."""
-    def key(r: dict[str, Any]) -> tuple:
-        return r.get("live_score") or 0, r.get("live_watermarks_matched") or 0
+    """Best first across the stages; equal ones share a rank (the fewest settings changed first among them)."""
     for r in rows:
-        r["live_rank"] = 1 + sum(key(o) > key(r) for o in rows)
-    return sorted(rows, key=lambda r: r["live_rank"])
+        r["live_rank"] = 1 + sum(_key(o) > _key(r) for o in rows)
+    return sorted(rows, key=lambda r: (r["live_rank"], len(r["values_ms"])))
 
 
-def _hint(ranked: list[dict[str, Any]], tried: int) -> dict[str, Any]:
+def _hint(ranked: list[dict[str, Any]], replays: int, known: int) -> dict[str, Any]:
     best = ranked[0]
     ties = [r for r in ranked if r.get("live_rank") == 1]
     late = best.get("live_late_union")
-    how = f"the settings search (one setting at a time around the replay's config, {plural(tried, 'variant', 'variants')})"
+    grid = f", and the calibration grid's {plural(known, 'variant', 'variants')}" if known else ""
+    pairs = ", then a second on top of the closest" if any(len(r["values_ms"]) > 1 for r in ranked) else ""
+    how = (f"the settings search (one setting at a time around the replay's config{pairs}, "
+           f"{plural(replays, 'replay', 'replays')}{grid})")
     if _agrees(best):
         named = " or ".join(r["change"] for r in ties)
         also = [r["change"] for r in ranked if r not in ties and _agrees(r)]
@@ -149,12 +213,13 @@ def _hint(ranked: list[dict[str, Any]], tried: int) -> dict[str, Any]:
                 "confirms the cause" + (" (the variants tie: the output cannot tell them apart)" if len(ties) > 1
                                         else "")
                 + (f"; so do {', '.join(also)}, whose firings agree at fewer watermarks." if also else "."))
-        return {"kind": "search", "setting": best["setting"], "value_ms": best["value_ms"], "confidence": "confirmed",
-                "windows": best["live_windows"], "text": text}
+        return {"kind": "search", "setting": best["setting"], "value_ms": best["value_ms"],
+                "values_ms": best["values_ms"], "confidence": "confirmed", "windows": best["live_windows"],
+                "text": text}
     text = (f"No single setting makes the replay agree fully: {how}; the closest is {best['change']}, agreeing on "
             f"{pct(best['live_agreement_pct'])} of windows. More than one setting may differ (the causes above).")
-    return {"kind": "search", "setting": best["setting"], "value_ms": best["value_ms"], "confidence": "partial",
-            "windows": best["live_windows"], "text": text}
+    return {"kind": "search", "setting": best["setting"], "value_ms": best["value_ms"],
+            "values_ms": best["values_ms"], "confidence": "partial", "windows": best["live_windows"], "text": text}
 
 
 def with_search(hints: list[dict[str, Any]], found: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -162,7 +227,43 @@ def with_search(hints: list[dict[str, Any]], found: dict[str, Any] | None) -> li
     if found is None:
         return hints
     hint = found["hint"]
-    if hint["confidence"] == "confirmed":
-        return [hint] + hints
     causes = [h for h in hints if h["kind"] == "cause"]
-    return causes + [hint] + hints[len(causes):]
+    if hint["confidence"] == "confirmed":
+        return [_or_interval(hint, causes)] + hints
+    interval = _interval_decided(causes, found["rows"])
+    return interval + causes + [hint] + hints[len(causes):]
+
+
+def _or_interval(hint: dict[str, Any], causes: list[dict[str, Any]]) -> dict[str, Any]:
+    """An idle timeout that agrees fully, where the idle cause was named with a longer emission interval: the
+    interval can give the very same firings (Flink checks idleness at its ticks), and no replay here changes the
+    interval, so both are named."""
+    idle = next((c for c in causes if c.get("setting") == "idle_timeout" and c.get("also") == "emission_interval"),
+                None)
+    if idle is None or hint["setting"] != "idle_timeout":
+        return hint
+    return {**hint, "also": "emission_interval", "text": hint["text"].rstrip(".") + (
+        f"; or the live job's watermark emission interval is longer than the replay's "
+        f"{spoken_duration(idle['interval_ms'])}, which can give the same firings (idleness is checked at its "
+        "ticks): the outputs cannot tell these two apart, the live job's pipeline.auto-watermark-interval can.")}
+
+
+def _interval_decided(causes: list[dict[str, Any]], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The idle timeout named with a longer emission interval (diagnosis.idle_timeout), and no idle timeout the
+    search replayed agrees fully: the emission interval leads (the search cannot replay another interval)."""
+    idle = next((c for c in causes if c.get("setting") == "idle_timeout" and c.get("also") == "emission_interval"),
+                None)
+    tried = [r for r in rows if r["setting"] == "idle_timeout"]
+    if idle is None or not tried or any(_agrees(r) for r in tried):
+        return []
+    best = max(tried, key=_key)
+    values = ", ".join(_words("idle_timeout", r["value_ms"]).split(" ", 2)[2] for r in tried)
+    evidence = (f"the live job fired windows later at the replay's own split watermarks (no shift: the idle "
+                f"timeout's evidence below), yet no idle timeout makes the replay agree: the settings search "
+                f"replayed idle timeouts {values}, the closest ({best['change']}) agreeing on "
+                f"{pct(best['live_agreement_pct'])} of windows")
+    text = (f"The watermark emission interval differs: the live job published its watermark less often than the "
+            f"replay's every {spoken_duration(idle['interval_ms'])} (pipeline.auto-watermark-interval), so it fired "
+            "windows at a later tick of its own.")
+    return [{"kind": "cause", "setting": "emission_interval", "confidence": "medium", "evidence": evidence,
+             "text": f"{text} Evidence: {evidence} (confidence: medium)."}]

@@ -61,10 +61,13 @@ def silence_at_firing(spark: SparkSession, cfg: JobConfig, fired: DataFrame) -> 
 
 
 def summarise(per_window: DataFrame) -> Silences | None:
-    r = per_window.agg(F.count(F.lit(1)).alias("n"), F.min("silence_ms").alias("lo"),
-                       F.percentile_approx("silence_ms", 0.5).alias("mid"), F.max("silence_ms").alias("hi")).first()
-    if not r["n"]:
+    """One job: the figures over all windows and the count per split (a rollup)."""
+    rows = per_window.rollup("silent_split").agg(
+        F.grouping_id().alias("all"), F.count(F.lit(1)).alias("n"), F.min("silence_ms").alias("lo"),
+        F.percentile_approx("silence_ms", 0.5).alias("mid"), F.max("silence_ms").alias("hi")).collect()
+    total = next((r for r in rows if r["all"]), None)
+    if total is None or not total["n"]:
         return None
-    top = per_window.groupBy("silent_split").count().orderBy(F.col("count").desc(), "silent_split").first()
-    return Silences(windows=int(r["n"]), shortest_ms=int(r["lo"]), median_ms=int(r["mid"]), longest_ms=int(r["hi"]),
-                    split=top["silent_split"], split_windows=int(top["count"]))
+    top = min((r for r in rows if not r["all"]), key=lambda r: (-r["n"], r["silent_split"]))
+    return Silences(windows=int(total["n"]), shortest_ms=int(total["lo"]), median_ms=int(total["mid"]),
+                    longest_ms=int(total["hi"]), split=top["silent_split"], split_windows=int(top["n"]))

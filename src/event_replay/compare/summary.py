@@ -1,4 +1,6 @@
-"""Reading a comparison's summary (compare/summary.json, what `compare` returns): one line, and whether it differs.
+"""Reading a comparison's summary (compare/summary.json, what `compare` returns): one line, whether it differs, and
+its diagnosis: the one every view shows (summary.json's `diagnosis`, the compare page, the why-report's "versus
+live" section, the runs page), made by `diagnosis` alone.
 
 Plain Python on the summary dict (no Spark, no pandas), so that a caller with only the JSON (make demo's last
 lines) does not import them.
@@ -50,3 +52,28 @@ def late_matched_text(r: dict[str, Any]) -> str:
     if r.get("live_late") is not None:
         return f"{matched} of {r['live_late']}"
     return f"{matched} of {r.get('live_late_union')} on either side"
+
+
+# The hints that name a cause (what differs between the two jobs), as opposed to notes on single windows.
+CAUSE_KINDS = ("search", "cause", "split_not_read", "changed_aggregate", "duplicates", "live_only_unread",
+               "not_fired_live")
+
+
+def diagnosis(summary: dict[str, Any]) -> dict[str, Any] | None:
+    """What the comparison says differs, as every view shows it: the first hint when it names a cause (the settings
+    search's full agreement, a cause with its evidence and confidence, a split never read, ...), its headline (the
+    hint's text up to its first colon) and, when the search confirmed it, the cause it confirms. None when the
+    replay agrees with the live output or no hint names a cause."""
+    hints = summary.get("hints") or []
+    duplicated = (summary.get("totals") or {}).get("duplicate")
+    if not (differs(summary) or duplicated) or not hints or hints[0].get("kind") not in CAUSE_KINDS:
+        return None
+    first = hints[0]
+    text = first["text"]
+    head = text.split(": ", 1)[0] if ": " in text[:200] else text.split(". ", 1)[0]
+    out = {"kind": first["kind"], "setting": first.get("setting"), "confidence": first.get("confidence"),
+           "headline": head.rstrip("."), "text": text}
+    if first["kind"] == "search":
+        cause = next((h for h in hints[1:] if h.get("kind") == "cause"), None)
+        out["cause"] = cause["text"] if cause else None
+    return out

@@ -55,15 +55,19 @@ def _shares(live_wms: DataFrame, values: DataFrame, reach: int) -> tuple[int, di
     """How many sampled live fire watermarks each candidate shift (within `reach`) puts onto a split value."""
     sample = live_wms.select(F.col("live_first_watermark_ms").alias("f")).distinct() \
         .orderBy(F.xxhash64("f")).limit(SAMPLE).localCheckpoint(eager=True)
-    n = sample.count()
     # A range join on buckets of `reach`: each f meets the values of its bucket and the two next to it.
     f = sample.withColumn("b", F.explode(F.array(*[F.floor(F.col("f") / reach) + k for k in (-1, 0, 1)])))
     v = values.withColumn("b", F.floor(F.col("v") / reach))
     d = f.join(v, "b").select((F.col("v") - F.col("f")).alias("d"), "f").where(F.abs("d") <= reach)
-    top = d.groupBy("d").agg(F.count_distinct("f").alias("n")).orderBy(F.col("n").desc(), F.abs("d"), "d").limit(1)
-    zero = d.where(F.col("d") == 0).select(F.count_distinct("f")).first()[0]
-    best = top.first()
-    return n, {0: int(zero or 0), **({int(best["d"]): int(best["n"])} if best else {})}
+    per_shift = d.groupBy("d").agg(F.count_distinct("f").alias("n"))
+    top = per_shift.orderBy(F.col("n").desc(), F.abs("d"), "d").limit(1).withColumn("what", F.lit("top"))
+    # the sample's size, the best shift and the zero shift in one job (each a job of its own cost three)
+    got = (sample.agg(F.lit(None).cast("long").alias("d"), F.count(F.lit(1)).alias("n")).withColumn("what", F.lit("n"))
+           .unionByName(top).unionByName(per_shift.where(F.col("d") == 0).withColumn("what", F.lit("zero")))
+           .collect())
+    by = {r["what"]: r for r in got}
+    best, zero = by.get("top"), by.get("zero")
+    return int(by["n"]["n"]), {0: int(zero["n"]) if zero else 0, **({int(best["d"]): int(best["n"])} if best else {})}
 
 
 def shift_figures(windows: DataFrame, live: DataFrame, watermarks: DataFrame, cfg: JobConfig) -> ShiftFigures:

@@ -1,8 +1,11 @@
 """The backfill DAGs' optional `compare_live` task: when the form gets a live path, the replayed range is compared
 with the live job's output (`replay compare`, one spark-submit of jobs/replay_job.py through the `replay_spark`
 connection and pool) into the run folder (`<output>/_airflow/<run_id>/compare/`), where the data-quality task then
-finds it: the GX live parity suite and the why-report's "versus live" section. With a calibration grid in the
-form, the same Spark application ranks it against the live output (`replay tune --against-live`).
+finds it: the GX live parity suite and the why-report's "versus live" section. When the comparison differs, the
+settings search confirms its diagnosis (`--search-settings`: the suspect settings replayed one at a time, then two,
+the source read once); with a calibration grid in the form, the same Spark application ranks the grid against the
+live output first (`replay tune --against-live`) and the search reuses those replays. The task's result carries
+the diagnosis (compare.summary.diagnosis, what every view shows).
 
 The data_quality task after it runs the checks in a Spark job of its own (the live parity suite and the
 why-report's "versus live" read what this task wrote).
@@ -16,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..compare.summary import pct
+from ..compare.summary import diagnosis, pct
 from ..layout import COMPARE_FOLDER, COMPARE_SUMMARY_FILE
 from .operators import ReplaySparkSubmitOperator, replay_job
 from .params import resolve_path
@@ -35,7 +38,8 @@ def compare_args(p: Mapping[str, Any], params: Mapping[str, Any], project_dir: s
     args = ["compare", "--config", p["config_path"], "--live", resolve_path(_text(params, "live_path"), project_dir),
             "--live-format", params.get("live_format") or "parquet",
             "--partitions", f"{runs[0]['partition']}..{runs[-1]['partition']}", "--out", str(folder),
-            "--min-agreement", str(float(params.get("live_min_agreement", 100.0))), "--report-only"]
+            "--min-agreement", str(float(params.get("live_min_agreement", 100.0))), "--report-only",
+            "--search-settings"]
     if _text(params, "live_columns"):
         args += ["--live-columns", _text(params, "live_columns")]
     if _text(params, "live_late_path"):
@@ -50,13 +54,15 @@ def compare_args(p: Mapping[str, Any], params: Mapping[str, Any], project_dir: s
 
 
 def compare_result(summary: Mapping[str, Any]) -> dict[str, Any]:
-    """What the task returns: a status line, the agreement, where the page is."""
+    """What the task returns: a status line, the agreement, where the page is, the diagnosis's headline."""
     t = summary["totals"]
     status = (f"agreement {pct(t['agreement_pct'])} of {t['windows']} windows ({t['differing']} differing"
               + (f", {t['duplicate']} duplicated" if t.get("duplicate") else "")
               + (f"; late rows {t['late_replay_only']} replay only, {t['late_live_only']} live only"
                  if "late_matched" in t else "") + ")")
-    return {"status": status, "agreement_pct": t["agreement_pct"], "compare_page": summary.get("page")}
+    found = diagnosis(dict(summary))
+    return {"status": status, "agreement_pct": t["agreement_pct"], "compare_page": summary.get("page"),
+            "diagnosis": found["headline"] if found else None}
 
 
 class CompareLiveOperator(ReplaySparkSubmitOperator):
@@ -80,5 +86,6 @@ class CompareLiveOperator(ReplaySparkSubmitOperator):
         if not summary_file.is_file():
             raise RuntimeError(f"the compare job left no summary in {summary_file}")
         result = compare_result(json.loads(summary_file.read_text()))
-        self.log.info("versus live: %s (%s)", result["status"], result["compare_page"])
+        self.log.info("versus live: %s (%s)%s", result["status"], result["compare_page"],
+                      f"; diagnosis: {result['diagnosis']}" if result["diagnosis"] else "")
         return result

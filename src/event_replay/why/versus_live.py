@@ -1,5 +1,6 @@
 """The why-report's "versus live" entry: the comparison next to the report (its sibling `compare/`:
-`<output.path>/compare/` for `replay compare`'s default, the run folder's in a DAG run) and what calibration found
+`<output.path>/compare/` for `replay compare`'s default, the run folder's in a DAG run), its diagnosis
+(compare.summary.diagnosis: the same as on the compare page and the runs page) and what calibration found
 (`_tuning/<grid>/calibration.json`)."""
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..compare.summary import diagnosis
 from ..layout import COMPARE_FOLDER, COMPARE_SUMMARY_FILE, compare_folder_near
 from ..tuning.results import read_results
 
@@ -37,6 +39,7 @@ def versus_live(report_dir: str | Path, output_path: str) -> dict[str, Any] | No
     if s is None and not cals:
         return None
     entry: dict[str, Any] = {k: s[k] for k in KEEP if k in s} if s else {}
+    entry["diagnosis"] = diagnosis(s) if s else None  # the comparison's, as its page and the runs page say it
     entry["page"] = f"../{COMPARE_FOLDER}/index.html" if s else None
     entry["calibrations"] = cals
     return entry
