@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from event_replay.why.overview import DAY_MS, HOUR_MS, cut_by_partition, partition_figures, partition_label, \
+from event_replay.spark_jobs import gather
+from event_replay.why.overview import DAY_MS, HOUR_MS, cut_by_partition, partition_figure_frame, partition_figures, \
+    partition_label, \
     with_figures
 
 pytestmark = pytest.mark.spark
@@ -30,7 +32,7 @@ def test_shares_holder_and_lag_per_partition(spark):
         ("held", "p1", d0 + DAY_MS, d0 + DAY_MS + 10)], "kind string, series string, a long, z long")
     segments = spark.createDataFrame([(d0, 1000, 10), (d0 + 1000, 3000, 50), (d0 + DAY_MS, 10, 7)],
                                      "t long, dur long, lag long")
-    found = partition_figures(intervals, segments, 2, DAY_MS)
+    found = partition_figures(gather({"p": partition_figure_frame(intervals, segments, 2, DAY_MS)})["p"], DAY_MS)
     first, second = found["1970-04-11"], found["1970-04-12"]
     assert first["idle_share"] == pytest.approx(0.5) and second["idle_share"] == pytest.approx(0.25)
     assert (first["held_most"], first["held_most_share"]) == ("p0", pytest.approx(0.25))  # a tie: by name

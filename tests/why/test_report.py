@@ -89,7 +89,8 @@ def test_totals_are_the_sum_of_the_partitions(spark, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from event_replay.why.report import _partitions
+    from event_replay.spark_jobs import gather
+    from event_replay.why.report import _partition_frames, _partitions
 
     for dt, (read, late, fired) in {"2024-01-01": (5000, 19, 3), "2024-01-02": (4000, 22, 2)}.items():
         for name, table in {"counts": pa.table({"rows_read": [read], "rows_in_windows": [read - late],
@@ -99,7 +100,7 @@ def test_totals_are_the_sum_of_the_partitions(spark, tmp_path):
             (tmp_path / name / f"dt={dt}").mkdir(parents=True)
             pq.write_table(table, tmp_path / name / f"dt={dt}" / "part-0.parquet")
     out = {n: spark.read.parquet(str(tmp_path / n)) for n in ("counts", "windows")}
-    rows, totals, by_reason = _partitions(out)
+    rows, totals, by_reason = _partitions(gather(_partition_frames(out)))
     assert [(r["partition"], r["rows_read"], r["late_rows"], r["firings"]) for r in rows] == \
         [("2024-01-01", 5000, 19, 3), ("2024-01-02", 4000, 22, 2)]
     assert totals == {"rows_read": 9000, "rows_in_windows": 8959, "late_rows": 41, "quarantined_rows": 2,

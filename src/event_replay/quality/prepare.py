@@ -18,6 +18,7 @@ from pyspark.sql import types as T
 
 from ..history.state_files import MANIFEST
 from ..io.commit import recover
+from ..io.parquet_footer import read_parquet
 from ..io.partition_folders import folder_of
 from ..layout import DATASETS, state_dir
 from ..semantics.config import JobConfig
@@ -62,7 +63,7 @@ def read_outputs(spark: SparkSession, output_path: str, partition: str | None = 
         raise OutputsMissing(f"{root}: missing output datasets {', '.join(missing)}"
                              + (f" of partition {partition}" if partition else ""))
     with _listed_on_driver(spark, local="://" not in root or root.startswith("file:")):
-        return {d: spark.read.option("basePath", f"{root}/{d}").parquet(f"{root}/{d}{sub}") for d in DATASETS}
+        return {d: read_parquet(spark, f"{root}/{d}{sub}", base_path=f"{root}/{d}") for d in DATASETS}
 
 
 # Spark lists a dataset with more than 32 partition folders in a Spark job of its own, one per dataset read: on a

@@ -28,6 +28,7 @@ from great_expectations.data_context.types.resource_identifiers import Expectati
 from ..layout import DOCS_FOLDER
 from ..semantics.config import JobConfig, load_config
 from ..spark import build_session
+from ..spark_jobs import one_job_plans
 from . import quiet_gx
 from .docs_assets import localize
 from .parity import live_parity_batch
@@ -156,6 +157,12 @@ def validate(output_path: str, cfg: JobConfig, docs_dir: str | None = None, *, s
 
     if spark is None:
         spark = build_session(app_name="event-replay-validate")
+    with one_job_plans(spark):  # GX plans (and persists) its batches at each check: no broadcast jobs
+        return _validate(spark, output_path, cfg, docs_dir, suites, build_docs, run_name)
+
+
+def _validate(spark, output_path: str, cfg: JobConfig, docs_dir: str | None, suites: Sequence[str] | None,
+              build_docs: bool, run_name: str | None) -> ValidationReport:
     names = list(suites or SUITE_NAMES)
     saved = load_suites()  # imports the custom expectations, refuses a suite that lost expectations
     docs = (docs_dir or default_docs_dir(output_path)) if build_docs else None

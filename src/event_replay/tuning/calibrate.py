@@ -20,7 +20,7 @@ import argparse
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -78,36 +78,46 @@ class AgainstLive:
             self.live = live
         return self.live
 
-    def figures(self, result, vcfg: JobConfig) -> dict[str, Any]:
-        """The agreement columns of one variant (its engine result)."""
+    def frames(self, result, vcfg: JobConfig) -> dict[str, DataFrame]:
+        """The agreement of one variant (its engine result) with the live output, lazily: one row each."""
         side = from_engine(result, vcfg)
         live = self._load(side.types)
         rules = rules_for(vcfg.aggregations, side.types, live.aggregates)
         m = match_windows(side.firings, live.firings, rules, live.has, self.spec.keeps_updates)
         w = classify_windows(m, live.aggregates, self.scope, self.spec.keeps_updates)
-        r = w.agg(F.count(F.lit(1)).alias("windows"),
-                  F.sum(F.col("class").isin("equal", "duplicate").cast("long")).alias("equal"),
-                  F.sum("firings_equal").alias("firings_matched"), F.sum("live_versions").alias("live_firings"),
-                  F.sum((F.col("in_replay") & F.col("in_live") & F.col("live_fire_watermark_ms").isNotNull()
-                         & F.col("live_fire_watermark_ms").eqNullSafe(F.col("replay_fire_watermark_ms")))
-                        .cast("long")).alias("wm")).first()
-        windows, equal = int(r["windows"] or 0), int(r["equal"] or 0)
-        late_matched = late_union = live_late = 0
+        frames = {"windows": w.agg(
+            F.count(F.lit(1)).alias("windows"),
+            F.sum(F.col("class").isin("equal", "duplicate").cast("long")).alias("equal"),
+            F.sum("firings_equal").alias("firings_matched"), F.sum("live_versions").alias("live_firings"),
+            F.sum((F.col("in_replay") & F.col("in_live") & F.col("live_fire_watermark_ms").isNotNull()
+                   & F.col("live_fire_watermark_ms").eqNullSafe(F.col("replay_fire_watermark_ms")))
+                  .cast("long")).alias("wm"))}
         if live.late is not None:
-            lt = classify_late(match_late(side.late, live.late, live.late_identity), self.scope).agg(
-                F.sum("matched").alias("m"), F.sum("replay_only").alias("ro"), F.sum("live_only").alias("lo")).first()
+            frames["late"] = classify_late(match_late(side.late, live.late, live.late_identity), self.scope).agg(
+                F.sum("matched").alias("m"), F.sum("replay_only").alias("ro"), F.sum("live_only").alias("lo"))
+        return frames
+
+    def row(self, found: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+        """The agreement columns of one variant, from its gathered `frames`."""
+        r = found["windows"][0]
+        windows, equal = int(r["windows"] or 0), int(r["equal"] or 0)
+        has_late = "late" in found
+        late_matched = late_union = live_late = 0
+        if has_late:
+            lt = found["late"][0]
             late_matched = int(lt["m"] or 0)
             live_late = late_matched + int(lt["lo"] or 0)  # the live job's own late rows
             late_union = live_late + int(lt["ro"] or 0)
         union = windows + late_union
+        assert self.live is not None  # frames() read it
         return {"live_score": round((equal + late_matched) / union, 6) if union else 1.0,
                 "live_agreement_pct": round(100.0 * equal / windows, 4) if windows else 100.0,
                 "live_windows_equal": equal, "live_windows": windows,
                 "live_firings_matched": int(r["firings_matched"] or 0), "live_firings": int(r["live_firings"] or 0),
-                "live_late_matched": late_matched if live.late is not None else None,
-                "live_late": live_late if live.late is not None else None,
-                "live_late_union": late_union if live.late is not None else None,
-                "live_watermarks_matched": int(r["wm"] or 0) if "fire_watermark" in live.has else None}
+                "live_late_matched": late_matched if has_late else None,
+                "live_late": live_late if has_late else None,
+                "live_late_union": late_union if has_late else None,
+                "live_watermarks_matched": int(r["wm"] or 0) if "fire_watermark" in self.live.has else None}
 
 
 def rank(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -174,10 +184,9 @@ def write_ranking(folder: Path, spec: LiveSpec, rows: Sequence[dict[str, Any]]) 
         tj.write_text(json.dumps(t, indent=2, default=str) + "\n")
 
 
-def per_variant(spark, cfg: JobConfig, spec: LiveSpec) -> Callable[[Any, JobConfig], dict[str, Any]]:
-    """The runner's per-variant hook (tuning.runner.run_tuning)."""
-    against = AgainstLive(spark, cfg, spec)
-    return against.figures
+def per_variant(spark, cfg: JobConfig, spec: LiveSpec) -> AgainstLive:
+    """The runner's per-variant hook (tuning.runner.PerVariant)."""
+    return AgainstLive(spark, cfg, spec)
 
 
 def report(folder: Path) -> str:

@@ -86,18 +86,29 @@ def lag_segments(newest: DataFrame, values: DataFrame, end_ms: int) -> DataFrame
     return seg.where(ok).select("t", "dur", (F.col("n") - v).alias("lag"))
 
 
+def lag_summary(segments: DataFrame) -> DataFrame:
+    """One row, lazily: `time` (the ms where the lag is defined), `area` (the integral of the lag) and `p99`
+    (module doc); lag_figures_of reads it."""
+    big = "decimal(38,0)"  # exact: lag x duration can exceed a long on long histories
+    dist = segments.groupBy("lag").agg(F.sum(F.col("dur").cast(big)).alias("d"))
+    cum = running_sum(dist, "lag", "d", "cum", total="time")
+    reached = F.col("cum") * F.lit(P99_DEN) >= F.col("time") * F.lit(P99_NUM)
+    return cum.agg(F.max("time").alias("time"), F.sum(F.col("lag").cast(big) * F.col("d")).alias("area"),
+                   F.min(F.when(reached, F.col("lag"))).alias("p99"))
+
+
+def lag_figures_of(row: dict[str, Any] | None) -> tuple[float | None, int | None]:
+    """(time-weighted mean, time-weighted p99) of the lag from lag_summary's row."""
+    if not row or not row.get("time"):
+        return None, None
+    mean = float(Decimal(str(row["area"])) / Decimal(str(row["time"])))
+    return mean, (int(row["p99"]) if row.get("p99") is not None else None)
+
+
 def lag_figures(segments: DataFrame) -> tuple[float | None, int | None]:
     """(time-weighted mean, time-weighted p99) of the lag."""
-    big = "decimal(38,0)"  # exact: lag x duration can exceed a long on long histories
-    tot = segments.agg(F.sum(F.col("dur").cast(big)).alias("time"),
-                       F.sum(F.col("lag").cast(big) * F.col("dur").cast(big)).alias("area")).first()
-    if tot is None or not tot["time"]:
-        return None, None
-    dist = segments.groupBy("lag").agg(F.sum(F.col("dur").cast(big)).alias("d"))
-    cum = running_sum(dist, "lag", "d", "cum")
-    p99 = (cum.where(F.col("cum") * F.lit(P99_DEN) >= F.lit(Decimal(tot["time"]) * P99_NUM).cast(big))
-           .agg(F.min("lag")).first()[0])
-    return float(Decimal(tot["area"]) / Decimal(tot["time"])), (int(p99) if p99 is not None else None)
+    row = lag_summary(segments).first()
+    return lag_figures_of(row.asDict() if row is not None else None)
 
 
 def first_fire_delays(firings: DataFrame, values: DataFrame, end_ms: int) -> DataFrame:
@@ -111,15 +122,13 @@ def first_fire_delays(firings: DataFrame, values: DataFrame, end_ms: int) -> Dat
     return j.select("key", "window_start", "window_end", "fire_reason", delay.alias("delay"))
 
 
-def late_causes(late: DataFrame, watermarks: DataFrame, cfg: JobConfig) -> list[dict[str, Any]]:
-    """why.py's cause analysis on the engine's frames: rows (split, cause, rows), largest first."""
+def late_cause_frame(late: DataFrame, watermarks: DataFrame, cfg: JobConfig) -> DataFrame:
+    """why.py's cause analysis on the engine's frames, lazily: (split, cause, rows)."""
     wm = watermarks.select("scope", "split", "idle", F.col("watermark").alias("watermark_ms"),
                            F.col("replay_time").alias("replay_time_ms"))
     lt = late.select(F.col("split").cast("string").alias("split"), F.col("arrival_time").alias("arrival_ms"),
                      F.col("late_watermark").alias("late_watermark_ms"))
-    rows = causes(lt, holders(wm), not cfg.watermark.periodic).collect()  # a few rows per split
-    return sorted(({"split": r["split"], "cause": r["cause"], "rows": int(r["rows"])} for r in rows),
-                  key=lambda r: (-r["rows"], str(r["split"]), str(r["cause"])))
+    return causes(lt, holders(wm), not cfg.watermark.periodic)
 
 
 def ranked(counts: dict[str, int]) -> str:
@@ -127,29 +136,36 @@ def ranked(counts: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def variant_figures(result, cfg: JobConfig, clean_rows: int, end_ms: int) -> dict[str, Any]:
-    """The summary row of one variant from its engine result (engine.contract.EngineResult)."""
-    # Firings and watermarks feed several aggregates below, and the runner's per-variant hook after them
-    # (calibrate.py matches the firings with the live output): computed once, for every reader of the result
-    # (the engine may leave them lazy).
-    result.windows = windows = result.windows.localCheckpoint(eager=True)
-    result.watermarks = watermarks = result.watermarks.localCheckpoint(eager=True)
-    fir = windows.agg(
-        F.count(F.lit(1)).alias("firings"),
-        F.count_distinct("key", "window_start", "window_end").alias("windows"),
-    ).first()
-    late_fired = (windows.where(F.col("fire_reason") == "late_row")
-                  .select("key", "window_start", "window_end").distinct().count())
-    values = stream_value_series(watermarks).localCheckpoint(eager=True)
-    mean_lag, p99_lag = lag_figures(lag_segments(published_newest_series(watermarks, cfg.watermark.lag_ms), values,
-                                                 end_ms))
-    d = first_fire_delays(windows, values, end_ms).agg(
-        F.sum("delay").alias("s"), F.count("delay").alias("n")).first()
-    causes = late_causes(result.late_events, watermarks, cfg)
-    late_rows = sum(r["rows"] for r in causes)
+def variant_figure_frames(result, cfg: JobConfig, end_ms: int) -> dict[str, DataFrame]:
+    """The small frames of one variant's summary row, lazily, from its engine result (engine.contract.
+    EngineResult): gathered in one Spark job with the runner's per-variant frames (variant_row reads them)."""
+    # Firings and watermarks feed several frames, and the runner's per-variant hook (calibrate.py matches the
+    # firings with the live output): cached (lazily) for every reader of the result, until engine.release.
+    result.windows = windows = result.windows.cache()
+    result.watermarks = watermarks = result.watermarks.cache()
+    values = stream_value_series(watermarks).cache()
+    return {
+        "firings": windows.agg(F.count(F.lit(1)).alias("firings"),
+                               F.count_distinct("key", "window_start", "window_end").alias("windows")),
+        "late_fired": (windows.where(F.col("fire_reason") == "late_row")
+                       .select("key", "window_start", "window_end").distinct().agg(F.count(F.lit(1)).alias("n"))),
+        "lag": lag_summary(lag_segments(published_newest_series(watermarks, cfg.watermark.lag_ms), values, end_ms)),
+        "delay": first_fire_delays(windows, values, end_ms).agg(F.sum("delay").alias("s"),
+                                                                 F.count("delay").alias("n")),
+        "late_causes": late_cause_frame(result.late_events, watermarks, cfg),
+    }
+
+
+def variant_row(found: dict[str, list[dict[str, Any]]], cfg: JobConfig, clean_rows: int) -> dict[str, Any]:
+    """The summary row of one variant from its gathered frames (variant_figure_frames)."""
+    fir, d = found["firings"][0], found["delay"][0]
+    causes_ = sorted(({"split": r["split"], "cause": r["cause"], "rows": int(r["rows"])} for r in found["late_causes"]),
+                     key=lambda r: (-r["rows"], str(r["split"]), str(r["cause"])))
+    mean_lag, p99_lag = lag_figures_of(found["lag"][0])
+    late_rows = sum(r["rows"] for r in causes_)
     by_cause: dict[str, int] = {}
     by_split: dict[str, int] = {}
-    for r in causes:
+    for r in causes_:
         by_cause[r["cause"]] = by_cause.get(r["cause"], 0) + r["rows"]
         by_split[r["split"]] = by_split.get(r["split"], 0) + r["rows"]
     w = cfg.watermark
@@ -159,7 +175,8 @@ def variant_figures(result, cfg: JobConfig, clean_rows: int, end_ms: int) -> dic
         "allowed_lateness_ms": cfg.window.allowed_lateness_ms,
         "rows": clean_rows, "late_rows": late_rows,
         "late_share": (late_rows / clean_rows) if clean_rows else 0.0,
-        "firings": int(fir["firings"]), "windows": int(fir["windows"]), "windows_late_fired": late_fired,
+        "firings": int(fir["firings"]), "windows": int(fir["windows"]),
+        "windows_late_fired": int(found["late_fired"][0]["n"]),
         "wm_lag_mean_ms": mean_lag, "wm_lag_p99_ms": p99_lag,
         "first_fire_delay_mean_ms": (float(d["s"]) / d["n"]) if d["n"] else None,
         "first_fire_delay_windows": int(d["n"]),

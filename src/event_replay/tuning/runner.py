@@ -1,7 +1,8 @@
 """Run a what-if grid in one Spark application and write the table and the plot.
 
 The source is read, quarantined and cut once; its clean rows are materialised (a local checkpoint) and every
-variant replays them with its own config (engine.replay), so variants differ only in their settings. The result
+variant replays them with its own config (engine.replay), so variants differ only in their settings. A variant's
+figures (and the per-variant hook's) are gathered in one Spark job after its replay (spark_jobs.gather). The result
 goes to `<output.path>/_tuning/<grid name>/` (see grid.Grid.name: no timestamp, the same grid replaces its
 previous result), written to a staging folder first and renamed into place:
     tuning.parquet, tuning.csv, tuning.md, index.html (table + plot), late_share_vs_lag.png, tuning.json
@@ -15,7 +16,7 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -27,7 +28,9 @@ from ..layout import TUNING_FOLDER, TUNING_JSON_FILE, TUNING_PLOT_FILE
 from ..local_folder import replace_folder
 from ..pipeline import WholeSource
 from ..semantics.config import JobConfig
+from ..spark_jobs import gather, one_job_plans
 from . import figures as fig
+from . import running
 from .calibrate import rank
 from .figures import __doc__ as definitions
 from .grid import Grid, Variant, grid_value
@@ -49,12 +52,20 @@ def tuning_folder(cfg: JobConfig, grid: Grid) -> Path:
     return Path(cfg.output.path.rstrip("/"), TUNING_FOLDER, grid.name)
 
 
+class PerVariant(Protocol):
+    """More columns of a variant's row (calibrate.py: the agreement with the live output, `replay tune
+    --against-live`): `frames` of the variant's engine result, gathered with the variant's own figures, and the
+    `row` they make."""
+
+    def frames(self, result: Any, vcfg: JobConfig) -> dict[str, Any]: ...
+
+    def row(self, found: dict[str, list[dict[str, Any]]]) -> dict[str, Any]: ...
+
+
 def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Variant, JobConfig]],
-               log: Callable[[str], None] = print,
-               per_variant: Callable[[Any, JobConfig], dict[str, Any]] | None = None) -> TuningResult:
+               log: Callable[[str], None] = print, per_variant: PerVariant | None = None) -> TuningResult:
     """Replay every variant over the source read once; write the table and the plot; return the rows.
-    `per_variant(engine result, variant config)`: more columns of a variant's row (calibrate.py: the
-    agreement with the live output, `replay tune --against-live`)."""
+    `per_variant`: more columns of each variant's row (PerVariant)."""
     t0 = time.monotonic()
     with scratch_space(spark, str(tuning_folder(cfg, grid))):
         whole = WholeSource()  # the whole source's read and clock; each variant is replayed on its own below
@@ -69,11 +80,10 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
                 t1 = time.monotonic()
                 result, _ = engine.replay(spark, rows, vcfg, source.splits, clock)
                 try:
-                    row = fig.variant_figures(result, vcfg, source.clean_rows, clock.end_ms)
-                    if per_variant is not None:
-                        row.update(per_variant(result, vcfg))
+                    row = _variant_row(result, vcfg, source.clean_rows, clock.end_ms, per_variant)
                 finally:
                     engine.release(spark)
+                    running.release()
                 row["variant"] = variant.name
                 table.append(row)
                 log(f"tune: {i}/{len(variants)} {variant.name}: late rows {row['late_rows']} "
@@ -86,6 +96,19 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
                                                         "start_ms": clock.start_ms, "end_ms": clock.end_ms,
                                                         "splits": list(source.splits)})
     return TuningResult(folder=folder, rows=table, seconds=time.monotonic() - t0)
+
+
+def _variant_row(result, vcfg: JobConfig, clean_rows: int, end_ms: int,
+                 per_variant: "PerVariant | None") -> dict[str, Any]:
+    """A variant's row: its figures and the hook's columns, gathered in one Spark job after its replay."""
+    with one_job_plans(result.windows.sparkSession):  # the frames are planned (and cached) here
+        frames = fig.variant_figure_frames(result, vcfg, end_ms)
+        more = per_variant.frames(result, vcfg) if per_variant is not None else {}
+        found = gather({**frames, **{f"hook_{k}": v for k, v in more.items()}})
+    row = fig.variant_row(found, vcfg, clean_rows)
+    if per_variant is not None:
+        row.update(per_variant.row({k[len("hook_"):]: v for k, v in found.items() if k.startswith("hook_")}))
+    return row
 
 
 def plot(path: Path, rows: Sequence[dict[str, Any]]) -> None:

@@ -1,57 +1,57 @@
-"""Running aggregates over a series ordered by one long column, without a window over all rows.
+"""Running aggregates over a series ordered by one long column, without a window over all rows, and lazily.
 
 A Spark window needs a partition: one ordered window over the whole series moves every row into one task
 (WindowExec's "No Partition Defined" warning) and that task grows with the log, since the tuning series have a
 row per distinct arrival time, up to one per event. So the order column is cut into buckets of BUCKET consecutive
 values: the window runs inside each bucket (at most BUCKET rows, as the order values of a series are distinct),
 and what comes before a bucket (the max or the sum of the earlier buckets, the first value of the next bucket)
-comes from one summary row per non-empty bucket, collected. That summary is small by construction: at most one
-row per minute of the order column's span (1,440 rows per day of replay clock), whatever the number of rows.
+comes from one summary row per non-empty bucket, carried across buckets by a window over the summary alone. That
+summary is small by construction: at most one row per minute of the order column's span (1,440 rows per day of
+replay clock), whatever the number of rows.
+
+Nothing here runs a Spark job: the result is a plan, computed by the caller's one action (a report gathers all its
+figures in one job, spark_jobs.gather). The bucketed series is cached (lazily) because it is read twice, by the
+summary and by the window, and a running aggregate of a running aggregate would otherwise compute the first one
+once per reader, doubling at every level; `release()` drops those caches once the figures are in.
 
 Every function expects the order values of `df` to be distinct (the series are grouped by them).
 """
 from __future__ import annotations
 
-from typing import Callable
-
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
-
-from ..spark import local_frame
 
 BUCKET = 60_000  # order values per bucket: one minute of a ms clock
 _B, _EDGE = "_running_bucket", "_running_edge"
+_cached: list[DataFrame] = []  # the bucketed series cached since the last release()
 
 
 def _bucketed(df: DataFrame, order: str) -> DataFrame:
-    return df.withColumn(_B, F.floor(F.col(order) / F.lit(BUCKET)))  # floor: negative values too
+    b = df.withColumn(_B, F.floor(F.col(order) / F.lit(BUCKET))).cache()  # floor: negative values too
+    _cached.append(b)
+    return b
 
 
-def _edges(b: DataFrame, agg: Column, edge: Callable[[list], list]) -> DataFrame:
-    """(bucket, edge value) from the buckets' summaries, `edge` mapping them (ordered by bucket) to one value each."""
+def release() -> None:
+    """Drop the caches of the running aggregates built so far (call once their figures are collected)."""
+    while _cached:
+        _cached.pop().unpersist()
+
+
+def _with_edge(df: DataFrame, order: str, agg: Column, edge: Column, **more: Column) -> DataFrame:
+    """`df` bucketed, with `_EDGE`: `edge` (a window function over the buckets' summaries, in bucket order, of
+    their aggregate `v` = `agg`), and the columns `more`, other window functions of those summaries."""
+    b = _bucketed(df, order)
     summary = b.groupBy(_B).agg(agg.alias("v"))
-    rows = sorted(summary.collect(), key=lambda r: r[_B])  # one row per non-empty bucket: small (sorted here)
-    dtype = summary.schema["v"].dataType
-    schema = T.StructType([T.StructField(_B, T.LongType()), T.StructField(_EDGE, dtype)])
-    data = list(zip([int(r[_B]) for r in rows], edge([r["v"] for r in rows])))
-    return F.broadcast(local_frame(b.sparkSession, data, schema))
+    # One row per non-empty bucket: the window over all of them is small whatever the number of rows.
+    edges = summary.select(_B, edge.alias(_EDGE), *[c.alias(name) for name, c in more.items()])
+    return b.join(edges, _B, "left")
 
 
-def _exclusive(values: list, combine: Callable) -> list:
-    """For each position, `combine` of the values before it (None for the first and while all are None)."""
-    out, acc = [], None
-    for v in values:
-        out.append(acc)
-        acc = v if acc is None else (acc if v is None else combine(acc, v))
-    return out
-
-
-def _with_edge(df: DataFrame, order: str, agg: Column, edge: Callable[[list], list]) -> DataFrame:
-    # Materialised once: the summary and the window read it, and a running aggregate of a running aggregate does
-    # not compute the first one again (each would be a Spark job per shuffle of the whole lineage).
-    b = _bucketed(df, order).localCheckpoint(eager=True)
-    return b.join(_edges(b, agg, edge), _B, "left")
+def _before(agg_name: str) -> Column:
+    """The aggregate of the summaries' `v` over the buckets before this one (null for the first)."""
+    frame = Window.orderBy(_B).rowsBetween(Window.unboundedPreceding, -1)
+    return getattr(F, agg_name)("v").over(frame)
 
 
 def _in_bucket(order: str) -> Window:
@@ -60,14 +60,16 @@ def _in_bucket(order: str) -> Window:
 
 def running_max(df: DataFrame, order: str, value: str, out: str) -> DataFrame:
     """`out` = the max of `value` over the rows whose `order` is <= this row's (nulls ignored, as max does)."""
-    j = _with_edge(df, order, F.max(value), lambda vs: _exclusive(vs, max))
+    j = _with_edge(df, order, F.max(value), _before("max"))
     inner = F.max(value).over(_in_bucket(order).rowsBetween(Window.unboundedPreceding, Window.currentRow))
     return j.withColumn(out, F.greatest(inner, F.col(_EDGE))).drop(_B, _EDGE)  # greatest skips nulls
 
 
-def running_sum(df: DataFrame, order: str, value: str, out: str) -> DataFrame:
-    """`out` = the sum of `value` over the rows whose `order` is <= this row's."""
-    j = _with_edge(df, order, F.sum(value), lambda vs: _exclusive(vs, lambda a, v: a + v))
+def running_sum(df: DataFrame, order: str, value: str, out: str, total: str | None = None) -> DataFrame:
+    """`out` = the sum of `value` over the rows whose `order` is <= this row's; `total` (if named) the sum over
+    all rows, on every row."""
+    more = {total: F.sum("v").over(Window.partitionBy())} if total else {}
+    j = _with_edge(df, order, F.sum(value), _before("sum"), **more)
     inner = F.sum(value).over(_in_bucket(order).rowsBetween(Window.unboundedPreceding, Window.currentRow))
     edge = F.col(_EDGE)  # null: nothing before the bucket; the inner sum is null while the bucket's values are
     return j.withColumn(out, F.coalesce(inner + edge, inner, edge)).drop(_B, _EDGE)
@@ -75,5 +77,5 @@ def running_sum(df: DataFrame, order: str, value: str, out: str) -> DataFrame:
 
 def next_value(df: DataFrame, order: str, out: str) -> DataFrame:
     """`out` = the next `order` value of the series (null for the last row)."""
-    j = _with_edge(df, order, F.min(order), lambda firsts: firsts[1:] + [None])
+    j = _with_edge(df, order, F.min(order), F.lead("v").over(Window.orderBy(_B)))
     return j.withColumn(out, F.coalesce(F.lead(order).over(_in_bucket(order)), F.col(_EDGE))).drop(_B, _EDGE)

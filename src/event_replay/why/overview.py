@@ -8,8 +8,8 @@ For each partition of the replay clock (a UTC day or hour: the outputs' own part
   of the partition's time it did (ties: the first split by name).
 
 The idle and held intervals and the lag segments are cut at the partitions' boundaries by one expression (an
-interval explodes into the partitions it overlaps), so the figures of every partition come back in one Spark
-job, whatever the number of partitions; a row per partition reaches the driver. Milliseconds are 64-bit
+interval explodes into the partitions it overlaps), so the figures of every partition come back with the report's
+other figures in one Spark job, whatever the number of partitions; a row per partition reaches the driver. Milliseconds are 64-bit
 throughout: a partition index times a day in ms overflows 32 bits.
 """
 from __future__ import annotations
@@ -44,9 +44,10 @@ def partition_label(p: int, length_ms: int) -> str:
     return t.strftime("%Y-%m-%dT%H" if length_ms == HOUR_MS else "%Y-%m-%d")
 
 
-def partition_figures(intervals: DataFrame, segments: DataFrame | None, n_splits: int, length_ms: int
-                      ) -> dict[str, dict]:
-    """{partition label: figures (module doc)} of every partition the intervals or the lag touch."""
+def partition_figure_frame(intervals: DataFrame, segments: DataFrame | None, n_splits: int, length_ms: int
+                           ) -> DataFrame:
+    """A row per partition the intervals or the lag touch, lazily: `p` and the module doc's figures (partition_
+    figures reads them)."""
     shares = (cut_by_partition(intervals, length_ms).groupBy("p", "kind", "series").agg(F.sum("ms").alias("ms")))
     idle = (shares.where((F.col("kind") == IDLE) & (F.col("series") != "stream")).groupBy("p")
             .agg((F.sum("ms") / F.lit(float(max(1, n_splits) * length_ms))).alias("idle_share")))
@@ -61,9 +62,13 @@ def partition_figures(intervals: DataFrame, segments: DataFrame | None, n_splits
         lag = cut.groupBy("p").agg(F.percentile(F.col("lag"), list(LAG_QUANTILES), F.col("ms")).alias("q"),
                                    F.max("lag").alias("lag_max_ms"))
         figures = figures.join(lag, "p", "full_outer")
+    return figures
+
+
+def partition_figures(rows: list[dict], length_ms: int) -> dict[str, dict]:
+    """{partition label: figures (module doc)} from partition_figure_frame's rows."""
     found = {}
-    for row in figures.collect():
-        r = row.asDict()
+    for r in rows:
         q = r.get("q")
         found[partition_label(r["p"], length_ms)] = {
             "idle_share": min(1.0, r.get("idle_share") or 0.0), "held_most": r.get("held_most"),

@@ -39,14 +39,16 @@ from ..attribution import ALL_IDLE
 from ..quality.prepare import late_events_batch, partition_columns, read_outputs, watermarks_batch, windows_batch
 from ..semantics.config import JobConfig
 from ..spark import build_session
-from ..tuning.figures import lag_figures
+from ..spark_jobs import first_rows, gather, one_job_plans
+from ..tuning import running
+from ..tuning.figures import lag_figures_of, lag_summary
 from ..tuning.results import read_results
 from .page import render
 from .plot import MAX_LANES, figure_size_px, plot, utc
 from .drill_down import as_in_range, drilled, link_from_range, partition_report_dir
-from .overview import DAY_MS, HOUR_MS, partition_figures, with_figures
+from .overview import DAY_MS, HOUR_MS, partition_figure_frame, partition_figures, with_figures
 from .overview_plot import plot_overview
-from .timelines import IDLE, intervals, lag_segments, timelines
+from .timelines import IDLE, intervals, lag_segments, timeline_frames, timelines_from, traffic_spans
 from .versus_live import versus_live
 
 HOLDERS_FILE = "window_holders.parquet"
@@ -89,31 +91,35 @@ def _label(df: DataFrame) -> Column:
     return F.concat_ws("T", *cols) if parts else F.lit(None).cast("string")
 
 
-def _partitions(out: dict[str, DataFrame]) -> tuple[list[dict], dict[str, int], dict[str, int]]:
-    """One row per partition (counts/ and the firings of windows/) and the totals of the range, their sums; the
-    firings by reason. An unpartitioned output is one row without a partition name."""
+def _partition_frames(out: dict[str, DataFrame]) -> dict[str, DataFrame]:
+    """Per partition the counts/ and the firings of windows/ by reason (a few rows per partition)."""
     counts, windows = out["counts"], out["windows"]
     sums = [F.sum(F.col(c).cast("long")).alias(c) for c in COUNT_COLUMNS if c in counts.columns]
-    per = {r.partition: r.asDict() for r in counts.groupBy(_label(counts).alias("partition")).agg(*sums).collect()}
-    # One pass over the firings for both figures: a row per (partition, reason), a few per partition.
+    return {"counts": counts.groupBy(_label(counts).alias("partition")).agg(*sums),
+            "firings": windows.groupBy(_label(windows).alias("partition"), "fire_reason")
+            .agg(F.count(F.lit(1)).alias("n"))}
+
+
+def _partitions(found: dict[str, list[dict]]) -> tuple[list[dict], dict[str, int], dict[str, int]]:
+    """One row per partition (counts/ and the firings of windows/) and the totals of the range, their sums; the
+    firings by reason. An unpartitioned output is one row without a partition name."""
+    per = {r["partition"]: r for r in found["counts"]}
     by_reason: dict[str, int] = {}
-    for r in (windows.groupBy(_label(windows).alias("partition"), "fire_reason")
-              .agg(F.count(F.lit(1)).alias("n")).collect()):
-        row = per.setdefault(r.partition, {"partition": r.partition})
-        row["firings"] = row.get("firings", 0) + r.n
-        by_reason[r.fire_reason] = by_reason.get(r.fire_reason, 0) + r.n
+    for r in found["firings"]:
+        row = per.setdefault(r["partition"], {"partition": r["partition"]})
+        row["firings"] = row.get("firings", 0) + r["n"]
+        by_reason[r["fire_reason"]] = by_reason.get(r["fire_reason"], 0) + r["n"]
     rows = [{**{c: 0 for c in COUNT_COLUMNS}, "firings": 0, **{k: v for k, v in r.items() if v is not None}}
             for _, r in sorted(per.items(), key=lambda kv: str(kv[0]))]
     totals = {c: sum(r[c] for r in rows) for c in COUNT_COLUMNS}
     return rows, totals, by_reason
 
 
-def _idle_stats(cut: DataFrame) -> dict[str, dict[str, int]]:
+def _idle_frame(cut: DataFrame) -> DataFrame:
     """Per series: how many times it went idle and for how long (until its next change, or the end), from the
     idle stretches of timelines.intervals."""
     spans = cut.where(F.col("kind") == IDLE).select("series", (F.col("z") - F.col("a")).alias("d"))
-    return {r.series: {"idle_periods": r.n, "idle_ms": r.d} for r in
-            spans.groupBy("series").agg(F.count(F.lit(1)).alias("n"), F.sum("d").alias("d")).collect()}
+    return spans.groupBy("series").agg(F.count(F.lit(1)).alias("idle_periods"), F.sum("d").alias("idle_ms"))
 
 
 def _write_buckets(tl, target: Path) -> None:
@@ -142,49 +148,69 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
     if spark is None:
         spark = build_session(app_name="event-replay-why-report")
     engine.fixed_plans(spark)  # the replay's plans: no re-planning at run time, a Spark job per stage (BENCHMARKS.md)
-    out = read_outputs(spark, output_path, partition)
     report = (Path(report_dir) if report_dir else
               partition_report_dir(Path(output_path.rstrip("/"), WHY_FOLDER), partition) if partition else
               Path(output_path.rstrip("/"), WHY_FOLDER))
     report.mkdir(parents=True, exist_ok=True)
+    with one_job_plans(spark):
+        summary = _summary(spark, output_path, cfg, report, partition)
+    (report / WHY_SUMMARY_FILE).write_text(json.dumps(summary, indent=2, sort_keys=True, default=str) + "\n")
+    index = report / "index.html"
+    index.write_text(render(summary))
+    if partition:
+        link_from_range(report)
+    return str(index)
+
+
+def _summary(spark: SparkSession, output_path: str, cfg: JobConfig, report: Path, partition: str | None) -> dict:
+    """Every figure of the report (summary.json), its plots and files written into `report` on the way."""
+    out = read_outputs(spark, output_path, partition)
     wm = watermarks_batch(out["watermarks"]).cache()
     late = late_events_batch(out["late_events"], cfg)
     windows = out["windows"]
-
-    # The replay clock's bounds, the splits and the stream's highest watermark: one pass.
-    facts = wm.agg(F.min("replay_time_ms").alias("t0"), F.max("replay_time_ms").alias("t1"),
-                   F.collect_set(F.when(F.col("scope") == "split", F.col("split"))).alias("splits"),
-                   F.max(F.when((F.col("scope") == "stream") & F.col("watermark_ms").isNotNull(),
-                                F.col("watermark_ms"))).alias("last_stream")).first()
-    t0, t1 = (facts.t0 or 0), (facts.t1 or 0)
-    splits = sorted(facts.splits)
     holders = attribution.holders(wm).cache()
+
+    # Four Spark jobs, whatever the range: the window holders' file, the range's facts (one gather), the traffic
+    # spans (which need the replay clock's bounds), then every figure of them (one gather).
+    per_window = _window_holders(windows, holders, cfg).cache()
+    write_one_file(per_window, report / HOLDERS_FILE, "parquet")
+    facts = wm.agg(F.min("replay_time_ms").alias("t0"), F.max("replay_time_ms").alias("t1"),
+                   F.sort_array(F.collect_set(F.when(F.col("scope") == "split", F.col("split")))).alias("splits"),
+                   F.max(F.when((F.col("scope") == "stream") & F.col("watermark_ms").isNotNull(),
+                                F.col("watermark_ms"))).alias("last_stream"))
+    found = gather({
+        "facts": facts, **_partition_frames(out),
+        "windows": windows.select("key", "window_start", "window_end").distinct().agg(F.count(F.lit(1)).alias("n")),
+        "late_causes": attribution.late_causes(late, holders, not cfg.watermark.periodic),
+        "by_holder": per_window.groupBy("held_by").agg(F.count(F.lit(1)).alias("n")),
+        "sample": first_rows(per_window, ["window_end", "window_start", "key"], SAMPLE_ROWS)})
+    fact = found["facts"][0]
+    t0, t1 = (fact["t0"] or 0), (fact["t1"] or 0)
+    splits = list(fact["splits"])
     segments = lag_segments(wm, cfg.watermark.lag_ms, t1).cache()
     cut = intervals(wm, holders, t1)
-    tl = timelines(wm, holders, t0, t1, splits, pad_ms=2 * (cfg.watermark.idle_timeout_ms or 0), segments=segments,
-                   cut=cut)
+    spans = traffic_spans(wm, t0, t1, pad_ms=2 * (cfg.watermark.idle_timeout_ms or 0))
+    hourly = "hour" in partition_columns(out["counts"])
+    length_ms = HOUR_MS if hourly else DAY_MS
+    figures_found = gather({**timeline_frames(wm, holders, spans, t1, segments=segments, cut=cut),
+                            "lag_summary": lag_summary(segments), "idle": _idle_frame(cut),
+                            "per_partition": partition_figure_frame(cut, segments, len(splits), length_ms)})
+    tl = timelines_from(figures_found, spans, splits)
     w_px, h_px = plot(report / "timelines.png", tl, cfg.watermark.lag_ms)
     _write_buckets(tl, report / TIMELINES_FILE)
-    lag_mean, lag_p99 = lag_figures(segments)
-    idle_stats = _idle_stats(cut)
+    lag_mean, lag_p99 = lag_figures_of((figures_found["lag_summary"] or [None])[0])
+    idle_stats = {r["series"]: {"idle_periods": r["idle_periods"], "idle_ms": r["idle_ms"]}
+                  for r in figures_found["idle"]}
 
-    write_one_file(_window_holders(windows, holders, cfg), report / HOLDERS_FILE, "parquet")
-    per_window = spark.read.parquet(str(report / HOLDERS_FILE))  # the figures from the file: no join again
-    windows_by_holder = {r.held_by: r.n for r in per_window.groupBy("held_by").agg(F.count(F.lit(1)).alias("n"))
-                         .collect()}
-    sample = [{k: (str(v) if k in ("window_start", "window_end") else v) for k, v in r.asDict().items()}
-              for r in per_window.orderBy("window_end", "window_start", "key").limit(SAMPLE_ROWS).collect()]
-    late_causes = [r.asDict() for r in attribution.late_causes(late, holders, not cfg.watermark.periodic)
-                   .orderBy(F.col("rows").desc(), "split", "cause").collect()]
-
-    partitions, counts, by_reason = _partitions(out)
-    hourly = "hour" in partition_columns(out["counts"])
-    figures = partition_figures(cut, segments, len(splits), HOUR_MS if hourly else DAY_MS)
-    partitions = with_figures(partitions, figures)
+    windows_by_holder = {r["held_by"]: r["n"] for r in found["by_holder"]}
+    sample = found["sample"]
+    late_causes = sorted(found["late_causes"], key=lambda r: (-r["rows"], str(r["split"]), str(r["cause"])))
+    partitions, counts, by_reason = _partitions(found)
+    partitions = with_figures(partitions, partition_figures(figures_found["per_partition"], length_ms))
     if partition:  # its row as the range's page shows it (drill_down.py)
         partitions = as_in_range(report, partitions)
     overview_px = plot_overview(report / OVERVIEW_FILE, partitions) if len(partitions) > 1 else None
-    n_windows = windows.select("key", "window_start", "window_end").distinct().count()
+    n_windows = found["windows"][0]["n"]
     late_by_split: dict[str, int] = {}
     for r in late_causes:
         late_by_split[r["split"]] = late_by_split.get(r["split"], 0) + r["rows"]
@@ -192,7 +218,7 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
         "output_path": output_path, "config": _config_line(cfg), "counts": counts, "partitions": partitions,
         "firings": sum(by_reason.values()), "firings_by_reason": by_reason, "windows": n_windows, "splits": splits,
         "replay_time_ms": [t0, t1], "replay_time_utc": [utc(t0), utc(t1)],
-        "highest_stream_watermark_ms": facts.last_stream,
+        "highest_stream_watermark_ms": fact["last_stream"],
         "idle": {s: idle_stats.get(s, {"idle_periods": 0, "idle_ms": 0}) for s in ["stream"] + splits},
         "windows_by_holder": windows_by_holder, "window_holders_file": HOLDERS_FILE, "window_holders_sample": sample,
         "watermark_lag_ms": {"mean": lag_mean, "p99": lag_p99},
@@ -209,13 +235,7 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
         "versus_live": versus_live(report, output_path),  # replay compare's result next to the report, calibration
         "partition": partition, "drilled": drilled(report),  # the partitions with a report of their own below
     }
-    (report / WHY_SUMMARY_FILE).write_text(json.dumps(summary, indent=2, sort_keys=True, default=str) + "\n")
-    wm.unpersist()
-    holders.unpersist()
-    segments.unpersist()
-    cut.unpersist()
-    index = report / "index.html"
-    index.write_text(render(summary))
-    if partition:
-        link_from_range(report)
-    return str(index)
+    for cached in (wm, holders, per_window, segments, cut):
+        cached.unpersist()
+    running.release()
+    return summary

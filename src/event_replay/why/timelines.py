@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from ..spark_jobs import gather
 from ..tuning.figures import watermark_lag_segments
 
 SPAN_BUCKETS = 400  # buckets of all spans together: about one per pixel column of the figure's panels
@@ -165,7 +166,7 @@ def _bucket(t: Column, s: Span) -> Column:
                    F.floor((t - F.lit(s.start_ms).cast("long")) / F.lit(s.bucket_ms())).cast("long"))
 
 
-def _points(series: DataFrame, spans: list[Span]):
+def _point_frames(series: DataFrame, spans: list[Span]) -> dict[str, DataFrame]:
     plottable = series.where(~F.col("idle") & F.col("watermark_ms").between(MIN_PLOT_MS, MAX_PLOT_MS))
     t = F.col("replay_time_ms")
     which = _span_of(t, spans)
@@ -174,13 +175,17 @@ def _points(series: DataFrame, spans: list[Span]):
         bucket = F.when(which == i, _bucket(t, s)).otherwise(bucket)
     # A series' watermark never goes back (while published): its highest value of the bucket is its last one, drawn
     # where it was reached, never before.
-    rows = (plottable.where(which.isNotNull())
-            .groupBy("series", which.alias("span"), bucket.alias("b"))
-            .agg(F.max("replay_time_ms").alias("t"), F.max("watermark_ms").alias("w")).collect())
+    points = (plottable.where(which.isNotNull())
+              .groupBy("series", which.alias("span"), bucket.alias("b"))
+              .agg(F.max("replay_time_ms").alias("t"), F.max("watermark_ms").alias("w")))
     before = plottable.groupBy("series").agg(*[F.max(F.when(t < s.start_ms, F.col("watermark_ms"))).alias(f"s{i}")
-                                               for i, s in enumerate(spans)]).collect()
-    points = sorted((r.series, r.span, r.t, r.w) for r in rows)
-    carried = {(r.series, i): r[f"s{i}"] for r in before for i in range(len(spans))}
+                                               for i, s in enumerate(spans)])
+    return {"points": points, "carried": before}
+
+
+def _points(found: dict[str, list[dict]], spans: list[Span]):
+    points = sorted((r["series"], r["span"], r["t"], r["w"]) for r in found["points"])
+    carried = {(r["series"], i): r[f"s{i}"] for r in found["carried"] for i in range(len(spans))}
     return points, carried
 
 
@@ -206,13 +211,16 @@ def bucket_overlaps(intervals: DataFrame, spans: list[Span]) -> DataFrame:
     return union
 
 
-def _shares(intervals: DataFrame, spans: list[Span]) -> dict[tuple[str, str, int], dict[int, float]]:
-    """intervals (kind, series, a, z): per (kind, series, span) the share of each bucket's time they cover."""
+def _share_frame(intervals: DataFrame, spans: list[Span]) -> DataFrame:
+    return bucket_overlaps(intervals, spans).groupBy("kind", "series", "span", "b").agg(F.sum("ms").alias("ms"))
+
+
+def _shares(rows: list[dict], spans: list[Span]) -> dict[tuple[str, str, int], dict[int, float]]:
+    """Per (kind, series, span) the share of each bucket's time the intervals (kind, series, a, z) cover."""
     found: dict[tuple[str, str, int], dict[int, float]] = {}
-    for r in (bucket_overlaps(intervals, spans).groupBy("kind", "series", "span", "b")
-              .agg(F.sum("ms").alias("ms")).collect()):
-        a, z = spans[r.span].bucket_bounds(r.b)
-        found.setdefault((r.kind, r.series, r.span), {})[r.b] = min(1.0, r.ms / (z - a))
+    for r in rows:
+        a, z = spans[r["span"]].bucket_bounds(r["b"])
+        found.setdefault((r["kind"], r["series"], r["span"]), {})[r["b"]] = min(1.0, r["ms"] / (z - a))
     return found
 
 
@@ -237,31 +245,49 @@ def lag_segments(wm: DataFrame, lag_ms: int, t1: int) -> DataFrame:
     return watermark_lag_segments(frame, lag_ms, t1)
 
 
-def _lag(segments: DataFrame, spans: list[Span]) -> dict[int, list[LagBucket]]:
+def _lag_frame(segments: DataFrame, spans: list[Span]) -> DataFrame:
     cut = bucket_overlaps(segments.select("lag", F.col("t").alias("a"), (F.col("t") + F.col("dur")).alias("z")),
                           spans)
     q = F.percentile(F.col("lag"), list(LAG_QUANTILES), F.col("ms"))
+    return cut.groupBy("span", "b").agg(q.alias("q"), F.max("lag").alias("mx"), F.sum("ms").alias("ms"))
+
+
+def _lag(rows: list[dict]) -> dict[int, list[LagBucket]]:
     found: dict[int, list[LagBucket]] = {}
-    for r in (cut.groupBy("span", "b").agg(q.alias("q"), F.max("lag").alias("mx"), F.sum("ms").alias("ms"))
-              .orderBy("span", "b").collect()):
-        found.setdefault(r.span, []).append(LagBucket(r.b, float(r.q[0]), float(r.q[1]), int(r.mx), int(r.ms)))
+    for r in sorted(rows, key=lambda r: (r["span"], r["b"])):
+        found.setdefault(r["span"], []).append(LagBucket(r["b"], float(r["q"][0]), float(r["q"][1]), int(r["mx"]),
+                                                         int(r["ms"])))
     return found
 
 
 def intervals(wm: DataFrame, holders: DataFrame, t1: int) -> DataFrame:
     """(kind, series, a, z) of `wm`: idle stretches of every series, the stretches each split held the stream;
-    materialised once: every span's buckets and the per-partition overview read them."""
-    return _intervals(wm.withColumn("series", series_column(wm)), holders, t1).localCheckpoint(eager=True)
+    cached (lazily): every span's buckets, the idle figures and the per-partition overview read them."""
+    return _intervals(wm.withColumn("series", series_column(wm)), holders, t1).cache()
+
+
+def timeline_frames(wm: DataFrame, holders: DataFrame, spans: list[Span], t1: int,
+                    segments: DataFrame | None = None, cut: DataFrame | None = None) -> dict[str, DataFrame]:
+    """The small frames the timelines are drawn from (timelines_from reads them once gathered): `wm`, `holders`,
+    `segments` and `cut` as for `timelines`."""
+    series = wm.withColumn("series", series_column(wm))
+    intervals_ = cut if cut is not None else intervals(wm, holders, t1)
+    frames = {**_point_frames(series, spans), "shares": _share_frame(intervals_, spans)}
+    if segments is not None:
+        frames["lag"] = _lag_frame(segments, spans)
+    return frames
+
+
+def timelines_from(found: dict[str, list[dict]], spans: list[Span], splits: list[str]) -> Timelines:
+    points, carried = _points(found, spans)
+    return Timelines(spans=spans, splits=splits, points=points, carried=carried,
+                     shares=_shares(found["shares"], spans), lag=_lag(found.get("lag", [])))
 
 
 def timelines(wm: DataFrame, holders: DataFrame, t0: int, t1: int, splits: list[str], pad_ms: int,
               segments: DataFrame | None = None, cut: DataFrame | None = None) -> Timelines:
     """`wm`: the watermarks batch (why.watermarks_batch), `holders`: attribution.holders of it, `segments`: its
-    lag_segments (none: no lag panel), `cut`: its `intervals` (computed here when not given)."""
+    lag_segments (none: no lag panel), `cut`: its `intervals` (computed here when not given). Two Spark jobs: the
+    traffic spans, then every figure of them."""
     spans = traffic_spans(wm, t0, t1, pad_ms)
-    series = wm.withColumn("series", series_column(wm))
-    points, carried = _points(series, spans)
-    intervals_ = cut if cut is not None else intervals(wm, holders, t1)
-    return Timelines(spans=spans, splits=splits, points=points, carried=carried,
-                     shares=_shares(intervals_, spans),
-                     lag=_lag(segments, spans) if segments is not None else {})
+    return timelines_from(gather(timeline_frames(wm, holders, spans, t1, segments, cut)), spans, splits)

@@ -1,0 +1,67 @@
+"""Read a Parquet dataset that Spark wrote, without a Spark job to learn its schema.
+
+`spark.read.parquet(path)` runs a Spark job to read a footer and infer the schema, once per dataset: a report that
+reads five outputs pays five jobs before its first figure. Spark writes its own schema into every file's footer
+(the `org.apache.spark.sql.parquet.row.metadata` key), so on a local disk the driver reads it from one data file and
+hands it to the reader; partition columns are still discovered from the folder names. Elsewhere (HDFS, object
+stores), or for a file Spark did not write, the reader infers as usual.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pyarrow.parquet as pq
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import types as T
+
+SPARK_SCHEMA_KEY = b"org.apache.spark.sql.parquet.row.metadata"
+
+
+def _local(path: str) -> Path | None:
+    if path.startswith("file:"):
+        return Path("/" + path[len("file:"):].lstrip("/"))
+    return None if "://" in path else Path(path)
+
+
+def _first_data_file(folder: Path) -> Path | None:
+    """The first data file under `folder` in name order (hidden, `_` and `.crc` files are not data)."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    for e in entries:
+        if e.name.startswith((".", "_")) or e.name.endswith(".crc"):
+            continue
+        if e.is_dir():
+            found = _first_data_file(Path(e.path))
+            if found is not None:
+                return found
+        elif e.is_file():
+            return Path(e.path)
+    return None
+
+
+def footer_schema(path: str) -> T.StructType | None:
+    """The schema Spark wrote into the first data file under a local `path` (None: not local, no file, or no
+    Spark schema in its footer)."""
+    local = _local(path)
+    first = _first_data_file(local) if local is not None else None
+    if first is None:
+        return None
+    try:
+        meta = pq.read_metadata(first).metadata or {}
+    except (OSError, ValueError):  # not Parquet: leave it to Spark's reader and its error
+        return None
+    text = meta.get(SPARK_SCHEMA_KEY)
+    return T.StructType.fromJson(json.loads(text)) if text else None
+
+
+def read_parquet(spark: SparkSession, path: str, base_path: str | None = None) -> DataFrame:
+    """spark.read.parquet(path), with the footer's schema when it can be read on the driver (module doc)."""
+    reader = spark.read
+    if base_path is not None:
+        reader = reader.option("basePath", base_path)
+    schema = footer_schema(path)
+    return (reader.schema(schema) if schema is not None else reader).parquet(path)
