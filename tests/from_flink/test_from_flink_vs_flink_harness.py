@@ -11,7 +11,6 @@ The harness computes count(*) and sum(value): the scripts aggregate COUNT(*) and
 Markers `flink` and `spark`."""
 from __future__ import annotations
 
-import dataclasses
 import random
 import sys
 import textwrap

@@ -35,9 +35,9 @@ def test_one_partition_keeps_its_partition_column_with_a_base_path(spark, tmp_pa
     assert "dt" in one.columns
 
 
-def test_not_local_or_not_spark_written_is_left_to_spark(tmp_path):
-    assert footer_schema("s3a://bucket/ds") is None
-    assert footer_schema(str(tmp_path / "missing")) is None
+def test_not_local_or_not_parquet_is_left_to_spark(spark, tmp_path):
+    assert footer_schema(spark, "s3a://bucket/ds") is None
+    assert footer_schema(spark, str(tmp_path / "missing")) is None
     (tmp_path / "plain").mkdir()
     (tmp_path / "plain" / "part-0.csv").write_text("a,b\n")
-    assert footer_schema(str(tmp_path / "plain")) is None
+    assert footer_schema(spark, str(tmp_path / "plain")) is None

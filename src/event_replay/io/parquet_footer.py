@@ -1,22 +1,20 @@
 """Read a Parquet dataset that Spark wrote, without a Spark job to learn its schema.
 
 `spark.read.parquet(path)` runs a Spark job to read a footer and infer the schema, once per dataset: a report that
-reads five outputs pays five jobs before its first figure. Spark writes its own schema into every file's footer
-(the `org.apache.spark.sql.parquet.row.metadata` key), so on a local disk the driver reads it from one data file and
-hands it to the reader; partition columns are still discovered from the folder names. Elsewhere (HDFS, object
-stores), or for a file Spark did not write, the reader infers as usual.
+reads five outputs pays five jobs before its first figure. On a local disk the driver finds the first data file (in
+name order) and reads its schema itself, with Spark's own footer conversion (files.inferred_schema), and hands it to
+the reader; partition columns are still discovered from the folder names. Elsewhere (HDFS, object stores), the
+reader infers as usual.
 """
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
-import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
 
-SPARK_SCHEMA_KEY = b"org.apache.spark.sql.parquet.row.metadata"
+from .files import inferred_schema
 
 
 def _local(path: str) -> Path | None:
@@ -43,19 +41,17 @@ def _first_data_file(folder: Path) -> Path | None:
     return None
 
 
-def footer_schema(path: str) -> T.StructType | None:
-    """The schema Spark wrote into the first data file under a local `path` (None: not local, no file, or no
-    Spark schema in its footer)."""
+def footer_schema(spark: SparkSession, path: str) -> T.StructType | None:
+    """The schema Spark infers for the first data file under a local `path` (None: not local, no data file, or
+    not a Parquet file: Spark's reader then says why)."""
     local = _local(path)
     first = _first_data_file(local) if local is not None else None
     if first is None:
         return None
     try:
-        meta = pq.read_metadata(first).metadata or {}
-    except (OSError, ValueError):  # not Parquet: leave it to Spark's reader and its error
+        return inferred_schema(spark, str(first))
+    except Exception:  # noqa: BLE001 - Py4J's error for a file that is not Parquet: left to Spark's reader
         return None
-    text = meta.get(SPARK_SCHEMA_KEY)
-    return T.StructType.fromJson(json.loads(text)) if text else None
 
 
 def read_parquet(spark: SparkSession, path: str, base_path: str | None = None) -> DataFrame:
@@ -63,5 +59,5 @@ def read_parquet(spark: SparkSession, path: str, base_path: str | None = None) -
     reader = spark.read
     if base_path is not None:
         reader = reader.option("basePath", base_path)
-    schema = footer_schema(path)
+    schema = footer_schema(spark, path)
     return (reader.schema(schema) if schema is not None else reader).parquet(path)
