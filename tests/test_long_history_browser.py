@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
+from headless_chromium import chromium
 
 import long_histories
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM, CHROMEDRIVER = shutil.which("chromium") or "/usr/bin/chromium", shutil.which("chromedriver")
 SHOTS = Path(os.environ.get("REPLAY_SCREENSHOTS") or ROOT / "build" / "screenshots")
 DAYS = 40
 
@@ -47,21 +46,8 @@ def forty_days(spark, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    assert os.path.exists(CHROMIUM) and CHROMEDRIVER, "chromium/chromedriver missing (.ci/run installs them in CI)"
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for a in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
-              "--disable-dev-shm-usage", "--window-size=1400,1800",
-              f"--user-data-dir={tmp_path_factory.mktemp('chrome')}"):
-        opts.add_argument(a)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
-    try:
+    with chromium(tmp_path_factory.mktemp("chrome")) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def _rows(browser, table_id: str) -> list[dict[str, str]]:

@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from headless_chromium import chromium
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,7 +30,6 @@ DAYS = ["2024-01-01", "2024-01-02", "2024-01-03"]
 RUN_ID = "manual__2024-01-04T00:00:00+00:00"
 LIVE = ROOT / "jobs" / "live" / "demo"
 LIVE_COLUMNS = "key=key_id,window_start=win_start,window_end=win_end,cnt=events,total=amount,fire_watermark=wm"
-CHROMIUM, CHROMEDRIVER = shutil.which("chromium") or "/usr/bin/chromium", shutil.which("chromedriver")
 SHOTS = Path(os.environ.get("REPLAY_SCREENSHOTS") or ROOT / "build" / "screenshots")
 
 
@@ -105,21 +104,8 @@ def _plugin_pages(root: Path, pages: Path) -> None:
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    assert os.path.exists(CHROMIUM) and CHROMEDRIVER, "chromium/chromedriver missing (.ci/run installs them in CI)"
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for a in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
-              "--disable-dev-shm-usage", "--window-size=1400,1800",
-              f"--user-data-dir={tmp_path_factory.mktemp('chrome')}"):
-        opts.add_argument(a)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
-    try:
+    with chromium(tmp_path_factory.mktemp("chrome")) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def _open(browser, path: Path, shot: str) -> str:

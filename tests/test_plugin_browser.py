@@ -20,6 +20,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from headless_chromium import chromium
 
 from airflow_env import ROOT, airflow, airflow_env, free_port
 
@@ -28,7 +29,6 @@ sys.path.insert(0, str(ROOT / "plugins"))  # replay_runs.runs: the run folder's 
 pytestmark = pytest.mark.integration
 
 BIN = Path(sys.executable).parent
-CHROMIUM, CHROMEDRIVER = shutil.which("chromium") or "/usr/bin/chromium", shutil.which("chromedriver")
 USER, PASSWORD = "replay-viewer", "browser-pw-123"
 SHOTS = Path(os.environ.get("REPLAY_SCREENSHOTS") or ROOT / "build" / "screenshots")
 START_TIMEOUT = 420  # seconds: a loaded 2-core machine starts the API server slowly
@@ -289,24 +289,8 @@ def _token(base_url: str, user: str = USER, password: str = PASSWORD) -> str:
 
 @pytest.fixture()
 def browser(tmp_path):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    assert os.path.exists(CHROMIUM) and CHROMEDRIVER, "chromium/chromedriver missing (.ci/run installs them in CI)"
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for a in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic",
-              "--no-first-run", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-              "--window-size=1400,1800", f"--user-data-dir={tmp_path / 'chrome-profile'}",
-              "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"):  # offline: no CDN, no internet
-        opts.add_argument(a)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
-    driver.set_page_load_timeout(180)
-    try:
+    with chromium(tmp_path / "chrome-profile") as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def test_unauthenticated_page_is_refused(api_server):

@@ -101,9 +101,12 @@ def test_another_idle_timeout_is_found_and_explained(spark, world):
     s = _compare(spark, world, "idle_timeout_30s")
     t = s["totals"]
     assert t["differing"] > 0 and t["late_replay_only"] > 0 and t["late_live_only"] == 0, t
-    first = s["hints"][0]  # the diagnosis leads: the setting, its evidence, certain (issue 47)
-    assert (first["kind"], first["setting"], first["confidence"]) == ("cause", "idle_timeout", "high"), s["hints"]
+    # The diagnosis leads: the setting and its evidence; medium, as a longer emission interval gives the same
+    # firings (Flink checks idleness at its periodic emits) and the hint names it as the other cause (issue 47).
+    first = s["hints"][0]
+    assert (first["kind"], first["setting"], first["confidence"]) == ("cause", "idle_timeout", "medium"), s["hints"]
     assert "a longer idle timeout than the replay's 5s" in first["text"] and "Evidence: " in first["text"]
+    assert "emission interval" in first["text"], first["text"]
     assert "split_not_read" not in _kinds(s)
     diffs = _every_difference_explained(spark, s)
     assert any("late in the replay only" in d["explanation"] for d in diffs)
