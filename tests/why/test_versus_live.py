@@ -33,7 +33,7 @@ def test_the_sibling_comparison_s_figures_and_page(tmp_path):
     write_summary(run)
     entry = versus_live(run / WHY_FOLDER, str(tmp_path))
     assert entry == {**{k: v for k, v in SUMMARY.items() if k in KEEP}, "page": "../compare/index.html",
-                     "calibrations": []}
+                     "calibrations": [], "diagnosis": None}  # nothing differs: no diagnosis
     assert "spark_conf" not in entry
     assert versus_live(tmp_path / WHY_FOLDER, str(tmp_path)) is None  # another folder's comparison is not this one
 
@@ -53,7 +53,7 @@ def test_calibrations_of_the_output_with_or_without_a_comparison(tmp_path, monke
     assert cals == [{"grid": "g1", "verdict": "none agrees", "ranking": [], "live": None},
                     {"grid": "g2", **cal}]
     entry = versus_live(tmp_path / WHY_FOLDER, str(tmp_path))
-    assert entry == {"page": None, "calibrations": cals}
+    assert entry == {"page": None, "calibrations": cals, "diagnosis": None}
     # A remote output's tuning results are not listed (not read as a local path that happens to exist).
     monkeypatch.chdir(tmp_path)
     write_tuning(tmp_path / "s3a:" / "bucket" / "out", "g", {"rows": [], "calibration": cal})

@@ -39,8 +39,8 @@ def comparison_line(summary: dict[str, Any]) -> str:
 
 
 def differs(summary: dict[str, Any]) -> bool:
-    t = summary["totals"]
-    return bool(t["differing"] or t.get("late_replay_only") or t.get("late_live_only"))
+    t = summary.get("totals") or {}  # a summary without a figure (an older or partial one) says nothing differs
+    return bool(t.get("differing") or t.get("late_replay_only") or t.get("late_live_only"))
 
 
 def late_matched_text(r: dict[str, Any]) -> str:
