@@ -36,7 +36,7 @@ class DamagedFileError(ConfigError):
                                         f"{done}. Fix or replace the file and run again")
 
 
-def _hidden(name: str) -> bool:
+def hidden(name: str) -> bool:
     return name.startswith("_") or name.startswith(".")  # as Spark's file index: _SUCCESS, .crc, _staging...
 
 
@@ -45,9 +45,9 @@ def list_files(folder: Path) -> list[dict[str, Any]]:
     modification time: what a run record and a dry run list without Spark."""
     found = []
     for root, dirs, names in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not _hidden(d))
+        dirs[:] = sorted(d for d in dirs if not hidden(d))
         for name in sorted(names):
-            if _hidden(name):
+            if hidden(name):
                 continue
             p = Path(root, name)
             st = p.stat()
@@ -69,7 +69,7 @@ def data_files(spark: SparkSession, path: str) -> list[str]:
         while it.hasNext():
             f = it.next().getPath()
             rel = f.toUri().getPath()[len(root):].strip("/").split("/")
-            if not any(_hidden(part) for part in rel):
+            if not any(hidden(part) for part in rel):
                 out.append(f.toString())
     return sorted(out)
 
@@ -116,7 +116,7 @@ def inferred_schema(spark: SparkSession, path: str) -> T.StructType:
 
 def partition_of(path: str) -> str:
     """The `dt=`/`hour=` part of a file's path ('-' if none), to report where a bad file is."""
-    parts = [c for c in path.split("/") if "=" in c and not _hidden(c)]
+    parts = [c for c in path.split("/") if "=" in c and not hidden(c)]
     return "/".join(parts) or "-"
 
 

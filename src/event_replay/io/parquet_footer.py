@@ -14,7 +14,7 @@ from pathlib import Path
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
 
-from .files import inferred_schema
+from .files import hidden, inferred_schema
 
 
 def _local(path: str) -> Path | None:
@@ -24,13 +24,13 @@ def _local(path: str) -> Path | None:
 
 
 def _first_data_file(folder: Path) -> Path | None:
-    """The first data file under `folder` in name order (hidden, `_` and `.crc` files are not data)."""
+    """The first data file under `folder` in name order (files.hidden names are not data, as for Spark)."""
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except (FileNotFoundError, NotADirectoryError):
         return None
     for e in entries:
-        if e.name.startswith((".", "_")) or e.name.endswith(".crc"):
+        if hidden(e.name):
             continue
         if e.is_dir():
             found = _first_data_file(Path(e.path))
