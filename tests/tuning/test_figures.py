@@ -7,9 +7,8 @@ from __future__ import annotations
 import pytest
 
 from event_replay.semantics.durations import NEG_INF, POS_INF
-from event_replay.tuning.figures import (first_fire_delays, lag_figures, lag_segments, published_newest_series,
-                                         ranked,
-                                         stream_value_series)
+from event_replay.tuning.figures import (first_fire_delays, lag_figures, published_newest_series, ranked,
+                                         stream_value_series, watermark_lag_segments)
 
 
 def test_ranked_largest_first_ties_by_name():
@@ -29,9 +28,12 @@ def test_stream_value_is_kept_while_idle_and_never_decreases(spark):
 
 
 def _segments(spark, newest, values, end):
-    n = spark.createDataFrame(newest, "t long, newest long")
-    v = spark.createDataFrame(values, "t long, v long")
-    return lag_segments(n, v, end)
+    """The lag of a newest event time N and a stream value V given as changes: a split publishing N (lag 0) and
+    the stream changing to V, each at its own replay time."""
+    wm = spark.createDataFrame([("split", "p0", False, n, t) for t, n in newest]
+                               + [("stream", None, False, v, t) for t, v in values],
+                               "scope string, split string, idle boolean, watermark long, replay_time long")
+    return watermark_lag_segments(wm, 0, end)
 
 
 @pytest.mark.spark

@@ -41,49 +41,40 @@ from ..attribution import holders
 from ..attribution import late_causes as causes
 from ..semantics.config import JobConfig
 from ..semantics.durations import NEG_INF, POS_INF
-from .running import next_value, running_max, running_sum
+from .lag_points import lag_points
+from .running import running_sum
 
 P99_NUM, P99_DEN = 99, 100
 
 
 def published_newest_series(watermarks: DataFrame, lag_ms: int) -> DataFrame:
     """(t, newest): per replay time t of a split change, the highest finite watermark published up to t + lag_ms."""
-    w = F.col("watermark")
-    published = (watermarks.where((F.col("scope") == "split") & ~F.col("idle") & w.isNotNull()
-                                  & (w != F.lit(POS_INF)) & (w != F.lit(NEG_INF)))
-                 .groupBy(F.col("replay_time").alias("t")).agg((F.max(w) + F.lit(lag_ms)).alias("e")))
-    return running_max(published, "t", "e", "newest").select("t", "newest")
+    return lag_points(watermarks, lag_ms).where(F.col("published")).select("t", "newest")
 
 
 def watermark_lag_segments(watermarks: DataFrame, lag_ms: int, end_ms: int) -> DataFrame:
     """(t, dur, lag) of the watermark lag (module doc) from a watermarks output (columns scope, split, idle,
     watermark, replay_time): the one definition the what-if table and the why-report use."""
-    return lag_segments(published_newest_series(watermarks, lag_ms), stream_value_series(watermarks), end_ms)
+    return lag_segments(lag_points(watermarks, lag_ms), end_ms)
 
 
 def stream_value_series(watermarks: DataFrame) -> DataFrame:
     """(t, v): the stream watermark V after the stream changes at replay time t (see the module doc)."""
-    split_max = (watermarks.where((F.col("scope") == "split") & ~F.col("idle") & F.col("watermark").isNotNull())
-                 .groupBy(F.col("replay_time").alias("t")).agg(F.max("watermark").alias("sm")))
-    stream = (watermarks.where(F.col("scope") == "stream")
-              .groupBy(F.col("replay_time").alias("t"))
-              .agg(F.max("watermark").alias("w"), F.max(F.col("idle").cast("int")).alias("idle")))
-    j = running_max(stream.join(split_max, "t", "full"), "t", "sm", "run_sm")
-    e = F.when(F.col("idle") == 1, F.col("run_sm")).otherwise(F.col("w"))
-    return running_max(j.where(F.col("idle").isNotNull()).withColumn("e", e), "t", "e", "v").select("t", "v")
+    return stream_values_of(lag_points(watermarks, 0))
 
 
-def lag_segments(newest: DataFrame, values: DataFrame, end_ms: int) -> DataFrame:
-    """(t, dur, lag) for every stretch of the replay clock where the lag is defined."""
-    pts = newest.join(values, "t", "full")
-    # The value in force at t is the last non-null one up to t: both series never decrease (running maxima),
-    # so that is their running max.
-    pts = running_max(running_max(pts, "t", "newest", "n"), "t", "v", "v_in_force")
-    seg = next_value(pts, "t", "nxt").withColumn("dur", F.coalesce(F.col("nxt"), F.lit(end_ms)) - F.col("t"))
-    v = F.col("v_in_force")
-    ok = (F.col("n").isNotNull() & v.isNotNull() & (v != F.lit(POS_INF)) & (v != F.lit(NEG_INF))
-          & (F.col("dur") > 0))
-    return seg.where(ok).select("t", "dur", (F.col("n") - v).alias("lag"))
+def stream_values_of(points: DataFrame) -> DataFrame:
+    """(t, v) of lag_points' stream changes."""
+    return points.where(F.col("stream_change")).select("t", "v")
+
+
+def lag_segments(points: DataFrame, end_ms: int) -> DataFrame:
+    """(t, dur, lag) for every stretch of the replay clock where the lag is defined, from lag_points: the value in
+    force at t holds until the next point (the last until `end_ms`)."""
+    dur = F.coalesce(F.col("next_t"), F.lit(end_ms)) - F.col("t")
+    n, v = F.col("newest"), F.col("v")
+    ok = n.isNotNull() & v.isNotNull() & (v != F.lit(POS_INF)) & (v != F.lit(NEG_INF)) & (dur > 0)
+    return points.where(ok).select("t", dur.alias("dur"), (n - v).alias("lag"))
 
 
 def lag_summary(segments: DataFrame) -> DataFrame:
@@ -143,13 +134,14 @@ def variant_figure_frames(result, cfg: JobConfig, end_ms: int) -> dict[str, Data
     # firings with the live output): cached (lazily) for every reader of the result, until engine.release.
     result.windows = windows = result.windows.cache()
     result.watermarks = watermarks = result.watermarks.cache()
-    values = stream_value_series(watermarks).cache()
+    points = lag_points(watermarks, cfg.watermark.lag_ms).cache()
+    values = stream_values_of(points)
     return {
         "firings": windows.agg(F.count(F.lit(1)).alias("firings"),
                                F.count_distinct("key", "window_start", "window_end").alias("windows")),
         "late_fired": (windows.where(F.col("fire_reason") == "late_row")
                        .select("key", "window_start", "window_end").distinct().agg(F.count(F.lit(1)).alias("n"))),
-        "lag": lag_summary(lag_segments(published_newest_series(watermarks, cfg.watermark.lag_ms), values, end_ms)),
+        "lag": lag_summary(lag_segments(points, end_ms)),
         "delay": first_fire_delays(windows, values, end_ms).agg(F.sum("delay").alias("s"),
                                                                  F.count("delay").alias("n")),
         "late_causes": late_cause_frame(result.late_events, watermarks, cfg),
