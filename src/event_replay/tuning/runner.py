@@ -1,8 +1,9 @@
 """Run a what-if grid in one Spark application and write the table and the plot.
 
 The source is read, quarantined and cut once; its clean rows are materialised (a local checkpoint) and every
-variant replays them with its own config (engine.replay), so variants differ only in their settings. A variant's
-figures (and the per-variant hook's) are gathered in one Spark job after its replay (spark_jobs.gather). The result
+variant replays them with its own config (engine.replay), so variants differ only in their settings. The figures
+of up to VARIANTS_PER_JOB variants (and the per-variant hook's) are gathered in one Spark job after their replays
+(spark_jobs.gather): a calibration grid is one job of figures, not one per variant. The result
 goes to `<output.path>/_tuning/<grid name>/` (see grid.Grid.name: no timestamp, the same grid replaces its
 previous result), written to a staging folder first and renamed into place:
     tuning.parquet, tuning.csv, tuning.md, index.html (table + plot), late_share_vs_lag.png, tuning.json
@@ -36,6 +37,9 @@ from .figures import __doc__ as definitions
 from .grid import Grid, Variant, grid_value
 from .table import html_table, markdown_table, ms_text
 
+# Variants whose figures one Spark job gathers: enough for a calibration grid at once, few enough that their
+# outputs, cached until then, stay small beside the rows.
+VARIANTS_PER_JOB = 8
 COLUMNS = ["variant", "max_out_of_orderness_ms", "idle_timeout_ms", "allowed_lateness_ms", "rows", "late_rows",
            "late_share", "windows_late_fired", "wm_lag_mean_ms", "wm_lag_p99_ms", "first_fire_delay_mean_ms",
            "first_fire_delay_windows", "firings", "windows", "late_rows_by_cause", "late_rows_by_split"]
@@ -73,22 +77,11 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
         try:
             clock = whole.clock(source)
             # Materialised once for every variant (and independent of the session's Dataset cache, which
-            # engine.release clears after each variant).
+            # engine.release clears after each chunk of variants).
             rows = source.rows.localCheckpoint(eager=True)
             table = []
-            for i, (variant, vcfg) in enumerate(variants, 1):
-                t1 = time.monotonic()
-                result, _ = engine.replay(spark, rows, vcfg, source.splits, clock)
-                try:
-                    row = _variant_row(result, vcfg, source.clean_rows, clock.end_ms, per_variant)
-                finally:
-                    engine.release(spark)
-                    running.release()
-                row["variant"] = variant.name
-                table.append(row)
-                log(f"tune: {i}/{len(variants)} {variant.name}: late rows {row['late_rows']} "
-                    f"({row['late_share']:.2%}), mean watermark lag {ms_text(row['wm_lag_mean_ms'])} "
-                    f"({time.monotonic() - t1:.1f} s)")
+            for chunk in _chunks(list(enumerate(variants, 1)), VARIANTS_PER_JOB):
+                table += _replay_chunk(spark, rows, source, clock, chunk, len(variants), per_variant, log)
         finally:
             source.release()
     folder = tuning_folder(cfg, grid)
@@ -98,17 +91,41 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
     return TuningResult(folder=folder, rows=table, seconds=time.monotonic() - t0)
 
 
-def _variant_row(result, vcfg: JobConfig, clean_rows: int, end_ms: int,
-                 per_variant: "PerVariant | None") -> dict[str, Any]:
-    """A variant's row: its figures and the hook's columns, gathered in one Spark job after its replay."""
-    with one_job_plans(result.windows.sparkSession):  # the frames are planned (and cached) here
-        frames = fig.variant_figure_frames(result, vcfg, end_ms)
-        more = per_variant.frames(result, vcfg) if per_variant is not None else {}
-        found = gather({**frames, **{f"hook_{k}": v for k, v in more.items()}})
-    row = fig.variant_row(found, vcfg, clean_rows)
-    if per_variant is not None:
-        row.update(per_variant.row({k[len("hook_"):]: v for k, v in found.items() if k.startswith("hook_")}))
-    return row
+def _chunks(items: list, n: int) -> list[list]:
+    return [items[i:i + n] for i in range(0, len(items), n)]
+
+
+def _replay_chunk(spark, rows, source, clock, chunk, total: int, per_variant: "PerVariant | None",
+                  log: Callable[[str], None]) -> list[dict[str, Any]]:
+    """Replay the chunk's variants one after the other, then gather all their figures (and the hook's) in one
+    Spark job: each variant's figures are a few small stages, and side by side in one job they share the cores
+    and the planning round trips. The outputs stay cached until the chunk's figures are in."""
+    t1 = time.monotonic()
+    try:
+        results = [(i, variant, vcfg, engine.replay(spark, rows, vcfg, source.splits, clock)[0])
+                   for i, (variant, vcfg) in chunk]
+        with one_job_plans(spark):  # the frames are planned (and cached) here
+            frames: dict[str, Any] = {}
+            for i, _, vcfg, result in results:
+                frames.update({f"{i}:{k}": f for k, f in fig.variant_figure_frames(result, vcfg, clock.end_ms).items()})
+                if per_variant is not None:
+                    frames.update({f"{i}:hook_{k}": f for k, f in per_variant.frames(result, vcfg).items()})
+            found = gather(frames)
+    finally:
+        engine.release(spark)
+        running.release()
+    seconds = time.monotonic() - t1
+    table = []
+    for i, variant, vcfg, _ in results:
+        own = {k.split(":", 1)[1]: v for k, v in found.items() if k.split(":", 1)[0] == str(i)}
+        row = fig.variant_row(own, vcfg, source.clean_rows)
+        if per_variant is not None:
+            row.update(per_variant.row({k[len("hook_"):]: v for k, v in own.items() if k.startswith("hook_")}))
+        row["variant"] = variant.name
+        table.append(row)
+        log(f"tune: {i}/{total} {variant.name}: late rows {row['late_rows']} ({row['late_share']:.2%}), "
+            f"mean watermark lag {ms_text(row['wm_lag_mean_ms'])} ({len(chunk)} variants in {seconds:.1f} s)")
+    return table
 
 
 def plot(path: Path, rows: Sequence[dict[str, Any]]) -> None:
