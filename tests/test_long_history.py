@@ -64,7 +64,10 @@ def test_data_quality_passes_with_the_live_parity_suite(reports):
     assert Path(q["data_docs"]).is_file() and Path(q["why_report"]).is_file()
     jobs = q["spark_jobs"]
     assert jobs["gx_suites"] > 0 and jobs["why_report"] > 0
-    assert (f"- Spark jobs of the reports: gx suites {jobs['gx_suites']}, why report {jobs['why_report']}"
+    compared = json.loads((reports["run"] / "compare" / "spark_jobs.json").read_text())
+    assert compared["compare"] > 0 and compared["calibration"] > 0
+    assert (f"- Spark jobs of the reports: calibration {compared['calibration']}, compare {compared['compare']}, "
+            f"gx suites {jobs['gx_suites']}, why report {jobs['why_report']}"
             in (reports["run"] / "report.md").read_text())
     docs = Path(q["data_docs"]).parent
     assert any("live_parity" in p.name for p in (docs / "validations").rglob("*")), "no live parity validation"

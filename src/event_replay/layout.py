@@ -31,6 +31,7 @@ WHY_SUMMARY_FILE = "summary.json"  # every figure of the why-report; its page is
 COMPARE_FOLDER = "compare"
 COMPARE_SUMMARY_FILE = "summary.json"  # every figure; the page is rendered from it
 COMPARE_PARTITIONS_FILE = "partitions.parquet"  # one row per partition: the live parity suite's batch
+COMPARE_JOBS_FILE = "spark_jobs.json"  # the Spark jobs of the comparison and its calibration (the run report's)
 TUNING_FOLDER = "_tuning"
 TUNING_JSON_FILE = "tuning.json"
 TUNING_PLOT_FILE = "late_share_vs_lag.png"

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import tempfile
 import time
+from pathlib import Path
 
 from pyspark.sql import SparkSession
 
@@ -34,8 +36,10 @@ from ..compare.replay_side import Scope
 from ..compare.rules import DEFAULT_TOLERANCE, SUMMATION_ORDERS
 from ..compare.settings_search import scoped_config
 from ..exits import command
+from ..layout import COMPARE_JOBS_FILE
 from ..semantics.config import load_config
 from ..spark import build_session, parse_conf
+from ..spark_jobs import counted
 from ..tuning import calibrate
 from ..tuning.grid import Grid, GridError, Variant, parse_grid
 
@@ -60,19 +64,30 @@ def cmd_compare(args: argparse.Namespace) -> int:
     try:
         scoped = scoped_config(cfg, options.scope)
         known: list[dict] = []
-        if grid is not None and args.search_settings:  # first: the search ranks the grid's replays, not again
-            known = _calibrate(spark, scoped, spec, _calibration_grid(scoped, args))
-            options = dataclasses.replace(options, known_settings=tuple(known))
-        summary = compare(spark, cfg, spec, options)
+        with counted(spark, "calibration") as calibration_jobs:
+            if grid is not None and args.search_settings:  # first: the search ranks the grid's replays, not again
+                known = _calibrate(spark, scoped, spec, _calibration_grid(scoped, args))
+                options = dataclasses.replace(options, known_settings=tuple(known))
+        with counted(spark, "compare") as compare_jobs:
+            summary = compare(spark, cfg, spec, options)
         print(comparison_line(summary) + f" ({time.monotonic() - t0:.1f} s)", flush=True)
         for h in summary.get("hints") or []:
             print(f"  - {h['text']}", flush=True)
         if grid is not None and not args.search_settings:
-            _calibrate(spark, scoped, spec, _calibration_grid(scoped, args))
+            with counted(spark, "calibration") as later:
+                _calibrate(spark, scoped, spec, _calibration_grid(scoped, args))
+            calibration_jobs.jobs += later.jobs
+        _write_jobs(summary, {"compare": compare_jobs.jobs,
+                              **({"calibration": calibration_jobs.jobs} if grid is not None else {})})
     finally:
         if own:
             spark.stop()
     return 1 if differs(summary) and not args.report_only else 0
+
+
+def _write_jobs(summary: dict, jobs: dict[str, int]) -> None:
+    """The comparison's Spark jobs (and its calibration's) next to its summary.json: the run report prints them."""
+    Path(summary["page"]).with_name(COMPARE_JOBS_FILE).write_text(json.dumps(jobs) + "\n")
 
 
 def _calibration_grid(cfg, args: argparse.Namespace):

@@ -18,8 +18,8 @@ import pyarrow.parquet as pq
 from ..compare.summary import pct
 from ..history.state_files import has_state
 from ..io.partition_folders import folder_of
-from ..layout import CHUNK_FILE, COMPARE_FOLDER, COMPARE_SUMMARY_FILE, COUNTS, DATASETS, PLAN_FILE, REPORT_FILE, \
-    REPORT_HTML_FILE, REPORT_MD_FILE, state_dir
+from ..layout import CHUNK_FILE, COMPARE_FOLDER, COMPARE_JOBS_FILE, COMPARE_SUMMARY_FILE, COUNTS, DATASETS, \
+    PLAN_FILE, REPORT_FILE, REPORT_HTML_FILE, REPORT_MD_FILE, state_dir
 
 # What a row of each output dataset is (the report's column headings).
 COLUMN_NAMES = {"windows": "firings", "late_events": "late rows", "watermarks": "watermark rows",
@@ -61,6 +61,15 @@ def live_agreement(folder: str | Path) -> dict[str, Any] | None:
                 "page": COMPARE_PAGE}
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def _compare_jobs(folder: str | Path) -> dict[str, int]:
+    """The Spark jobs of the run's comparison and calibration (`compare/spark_jobs.json`), {} when not compared."""
+    try:
+        found = json.loads((Path(folder) / COMPARE_FOLDER / COMPARE_JOBS_FILE).read_text())
+        return {k: int(v) for k, v in found.items()}
+    except (OSError, ValueError, AttributeError, TypeError):
+        return {}
 
 
 def live_text(live: dict[str, Any]) -> str:
@@ -120,7 +129,8 @@ def write_report(report: dict[str, Any], folder: str | Path) -> tuple[str, str]:
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    report = {**report, "live": live_agreement(folder)}
+    jobs = {**(report.get("spark_jobs") or {}), **_compare_jobs(folder)}
+    report = {**report, "live": live_agreement(folder), "spark_jobs": jobs or None}
     (folder / REPORT_FILE).write_text(json.dumps(report, indent=2, default=str) + "\n")
     (folder / REPORT_MD_FILE).write_text(render_markdown(report, folder))
     (folder / REPORT_HTML_FILE).write_text(render_html(report, folder))
