@@ -128,3 +128,25 @@ def test_replay_run_on_a_corrupt_parquet_file_prints_two_lines(tmp_path):
     assert done.returncode in (1, 2) and len(lines) <= 2, (time.monotonic() - t0, done.stderr)
     assert lines[-1].startswith("replay: "), lines
     assert "\tat " not in done.stderr and "WARN" not in done.stderr, done.stderr
+
+
+_DIES = textwrap.dedent("""
+    import os, subprocess, sys
+    from event_replay import fatal
+    from event_replay.console import quiet_stderr
+
+    with quiet_stderr("replay"):
+        subprocess.run([sys.executable, "-c", "import sys; sys.stderr.write('26/11/28 05:04:03 ERROR Executor: x\\\\n')"])
+        # as fatal.py's watchdog when the JVM dies: its line, the hooks, then the process ends at once
+        print("replay: the driver JVM died", file=sys.stderr, flush=True)
+        for fn in fatal._before_exit:
+            fn()
+        os._exit(1)
+""")
+
+
+def test_the_watchdogs_line_is_shown_before_the_process_ends(tmp_path):
+    done = _run(_DIES, tmp_path)
+    lines = done.stderr.splitlines()
+    assert done.returncode == 1 and len(lines) == 2, done.stderr
+    assert lines[0] == "replay: the driver JVM died" and lines[1].startswith("replay: Spark's log (1 line) is in ")

@@ -5,7 +5,8 @@ stderr (fd 2, which the driver JVM Spark starts inherits) a pipe read by a threa
 - Spark's log lines (`26/11/28 05:03:30 WARN Utils: ...`), the JVM's and Spark's start-up notices and Py4J's logged
   errors, and every Python or Java traceback (traces.TraceFilter's rules) go to one log file;
 - every other line (the command's own, fatal.py's) is shown as it comes.
-When the command fails, one line of context names the log file (`report(prog)`), above the failure's own line.
+When the command fails, one line of context names the log file (`report(prog)`), above the failure's own line
+(below fatal.py's line when the JVM died: its watchdog empties the pipe before it ends the process).
 
 `interrupted()` says whether a SIGINT reached the process: PySpark's own SIGINT handler cancels the jobs through
 Py4J, which can fail mid-call, so a Ctrl-C may surface as a Py4J error; exits.guarded asks this to say "interrupted"
@@ -22,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from .fatal import before_exit
 from .traces import DEBUG_ENV, TraceFilter, trace_file
 
 SPARK_LOG = re.compile(r"^\d\d/\d\d/\d\d \d\d:\d\d:\d\d (TRACE|DEBUG|INFO|WARN|ERROR|FATAL) ")
@@ -106,6 +108,7 @@ def quiet_stderr(prog: str) -> Iterator[None]:
     threading.Thread(target=_reader.run, name="replay-console", daemon=True).start()
     os.dup2(write_fd, 2)
     os.close(write_fd)
+    before_exit(lambda: (report(prog), _drain()))  # the JVM died (fatal.py ends the process): show its line first
     try:
         yield
     finally:
@@ -132,7 +135,8 @@ def report(prog: str) -> None:
     if not (r.hidden or r.traces):
         return
     traces = f" and {r.traces} traceback{'s' if r.traces != 1 else ''}" if r.traces else ""
-    print(f"{prog}: Spark's log ({r.hidden} lines{traces}) is in {r.path}; {DEBUG_ENV}=1 prints it here",
+    lines = f"{r.hidden} line{'s' if r.hidden != 1 else ''}"
+    print(f"{prog}: Spark's log ({lines}{traces}) is in {r.path}; {DEBUG_ENV}=1 prints it here",
           file=sys.stderr, flush=True)
 
 
