@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHOTS = Path(os.environ.get("REPLAY_SCREENSHOTS") or ROOT / "build" / "screenshots")
 DAYS = LISTED + 1  # the fewest days whose page lists its 10 worst first and folds every day under them
 
-pytestmark = [pytest.mark.spark, pytest.mark.integration]
+pytestmark = pytest.mark.spark  # in `make test`: 32 days of 6 rows in the session's Spark, no Airflow
 
 
 @pytest.fixture(scope="module")

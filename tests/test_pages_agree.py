@@ -25,6 +25,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "plugins"))
 
+# Still integration: the range, the compare, the GX suites and a what-if variant cost minutes on 2 cores (issue 48).
 pytestmark = [pytest.mark.spark, pytest.mark.integration]
 
 DAYS = ["2024-01-01", "2024-01-02", "2024-01-03"]
