@@ -119,6 +119,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 # docs/architecture.md's picture of the packages, lowest first: a package imports only packages of a lower line.
 LAYERS = (
     ("semantics", "layout", "html_page", "extension", "fatal", "local_folder", "traces"),
+    ("console",),
     ("spark", "spark_jobs", "exits", "samples", "from_flink"),
     ("io",),
     ("engine",),

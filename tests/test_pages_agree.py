@@ -5,8 +5,9 @@ config's own settings, the run report), then each page opened in headless Chromi
 the why-report, report.html, the compare page, the tuning table and the Replay runs page (their tables rendered by
 the plugin's own functions over the runs root; Airflow's login in front of them is test_plugin_browser.py's).
 
-Figures: firings, windows, late rows, the mean watermark lag, the agreement with the live output. The Data Docs
-show whether the suites passed, not these counts: the test checks the accounting suite passed on the same outputs.
+Figures: firings, windows, late rows, the mean watermark lag, the agreement with the live output; and the row
+accounting (rows read, in windows, late, quarantined, skipped, filtered; firings; windows) as the Data Docs show it
+(the accounting suite's observed values), against the why-report's and the run report's.
 Screenshots of the pages land in $REPLAY_SCREENSHOTS (default build/screenshots)."""
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "plugins"))
 
+# Still integration: the range, the compare, the GX suites and a what-if variant cost minutes on 2 cores (issue 48).
 pytestmark = [pytest.mark.spark, pytest.mark.integration]
 
 DAYS = ["2024-01-01", "2024-01-02", "2024-01-03"]
@@ -90,7 +92,8 @@ def _plugin_pages(root: Path, pages: Path) -> None:
 
     from event_replay.tuning.table import html_table
     from replay_runs.dagruns import merge
-    from replay_runs.runs import list_runs, tuning_results
+    from replay_runs.artifacts import tuning_results
+    from replay_runs.runs import list_runs
     from replay_runs.table import TABLE_STYLE, runs_table
 
     request = Request({"type": "http", "root_path": "/replay-runs", "headers": [], "path": "/", "query_string": b""})
@@ -168,7 +171,32 @@ def test_every_page_shows_the_same_figures(demo, browser):
     assert (_n(cells["firings"]), _n(cells["late rows"])) == (firings, late), cells
     assert cells["vs live"].startswith(agreement) and f"{live['differing']} of {windows} windows" in cells["vs live"]
     assert cells["DQ"] == "pass", cells
-    # The Data Docs: the accounting suite's result (it ties the counts together) passed on these outputs.
+    # The Data Docs: the accounting suite passed on these outputs, its figures (each expectation's observed value)
+    # the why-report's (its page's total row) and the run report's.
+    _open(browser, run / "why_report" / "index.html", "pages-why-report")
+    why_total = next(r for r in _table(browser, "#partitions") if r.get("partition") == "total")
     (page,) = (Path(demo["dq"]["data_docs"]).parent / "validations" / "replay_accounting").rglob("*.html")
     text = _open(browser, page, "pages-data-docs-accounting")
     assert demo["dq"]["success"] and re.search(r"Unsuccessful Expectations\s+0\b", text), text[:800]
+    docs = _data_docs_figures(browser)
+    counts = why["counts"]
+    assert {k: _n(v) for k, v in docs.items()} == {
+        "rows read": counts["rows_read"], "rows in windows": counts["rows_in_windows"], "late rows": late,
+        "quarantined rows": counts["quarantined_rows"], "skipped rows": counts["skipped_rows"],
+        "filtered rows": counts.get("filtered_rows", 0), "firings": firings, "windows": windows}, docs
+    assert [_n(docs[k]) for k in ("rows read", "late rows", "firings", "quarantined rows")] == [
+        _n(why_total[k]) for k in ("rows read", "late rows", "firings", "quarantined")], why_total
+    assert (_n(docs["firings"]), _n(docs["late rows"]), _n(docs["quarantined rows"])) == (
+        _n(total["firings"]), _n(total["late rows"]), _n(total["quarantined rows"])), total
+
+
+def _data_docs_figures(browser) -> dict[str, str]:
+    """The accounting result's figures as Data Docs show them: {label: observed value} of each `Figure:` row."""
+    return browser.execute_script("""
+        const out = {};
+        for (const tr of document.querySelectorAll('tr')) {
+            const cells = [...tr.querySelectorAll(':scope > td')].map(td => td.innerText.trim());
+            const i = cells.findIndex(c => c.startsWith('Figure: '));
+            if (i >= 0) out[cells[i].slice(8).split(' (')[0]] = cells[cells.length - 1];
+        }
+        return out;""")

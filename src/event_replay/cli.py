@@ -31,6 +31,7 @@ from .commands.outputs import add_output_parsers
 from .commands.run import add_run_parser
 from .commands.sample import add_sample_parser
 from .commands.tune import add_tune_parser
+from .console import quiet_stderr
 from .exits import guarded
 from .from_flink.settings import FlinkSettingsError
 from .history.state import StateError
@@ -54,9 +55,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command; run as the program (no `argv`), its stderr shows its own lines, Spark's go to a file
+    (console.py)."""
+    program = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(argv[0] if argv else None).parse_args(argv)
-    return guarded("replay", lambda: args.func(args), (StateError, argparse.ArgumentTypeError, FlinkSettingsError))
+    refusals = (StateError, argparse.ArgumentTypeError, FlinkSettingsError)
+    if not program:
+        return guarded("replay", lambda: args.func(args), refusals)
+    with quiet_stderr("replay"):
+        return guarded("replay", lambda: args.func(args), refusals)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@ carried state to fix, named on stderr), 130 interrupted.
 
 A failure is one line on stderr: a `Failure`'s own words, the JVM's death (fatal.py), or for anything else the
 exception in one line (a Py4J error: the Java exception it carries) naming the trace file that keeps its traceback
-(traces.py); with REPLAY_DEBUG set the traceback is printed above it instead. An Airflow task's log shows that line as
+(traces.py), below a line naming the file that keeps Spark's log when the program's stderr is filtered (console.py);
+with REPLAY_DEBUG set the traceback is printed above it instead. A Ctrl-C is `<prog>: interrupted`, exit 130. An Airflow task's log shows that line as
 the Spark job's last words (orchestration/failures.py)."""
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 import traceback
 from typing import Any, Callable
 
+from .console import interrupted, report
 from .fatal import death_line
 from .semantics.config_keys import ConfigError
 from .traces import DEBUG_ENV, TRACEBACK_IN, debugging, first_line, write_exception
@@ -32,16 +34,22 @@ def guarded(prog: str, run: Callable[[], int], refusals: tuple[type[BaseExceptio
     except refusals as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        if type(exc) is KeyboardInterrupt:  # a Terminated (SIGTERM) said so already (orchestration/cancel.py)
+            print(f"{prog}: interrupted", file=sys.stderr)
         return 130
     except Failure as exc:
         print(f"{prog}: failed: {exc}", file=sys.stderr)
         return 1
     except Exception as exc:  # noqa: BLE001 - any failure must give a non-zero exit with the cause
+        if interrupted():  # Ctrl-C while Py4J was mid-call: PySpark's handler fails with a Py4J error (console.py)
+            print(f"{prog}: interrupted", file=sys.stderr)
+            return 130
         died = death_line(exc)  # the JVM died under the call (fatal.py): its one line, not py4j's traceback
         if died is not None:
             print(died, file=sys.stderr)
             return 1
+        report(prog)
         print(failure_line(prog, exc), file=sys.stderr)
         return 1
 

@@ -41,6 +41,12 @@ _ASKED_STOP_BOUND_S = 300.0
 
 _watched: dict = {}  # the watched context's JVM process and heap, for `death_line`; how its stop was first seen
 _stop = threading.Event()  # set at interpreter exit: a JVM ending with the process is no failure
+_before_exit: list = []  # called before the watchdog ends the process (console.py: its stderr shown first)
+
+
+def before_exit(fn) -> None:
+    """Have `fn()` called after the watchdog's line is printed, before it ends the process."""
+    _before_exit.append(fn)
 
 
 def with_exit_on_oom(java_options: str | None) -> str:
@@ -121,6 +127,11 @@ def _loop(sc, scheduler) -> None:
         line = line or _stalled_stop_line(stop)
         if line is not None and not _stop.is_set():
             print(line, file=sys.stderr, flush=True)
+            for fn in _before_exit:
+                try:
+                    fn()
+                except Exception:  # noqa: BLE001 - the process ends anyway: its line is printed
+                    pass
             _kill_started_jvm()
             os._exit(1)
 

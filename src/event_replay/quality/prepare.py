@@ -212,6 +212,10 @@ def accounting_batch(spark: SparkSession, out: dict[str, DataFrame], cfg: JobCon
                    (F.sum(F.col("filtered_rows").cast("long")) if "filtered_rows" in counts.columns
                     else F.lit(0).cast("long")).alias("filtered_rows"))
     late = out["late_events"].agg(F.count(F.lit(1)).alias("late_events_rows"))
+    # The firings and windows figures (Data Docs show them): a window is its key and bounds (a struct: a null key
+    # counts), as the why-report counts them.
+    fired = out["windows"].agg(F.count(F.lit(1)).alias("firings"),
+                               F.count_distinct(F.struct("key", "window_start", "window_end")).alias("windows"))
     q = out["quarantine"]
     reason = F.col("reason") if "reason" in q.columns else F.lit(None)
     quarantine = q.agg(F.count(F.lit(1)).alias("quarantine_rows"),
@@ -224,7 +228,7 @@ def accounting_batch(spark: SparkSession, out: dict[str, DataFrame], cfg: JobCon
         total = F.coalesce(F.sum("held"), F.lit(0)).cast("long")
         held = lasts[0].agg(total.alias("held_rows_all")).crossJoin(lasts[1].agg(total.alias("held_rows")))
     w = cfg.window
-    return (c.crossJoin(late).crossJoin(quarantine).crossJoin(held)
+    return (c.crossJoin(late).crossJoin(quarantine).crossJoin(held).crossJoin(fired)
             .withColumn("cfg_windows_per_row", F.lit(windows_per_row(cfg)).cast("long"))
             .withColumn("cfg_window_type", F.lit(w.type))
             .withColumn("cfg_end_of_input", F.lit(cfg.replay.end_of_input)))

@@ -16,6 +16,11 @@ import great_expectations as gx
 from . import expectations as ex  # registers the custom expectation types before any suite is loaded
 
 SUITE_NAMES = ("windows", "watermarks", "late_events", "accounting")
+# The row accounting's figures, as Data Docs show them: each a column of the accounting batch whose sum (its one
+# row) is the expectation's observed value, the same figure the why-report, the run report and the runs page show.
+FIGURES = {"rows_read": "rows read", "rows_in_windows": "rows in windows", "late_rows": "late rows",
+           "quarantined_rows": "quarantined rows", "skipped_rows": "skipped rows", "filtered_rows": "filtered rows",
+           "firings": "firings", "windows": "windows"}
 # Beside them, run only where `replay compare` left a comparison (compare/partitions.parquet): quality/parity.py.
 LIVE_PARITY = "live_parity"
 EXPECTATIONS_DIR_ENV = "EVENT_REPLAY_EXPECTATIONS_DIR"
@@ -52,6 +57,9 @@ def build_suites() -> dict[str, gx.ExpectationSuite]:
     accounting = [E.ExpectTableRowCountToEqual(
         value=1, description="The accounting batch is one row (counts/ joined with the other outputs' sizes).")]
     accounting += [_custom(c) for c in ex.ACCOUNTING]
+    accounting += [E.ExpectColumnSumToBeBetween(
+        column=column, min_value=0, description=f"Figure: {label} (the observed value; never negative).")
+        for column, label in FIGURES.items()]
     parity = [E.ExpectTableColumnsToMatchSet(
         column_set=["partition", "windows", "agreement_pct", "min_agreement_pct"], exact_match=False,
         description="compare/partitions has a row per partition with its windows compared and agreement.")]

@@ -76,8 +76,8 @@ def glance(s: dict[str, Any]) -> str:
     """The report in one sentence, from the range totals."""
     c = s.get("counts") or {}
     parts = [p["partition"] for p in s.get("partitions") or [] if p.get("partition")]
-    where = (f" over {len(parts)} partition{'s' if len(parts) != 1 else ''} ({parts[0]} to {parts[-1]})"
-             if parts else "")
+    where = (f" over {len(parts)} partitions ({parts[0]} to {parts[-1]})" if len(parts) > 1
+             else f" in partition {parts[0]}" if parts else "")
     rows, late = c.get("rows_read") or 0, s.get("late_rows") or 0
     share = f" ({late / rows:.2%} of the rows read)" if rows else ""
     causes: dict[str, int] = {}
@@ -184,9 +184,10 @@ def render(s: dict[str, Any], nav: str = "", base: str = "") -> str:
 <nav>{nav}{_up(s, base)}</nav><h1>Why-report{': partition ' + html.escape(s['partition']) if s.get('partition') else ''}</h1>
 <p class='muted'>Outputs <code>{html.escape(str(s.get('output_path', '')))}</code>{'; ' + settings if settings else ''}.</p>
 <p class='glance' id='glance'>{glance(s)}</p>
-<h2 id='totals'>Totals of the range, per partition</h2>
+<h2 id='totals'>{'Totals of the partition' if s.get('partition') else 'Totals of the range, per partition'}</h2>
 <p class='muted'>Per partition: its rows and firings, the share of its time the splits were idle, the watermark lag
-(time-weighted) and the split that held the stream watermark longest.</p>
+(time-weighted over the partition's whole day or hour, silent time included: the timelines below weigh only their own
+span) and the split that held the stream watermark longest.</p>
 {_partitions(s).replace('{base}', base)}
 <p class='muted'>Firings by reason: {', '.join(f'{k} {cell(v)}' for k, v in sorted((s.get('firings_by_reason') or {}).items())) or 'none'};
 windows {cell(s.get('windows'))}; splits {cell(len(s.get('splits') or []))}.</p>
