@@ -110,3 +110,27 @@ def test_spec_checks_before_reading(tmp_path):
 def test_the_aggregates_compared():
     assert LiveSpec(path="x").compared_aggregates(cfg()) == ["cnt", "total"]  # none mapped: every one
     assert LiveSpec(path="x", columns={"key": "k", "total": "s"}).compared_aggregates(cfg()) == ["total"]
+
+
+def test_a_keyless_job_s_live_output_has_no_key(spark, tmp_path):
+    """`source.columns.key: null`: no key column is read (a keyless Flink job writes none) and every window and late
+    row takes KEYLESS_KEY, as the replay's side does, so the comparison's joins on the key match; mapping one is
+    refused."""
+    from event_replay.compare.live import KEYLESS_KEY, read_live
+    from event_replay.semantics.config import parse_config, to_raw
+
+    raw = to_raw(cfg())
+    raw["source"]["columns"] = {"key": None}
+    keyless = parse_config(raw)
+    firings = _live_table(tmp_path, [{"window_start": T0, "window_end": T0 + S, "cnt": 3, "total": 12}], fmt="json")
+    late = _live_table(tmp_path, [{"split": "p0", "offset": 7, "event_time": T0 + 1, "arrival_time": T0 + 2 * S}],
+                       name="late", fmt="json")
+    live = read_live(spark, LiveSpec(path=firings, format="json", late_path=late), keyless, _types())
+    assert [tuple(r) for r in live.firings.select("key", "window_start_ms", AGG_PREFIX + "cnt").collect()] == \
+        [(KEYLESS_KEY, T0, 3)]
+    assert [tuple(r) for r in live.late.select("late_key", "late_split", "late_offset").collect()] == \
+        [(KEYLESS_KEY, "p0", 7)]
+    with pytest.raises(CompareInputError, match="no key"):
+        read_live(spark, LiveSpec(path=firings, format="json", columns={"key": "cnt"}), keyless, _types())
+    with pytest.raises(CompareInputError, match="live column 'key'.*missing"):  # a keyed job's live output needs one
+        read_live(spark, LiveSpec(path=firings, format="json"), cfg(), _types())

@@ -232,3 +232,22 @@ def test_the_base_case_passes_the_suites_the_breaks_use(gx_spark, base):
     seed, cfg, good = base
     report = _validate(gx_spark, good, cfg, build_docs=False)
     assert report.success, f"seed {seed}: {report.summary()}"
+
+
+def test_a_having_keeps_the_indexes_and_rows_of_the_firings_it_drops(gx_spark, base, tmp_path):
+    """With a `having` a window's earlier firing may be dropped (its index kept: a gap) and all of a window's firings
+    may be (its rows are still in windows): both pass then, and the same outputs fail without it."""
+    from event_replay.semantics.config import parse_config, to_raw
+
+    seed, cfg, good = base
+    frames = read_frames(good)
+    fire_index_gap(frames, cfg)
+    missing_window(frames, cfg)
+    out = tmp_path / "out"
+    write_frames(out, frames, like=good)
+    raw = to_raw(cfg)
+    raw["having"] = f"{next(iter(cfg.aggregations))} IS NOT NULL"
+    report = _validate(gx_spark, out, parse_config(raw), suites=["windows", "accounting"], build_docs=False)
+    assert report.success, f"seed {seed}: {report.summary()}"
+    report = _validate(gx_spark, out, cfg, suites=["windows", "accounting"], build_docs=False)
+    assert {"expect_fire_index_contiguous", "expect_no_window_left_open"} <= report.failed_names()

@@ -57,6 +57,20 @@ def test_last_firings_leave_out_a_session_swallowed_by_a_larger_one(spark):
     assert last_firings(windows.drop("n"), cfg) is None  # no count(*) column
 
 
+def test_last_firings_of_cumulate_windows_keep_the_longest_of_each_start(spark):
+    """A row is in every cumulate window of its start that ends after it: of nested windows only the longest written
+    one counts for the upper bound (keyless: the null key is one key). With a HAVING the longest may be dropped."""
+    cfg = _cfg({"type": "cumulate", "size": "20s", "step": "5s"})
+    rows = [(None, 0, 5, 1), (None, 0, 10, 2), (None, 0, 20, 4), (None, 20, 25, 1), (None, 20, 30, 3)]
+    windows = spark.createDataFrame(
+        [(k, s, e, 0, "watermark", e - 1, n) for k, s, e, n in rows],
+        "key string, window_start long, window_end long, fire_index int, fire_reason string, fire_watermark long, "
+        "n long")
+    every, last = last_firings(windows, cfg)
+    assert every.count() == 5
+    assert sorted(tuple(r)[1:] for r in last.collect()) == [(0, 20, 4), (20, 30, 3)]
+
+
 def test_partition_ids_of_a_dt_history_in_order(spark):
     days = spark.createDataFrame([("2024-01-02",), ("2024-01-01",), ("2024-01-02",)], "dt string")
     assert partition_ids(days) == ["2024-01-01", "2024-01-02"]

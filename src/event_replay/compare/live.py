@@ -6,13 +6,17 @@ watermark it fired at or the wall-clock time it fired. `--live-columns` maps the
 
     key=user_id,window_start=w_start,window_end=w_end,cnt=events,total=amount,fire_watermark=wm
 
-Roles: `key`, `window_start`, `window_end` (required), `fire_index`, `fire_watermark`, `fire_time`, `partition`
+Roles: `key` (none for a job without a key, below), `window_start`, `window_end` (required), `fire_index`, `fire_watermark`, `fire_time`, `partition`
 (optional) and the config's aggregate names. A role not mapped is looked up under its own name (`partition`: a
 `dt` column, as Spark's partition discovery gives for `dt=` folders). When the mapping names no aggregate, every
 aggregate of the config must be in the live output under its own name; when it names some, exactly those are
 compared. The late side output (`--live-late`) maps `split`, `offset`, `key`, `event_time`, `arrival_time` with
 `--live-late-columns` the same way (default: the source's column names); rows are matched by (split, offset) when
 it has both, else by (key, event time).
+
+A job without a key (`source.columns.key: null`) writes no key: its live output needs none (mapping one is
+refused), and both sides' windows and late rows take the key KEYLESS_KEY, the empty string, so that every join of
+the comparison on the key matches (a null key would match nothing).
 
 Everything is normalised once: key as a string, times as epoch-ms longs (timestamps, dates, epoch-ms integers or
 ISO-8601 / epoch-ms strings), aggregates as the type the replay's column has (quality.prepare.to_ms and try_cast:
@@ -39,6 +43,7 @@ OPTIONAL_ROLES = ("fire_index", "fire_watermark", "fire_time", "partition")
 LATE_ROLES = ("split", "offset", "key", "event_time", "arrival_time")
 DEFAULT_PARTITION_COLUMN = "dt"
 AGG_PREFIX = "agg__"  # normalised aggregate columns: agg__<name>
+KEYLESS_KEY = ""  # the key of every window and late row of a job without a key, on both sides (see above)
 
 
 class CompareInputError(ValueError):
@@ -255,14 +260,17 @@ def read_live(spark: SparkSession, spec: LiveSpec, cfg: JobConfig, replay_types:
     spec.check(cfg)
     raw = _read(spark, spec.path, spec.format, spec.options, "--live")
     m = spec.columns
-    cols = {role: _column(raw, role, m, "--live-columns") for role in WINDOW_ROLES}
+    keyless = cfg.source.keyless
+    if keyless and "key" in m:
+        raise CompareInputError("--live-columns", "key is mapped but the config has no key (source.columns.key: null)")
+    cols = {role: _column(raw, role, m, "--live-columns") for role in WINDOW_ROLES if not (keyless and role == "key")}
     aggs = spec.compared_aggregates(cfg)
     agg_cols = {a: _column(raw, a, m, "--live-columns") for a in aggs}
     opt = {role: _column(raw, role, m, "--live-columns", required=False) for role in OPTIONAL_ROLES}
     if opt["partition"] is None and "partition" not in m and DEFAULT_PARTITION_COLUMN in raw.columns:
         opt["partition"] = DEFAULT_PARTITION_COLUMN  # dt= folders, as Spark's partition discovery reads them
     checks: list[tuple[str, str, Column, Column]] = []
-    sel = [_key(raw, cols["key"]).alias("key")]
+    sel = [(F.lit(KEYLESS_KEY) if keyless else _key(raw, cols["key"])).alias("key")]
     for role in ("window_start", "window_end"):
         c = time_ms(raw, cols[role], role)
         checks.append((cols[role], role, F.col(f"`{cols[role]}`"), c))
@@ -294,7 +302,8 @@ def read_live(spark: SparkSession, spec: LiveSpec, cfg: JobConfig, replay_types:
         has.add("partition")
     else:
         sel.append(F.lit(None).cast("string").alias("live_partition"))
-    checks.append((cols["key"], "key", F.col(f"`{cols['key']}`"), F.col(f"`{cols['key']}`")))
+    if not keyless:
+        checks.append((cols["key"], "key", F.col(f"`{cols['key']}`"), F.col(f"`{cols['key']}`")))
     firings = raw.select(*sel)
     starts, ends = (time_ms(raw, cols[r], r) for r in ("window_start", "window_end"))
     r = _bad_values(raw, checks, "--live", _window_length_aggs(ends - starts, cfg))
@@ -347,12 +356,12 @@ def read_live_late(spark: SparkSession, spec: LiveSpec, cfg: JobConfig) -> tuple
         return None
 
     split, offset = col("split", False), col("offset", False)
-    key, t = col("key", True), col(time_role, True)
+    key, t = (None if cfg.source.keyless else col("key", True)), col(time_role, True)
     arrival = col("arrival_time", False)
     checks: list[tuple[str, str, Column, Column]] = []
     tc = time_ms(raw, t, time_role)
     checks.append((t, time_role, F.col(f"`{t}`"), tc))
-    sel = [_key(raw, key).alias("late_key"), tc.alias("late_time_ms")]
+    sel = [(_key(raw, key) if key else F.lit(KEYLESS_KEY)).alias("late_key"), tc.alias("late_time_ms")]
     if split and offset:
         _check_type(raw, offset, _INTEGRAL + (T.StringType,), "offset", "not an integer")
         oc = F.col(f"`{offset}`").try_cast("long")

@@ -1,7 +1,7 @@
 """The replay's side of a comparison, normalised like the live side: from the outputs `replay run` wrote, or from an
 engine result (one variant of `replay tune --against-live`), and the partitions a comparison covers.
 
-Firings: key (string), window_start_ms, window_end_ms, fire_index, fire_watermark_ms, fire_reason, agg__<name>,
+Firings: key (string; live.KEYLESS_KEY for a job without a key), window_start_ms, window_end_ms, fire_index, fire_watermark_ms, fire_reason, agg__<name>,
 replay_partition. Late rows: split, offset, key (string), time_ms (the time the windows read), arrival_ms,
 late_watermark_ms, replay_partition. Watermarks: replay_time_ms, scope, split, watermark_ms, idle.
 
@@ -23,7 +23,7 @@ from ..history.partitions import Partition, parse_range
 from ..quality.prepare import OutputsMissing, partition_columns, read_outputs, to_ms, watermarks_batch
 from ..semantics.config import JobConfig
 from ..semantics.config_keys import ConfigError
-from .live import AGG_PREFIX, CompareInputError, replay_aggregate_type
+from .live import AGG_PREFIX, KEYLESS_KEY, CompareInputError, replay_aggregate_type
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ def read_replay(spark: SparkSession, cfg: JobConfig, scope: Scope) -> ReplaySide
     fw = (F.col("fire_watermark_ms").cast("long") if "fire_watermark_ms" in windows.columns
           else to_ms(F.col("fire_watermark"), windows.schema["fire_watermark"].dataType))
     firings = windows.select(
-        F.col("key").cast("string").alias("key"), start.alias("window_start_ms"), end.alias("window_end_ms"),
+        _key(cfg, "key").alias("key"), start.alias("window_start_ms"), end.alias("window_end_ms"),
         F.col("fire_index").cast("long").alias("fire_index"), fw.alias("fire_watermark_ms"), "fire_reason",
         *[_agg(F.col(f"`{a}`"), types[a]).alias(AGG_PREFIX + a) for a in cfg.aggregations],
         (wlabel if wlabel is not None else time_label(end - 1, scope.hourly)).alias("replay_partition"))
@@ -146,9 +146,14 @@ def _late_rows(late: DataFrame, cfg: JobConfig, label: Column | None, scope: Sco
     arrival = ms(cols["arrival_time"])
     return late.select(F.col(f"`{cols['split']}`").cast("string").alias("split"),
                        F.col(f"`{cols['offset']}`").cast("long").alias("offset"),
-                       F.col(f"`{cols['key']}`").cast("string").alias("key"), ms(time_col).alias("time_ms"),
+                       _key(cfg, cols["key"]).alias("key"), ms(time_col).alias("time_ms"),
                        arrival.alias("arrival_ms"), wm.alias("late_watermark_ms"),
                        (label if label is not None else time_label(arrival, scope.hourly)).alias("replay_partition"))
+
+
+def _key(cfg: JobConfig, name: str | None) -> Column:
+    # A job without a key: the comparison's key for it (live.py); its late rows have no key column at all.
+    return F.lit(KEYLESS_KEY) if cfg.source.keyless else F.col(f"`{name}`").cast("string")
 
 
 def _agg(c: Column, dtype: T.DataType) -> Column:
@@ -160,7 +165,7 @@ def from_engine(result, cfg: JobConfig, hourly: bool = False) -> ReplaySide:
     w = result.windows
     types = {a: w.schema[a].dataType for a in cfg.aggregations}
     firings = w.select(
-        F.col("key").cast("string").alias("key"), F.col("window_start").alias("window_start_ms"),
+        _key(cfg, "key").alias("key"), F.col("window_start").alias("window_start_ms"),
         F.col("window_end").alias("window_end_ms"), F.col("fire_index").cast("long").alias("fire_index"),
         F.col("fire_watermark").alias("fire_watermark_ms"), "fire_reason",
         *[_agg(F.col(f"`{a}`"), types[a]).alias(AGG_PREFIX + a) for a in cfg.aggregations],
@@ -168,7 +173,7 @@ def from_engine(result, cfg: JobConfig, hourly: bool = False) -> ReplaySide:
     time_col = "event_time" if cfg.window.time == "event" else "arrival_time"
     late = result.late_events.select(
         F.col("split").cast("string").alias("split"), F.col("offset").cast("long").alias("offset"),
-        F.col("key").cast("string").alias("key"), F.col(time_col).alias("time_ms"),
+        _key(cfg, "key").alias("key"), F.col(time_col).alias("time_ms"),
         F.col("arrival_time").alias("arrival_ms"), F.col("late_watermark").alias("late_watermark_ms"),
         time_label(F.col("arrival_time"), hourly).alias("replay_partition"))
     wm = result.watermarks.select(F.col("replay_time").alias("replay_time_ms"), "scope", "split",

@@ -3,7 +3,9 @@ into the run folder as report.json, report.md and report.html (report_page.py), 
 quality, Data Docs, the why-report and, when the run was compared with the live job, the agreement (its compare/).
 
 The columns are named for what their rows are: a row of `windows/` is one firing (a window fired again by a late row
-has a row per firing), so that column is "firings", as on every other page.
+has a row per firing), so that column is "firings", as on every other page. Beside them, each partition's row of
+`counts/` (a few numbers, read with pyarrow): rows read = in windows + late + quarantined + skipped + filtered, the
+accounting the GX suite checks (docs/semantics.md, "Row filter").
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import pyarrow.parquet as pq
 
 from ..compare.summary import pct
 from ..history.state_files import has_state
+from ..io.output import COUNTS_COLUMNS
 from ..io.partition_folders import folder_of
 from ..layout import CHUNK_FILE, COMPARE_FOLDER, COMPARE_JOBS_FILE, COMPARE_SUMMARY_FILE, COUNTS, DATASETS, \
     PLAN_FILE, REPORT_FILE, REPORT_HTML_FILE, REPORT_MD_FILE, state_dir
@@ -25,6 +28,9 @@ from ..layout import CHUNK_FILE, COMPARE_FOLDER, COMPARE_JOBS_FILE, COMPARE_SUMM
 COLUMN_NAMES = {"windows": "firings", "late_events": "late rows", "watermarks": "watermark rows",
                 "quarantine": "quarantined rows", "counts": "count rows"}
 COMPARE_PAGE = f"{COMPARE_FOLDER}/index.html"
+# counts/'s columns as the report's headings: every row read is in exactly one of the five after it.
+COUNT_NAMES = {"rows_read": "rows read", "rows_in_windows": "in windows", "late_rows": "late",
+               "quarantined_rows": "quarantined", "skipped_rows": "skipped", "filtered_rows": "filtered"}
 
 
 def dataset_rows(folder: Path) -> int | None:
@@ -36,18 +42,39 @@ def dataset_rows(folder: Path) -> int | None:
                if not any(part.startswith(("_", ".")) for part in f.relative_to(folder).parts))
 
 
+def partition_counts(output_path: str | Path, partition: str) -> dict[str, int] | None:
+    """The partition's row of `counts/` (None if it has none); a counts/ written before the row filter existed has
+    no filtered_rows: none was filtered."""
+    folder = Path(output_path) / COUNTS / folder_of(partition)
+    files = sorted(f for f in folder.rglob("*.parquet") if not f.name.startswith(("_", "."))) \
+        if folder.is_dir() else []
+    if not files:
+        return None
+    tables = [pq.read_table(f) for f in files]
+    return {c: sum(int(v or 0) for t in tables if c in t.column_names for v in t.column(c).to_pylist())
+            for c in COUNTS_COLUMNS}
+
+
 def partition_report(output_path: str | Path, partition: str) -> dict[str, Any]:
     out = Path(output_path)
     rows = {ds: dataset_rows(out / ds / folder_of(partition)) for ds in DATASETS}  # days and hours
     return {"partition": partition, "rows": rows, "missing_outputs": [ds for ds, n in rows.items() if n is None],
+            "counts": partition_counts(out, partition),
             "state": state_dir(str(out), partition) if has_state(None, str(out), partition) else None}
 
 
 def build_report(output_path: str, partitions: Sequence[str], **run_info: Any) -> dict[str, Any]:
     parts = [partition_report(output_path, p) for p in partitions]
     totals = {ds: sum(p["rows"][ds] or 0 for p in parts) for ds in DATASETS}
-    return {**run_info, "output_path": output_path, "partitions": parts, "totals": totals,
+    counts = {c: sum((p["counts"] or {}).get(c, 0) for p in parts) for c in COUNTS_COLUMNS}
+    return {**run_info, "output_path": output_path, "partitions": parts, "totals": totals, "counts": counts,
             "complete": all(not p["missing_outputs"] for p in parts)}
+
+
+def accounting_text(counts: dict[str, int]) -> str:
+    """`rows read 1,010 = 900 in windows + 7 late + 2 quarantined + 1 skipped + 100 filtered`."""
+    parts = " + ".join(f"{counts.get(c, 0):,} {COUNT_NAMES[c]}" for c in COUNTS_COLUMNS[1:])
+    return f"rows read {counts.get('rows_read', 0):,} = {parts}"
 
 
 def live_agreement(folder: str | Path) -> dict[str, Any] | None:
@@ -85,6 +112,8 @@ def facts(report: dict[str, Any], folder: str | Path) -> list[tuple[str, str, st
     """(label, text, link relative to the run folder or None) of the report's header, for report.md and report.html."""
     found: list[tuple[str, str, str | None]] = [("config", str(report.get("config_file", "")), None),
                                                 ("outputs", str(report["output_path"]), None)]
+    if report.get("counts"):  # a report written before it kept counts/ has none
+        found.append(("rows", accounting_text(report["counts"]), None))
     if report.get("missing_days"):
         found.append(("days without a partition (replayed as empty)", ", ".join(report["missing_days"]), None))
     if report.get("dq") is not None:
@@ -120,7 +149,19 @@ def render_markdown(report: dict[str, Any], folder: str | Path = ".") -> str:
     lines += ["", "Rows of each output dataset, from the Parquet footers: " + ", ".join(
         f"{COLUMN_NAMES.get(ds, ds)} = `{ds}/`" for ds in DATASETS) + " (a window fired again by a late row has a "
               "row per firing). The HTML version of this report: " + REPORT_HTML_FILE + "."]
+    if report.get("counts"):
+        lines += ["", "| partition | " + " | ".join(COUNT_NAMES.values()) + " |", "|---" * (len(COUNT_NAMES) + 1) + "|"]
+        for p in report["partitions"]:
+            cells = [str(p["counts"][c]) if p.get("counts") else "missing" for c in COUNTS_COLUMNS]
+            lines.append(f"| {p['partition']} | " + " | ".join(cells) + " |")
+        lines.append("| total | " + " | ".join(str(report["counts"][c]) for c in COUNTS_COLUMNS) + " |")
+        lines += ["", ROWS_NOTE]
     return "\n".join(lines) + "\n"
+
+
+ROWS_NOTE = ("Every row read counted once, from `counts/`: rows read = in windows + late + quarantined + skipped + "
+             "filtered (rows a `filter` kept out of the windows; they still moved the watermarks). A `having` drops "
+             "firings, not rows: the rows of a dropped firing are still in windows.")
 
 
 def write_report(report: dict[str, Any], folder: str | Path) -> tuple[str, str]:
@@ -154,9 +195,7 @@ def failure_line(report: dict[str, Any], md_path: str) -> str | None:
 
 def partition_rows_read(output_path: str | Path, partition: str) -> int:
     """The rows one replayed partition read: its row of the `counts/` dataset."""
-    folder = Path(output_path) / COUNTS / f"dt={partition}"
-    files = sorted(folder.rglob("*.parquet")) if folder.is_dir() else []
-    return sum(int(v or 0) for f in files for v in pq.read_table(f, columns=["rows_read"]).column(0).to_pylist())
+    return (partition_counts(output_path, partition) or {}).get("rows_read", 0)
 
 
 # The run's progress on disk, for the "Replay runs" page (plugins/replay_runs/runs.py; the names are layout.py's):

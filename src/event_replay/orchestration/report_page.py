@@ -10,7 +10,8 @@ from typing import Any
 
 from ..html_page import STYLE, THEME_SCRIPT, table
 from ..layout import DATASETS, REPORT_MD_FILE
-from .report import COLUMN_NAMES, facts
+from ..io.output import COUNTS_COLUMNS
+from .report import COLUMN_NAMES, COUNT_NAMES, ROWS_NOTE, facts
 
 FOLD_ABOVE = 31  # partitions: a month's table shows open, a longer one folds
 
@@ -50,4 +51,14 @@ def render_html(report: dict[str, Any], folder: str | Path) -> str:
             "<p class='muted'>Rows of each output dataset, from the Parquet footers: "
             + html.escape(", ".join(f"{COLUMN_NAMES.get(ds, ds)} = {ds}/" for ds in DATASETS))
             + " (a window fired again by a late row has a row per firing). The same report as Markdown: "
-            f"<a href='{REPORT_MD_FILE}'>{REPORT_MD_FILE}</a>.</p></body></html>\n")
+            f"<a href='{REPORT_MD_FILE}'>{REPORT_MD_FILE}</a>.</p>{_rows(report)}</body></html>\n")
+
+
+def _rows(report: dict[str, Any]) -> str:
+    """The rows read per partition, each counted once (counts/); nothing for a report that kept no counts."""
+    if not report.get("counts"):
+        return ""
+    rows = [{"partition": p["partition"], **(p.get("counts") or {})} for p in report["partitions"]]
+    cols = [("partition", "partition"), *((c, COUNT_NAMES[c]) for c in COUNTS_COLUMNS)]
+    return (f"<h2>Rows read</h2>{table(rows, cols, 'report-rows', {'partition': 'total', **report['counts']})}"
+            f"<p class='muted'>{html.escape(ROWS_NOTE.replace('`', ''))}</p>")

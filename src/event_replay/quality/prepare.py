@@ -91,7 +91,8 @@ def _cfg_columns(cfg: JobConfig) -> list[Column]:
             F.lit(slide).cast("long").alias("cfg_slide_ms"), F.lit(w.offset_ms).cast("long").alias("cfg_offset_ms"),
             F.lit(w.gap_ms or 0).cast("long").alias("cfg_gap_ms"),
             F.lit(w.allowed_lateness_ms).cast("long").alias("cfg_allowed_lateness_ms"),
-            F.lit(cfg.replay.end_of_input).alias("cfg_end_of_input")]
+            F.lit(cfg.replay.end_of_input).alias("cfg_end_of_input"),
+            F.lit(cfg.having is not None).alias("cfg_having")]  # HAVING drops firings, keeping their indexes
 
 
 # A watermark beyond the timestamp range is written as null (io.output.ms_to_timestamp). Only +inf can be behind a
@@ -141,7 +142,8 @@ def windows_per_row(cfg: JobConfig) -> int:
 
 def last_firings(windows: DataFrame, cfg: JobConfig) -> tuple[DataFrame, DataFrame] | None:
     """The count(*) of the last firing of every window, and of those not contained in another window of their key
-    (sessions grow by merging: a swallowed window's rows are in the covering one); None without a count(*)."""
+    (sessions grow by merging: a swallowed window's rows are in the covering one; a cumulate window's rows are in
+    the longer windows of its start); None without a count(*)."""
     held = count_star_column(cfg)
     if not held or held not in windows.columns:
         return None
@@ -149,7 +151,7 @@ def last_firings(windows: DataFrame, cfg: JobConfig) -> tuple[DataFrame, DataFra
     last = (wb.groupBy("key", "window_start_ms", "window_end_ms")
             .agg(F.max_by("held_rows", "fire_index").alias("held")))
     every = last
-    if cfg.window.type == "session":
+    if cfg.window.type in ("session", "cumulate"):
         o = last.select(F.col("key").alias("o_key"), F.col("window_start_ms").alias("o_start"),
                         F.col("window_end_ms").alias("o_end"))
         inside = (F.col("key").eqNullSafe(F.col("o_key")) & (F.col("o_start") <= F.col("window_start_ms"))
@@ -231,7 +233,8 @@ def accounting_batch(spark: SparkSession, out: dict[str, DataFrame], cfg: JobCon
     return (c.crossJoin(late).crossJoin(quarantine).crossJoin(held).crossJoin(fired)
             .withColumn("cfg_windows_per_row", F.lit(windows_per_row(cfg)).cast("long"))
             .withColumn("cfg_window_type", F.lit(w.type))
-            .withColumn("cfg_end_of_input", F.lit(cfg.replay.end_of_input)))
+            .withColumn("cfg_end_of_input", F.lit(cfg.replay.end_of_input))
+            .withColumn("cfg_having", F.lit(cfg.having is not None)))
 
 
 @dataclass
