@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from event_replay.compare.live import LiveSpec
+from event_replay.compare.live_spec import LiveSpec
 from event_replay.tuning.calibrate import add_arguments, rank, ranking_table, report, spec_from_args, verdict, \
     write_ranking
 

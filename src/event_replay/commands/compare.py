@@ -28,7 +28,7 @@ import time
 
 from pyspark.sql import SparkSession
 
-from ..compare.live import FORMATS, CompareInputError, LiveSpec
+from ..compare.live_spec import FORMATS, CompareInputError, LiveSpec
 from ..compare.summary import comparison_line, differs
 from ..compare.replay_side import Scope
 from ..compare.rules import DEFAULT_TOLERANCE, SUMMATION_ORDERS

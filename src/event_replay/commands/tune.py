@@ -15,7 +15,7 @@ import sys
 import time
 from typing import Sequence
 
-from ..compare.live import CompareInputError
+from ..compare.live_spec import CompareInputError
 from ..exits import command
 from ..extension import refusal
 from ..semantics.config import load_config

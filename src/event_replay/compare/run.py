@@ -24,7 +24,8 @@ from .diagnosis import diagnose, with_causes
 from .diagnosis_evidence import gather
 from .explain import explain
 from .settings_search import Ranker, scoped_config, search, with_search
-from .live import LiveSpec, read_live
+from .live import read_live
+from .live_spec import LiveSpec
 from .matching import match_late, match_windows
 from .output import write_compare
 from .replay_side import Scope, read_replay

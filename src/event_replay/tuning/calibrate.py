@@ -26,7 +26,8 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ..compare.classify import classify_late, classify_windows
-from ..compare.live import FORMATS, LiveOutput, LiveSpec, read_live
+from ..compare.live import LiveOutput, read_live
+from ..compare.live_spec import FORMATS, LiveSpec
 from ..compare.matching import match_late, match_windows
 from ..compare.replay_side import Scope, from_engine
 from ..compare.rules import rules_for
