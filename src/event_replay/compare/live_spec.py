@@ -82,7 +82,7 @@ class LiveSpec:
     @staticmethod
     def from_args(args: Any, path: str) -> "LiveSpec":
         """The spec the `--live-*` options give for the live output at `path` (`replay compare --live`, `replay tune
-        --against-live`: the same options, tuning/calibrate.add_arguments)."""
+        --against-live`: the same options, commands/live_options.py)."""
         return LiveSpec(path=path, format=args.live_format, columns=parse_mapping(args.live_columns, "--live-columns"),
                         options=parse_options(args.live_option), late_path=args.live_late,
                         late_columns=parse_mapping(args.live_late_columns, "--live-late-columns"),
