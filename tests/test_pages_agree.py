@@ -38,7 +38,7 @@ SHOTS = Path(os.environ.get("REPLAY_SCREENSHOTS") or ROOT / "build" / "screensho
 @pytest.fixture(scope="module")
 def demo(spark, tmp_path_factory):
     """The demo's run folder, its outputs and the pages of the plugin, as files."""
-    from event_replay.compare.live import LiveSpec, parse_mapping
+    from event_replay.compare.live_spec import LiveSpec, parse_mapping
     from event_replay.compare.replay_side import Scope
     from event_replay.compare.run import CompareOptions, compare
     from event_replay.history.progress import RangeRequest

@@ -101,13 +101,13 @@ def test_partition_by_partition_in_chunks_of_ticks(spark, tmp_path, monkeypatch,
     """Timelines computed on the driver a few ticks at a time (engine/timeline/driver_chunks.py): the carried
     state enters the first chunk and the last chunk's state is carried on, with the same outputs. The bucketed
     entries come from an aggregate of the rows, or from the read-order pass past its bound (io/read_order.py)."""
-    from event_replay.engine.timeline import driver
+    from event_replay.engine.timeline import tick_table
     from event_replay import engine
     from event_replay.io import read_order, tick_buckets
     from timeline_cases import read_partials
     periodic = importlib.import_module("event_replay.engine.timeline.periodic")
 
-    monkeypatch.setattr(driver, "DRIVER_GROUPS_MAX", 1)  # the case has one split: a tick per chunk
+    monkeypatch.setattr(tick_table, "DRIVER_GROUPS_MAX", 1)  # the case has one split: a tick per chunk
     monkeypatch.setattr(tick_buckets, "N_TICK_BUCKETS", 1 << 20)
     if written_by == "read":  # engine_partitioned reads no files: each partition's rows get the read's records
         # in one read partition, so that an entry is a (split, tick) group and a tick per chunk fits the bound

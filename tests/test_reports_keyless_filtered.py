@@ -28,7 +28,7 @@ ROWS = ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows", "skippe
 def run(spark, tmp_path_factory):
     from pyspark.sql import functions as F
 
-    from event_replay.compare.live import LiveSpec
+    from event_replay.compare.live_spec import LiveSpec
     from event_replay.compare.replay_side import Scope
     from event_replay.compare.run import CompareOptions, compare
     from event_replay.history.progress import RangeRequest
@@ -141,7 +141,8 @@ def test_compare_matches_a_keyless_live_output_and_counts_every_row(run):
 
 
 def test_a_keyless_live_output_with_a_key_mapped_is_refused(spark, run):
-    from event_replay.compare.live import CompareInputError, LiveSpec, read_live
+    from event_replay.compare.live import read_live
+    from event_replay.compare.live_spec import CompareInputError, LiveSpec
 
     spec = LiveSpec(path=str(run["base"] / "live" / "firings"), format="json", columns={"key": "split"})
     with pytest.raises(CompareInputError, match="no key"):

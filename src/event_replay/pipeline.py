@@ -3,7 +3,8 @@
 A plan says what is replayed: the whole source (`WholeSource`, every dataset replaced, no state kept), one
 partition continuing its predecessor's carried state (`OnePartition`), or a span of consecutive partitions
 (`PartitionSpan`, committed partition by partition); the last two share what a plan in a history has
-(`HistoryPlan`). Each plan has one read and one staging of the outputs (the span's variants: io/span_source.py,
+(`HistoryPlan`). The DAG's planner (orchestration/plan.py) plans a backfill as `OnePartition` plans, one per
+partition, handed on as plain values (`OnePartition.to_dict`). Each plan has one read and one staging of the outputs (the span's variants: io/span_source.py,
 io/span_output.py); the pipeline does the rest the same way for all. `replay run` builds a partition's plan here
 (`OnePartition.checked`) and a range's in range_replay.py; job.py runs the whole source; tuning/runner.py reads
 through WholeSource and replays each variant itself."""
@@ -123,6 +124,17 @@ class OnePartition(HistoryPlan):
     @property
     def head(self) -> Partition:
         return self.partition
+
+    def to_dict(self) -> dict:
+        """The plan as plain values (the DAG's plan task hands it on as an XCom, run.json keeps it); `missing`:
+        `allow_missing`, the name run records had before the DAG planned with this type."""
+        return {"partition": self.partition.id, "first": self.first, "end_of_input": self.end_of_input,
+                "previous": self.previous, "missing": self.allow_missing}
+
+    @staticmethod
+    def from_dict(d: dict) -> "OnePartition":
+        return OnePartition(Partition.parse(d["partition"]), first=d["first"], previous=d["previous"],
+                            end_of_input=d["end_of_input"], allow_missing=d.get("missing", False))
 
     def read(self, spark, cfg: JobConfig, carried: CarriedState | None) -> SourceData:
         p = self.partition

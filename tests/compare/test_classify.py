@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from compare_frames import T0, frames
-from event_replay.compare.live import CompareInputError
+from event_replay.compare.live_spec import CompareInputError
 
 
 @pytest.mark.spark

@@ -12,7 +12,7 @@ from pyspark.sql import types as T
 from compare_frames import S, T0, cfg, frames
 from event_replay.compare.classify import classify_windows, partition_counts, totals
 from event_replay.compare.explain import explain
-from event_replay.compare.live import CompareInputError
+from event_replay.compare.live_spec import CompareInputError
 from event_replay.compare.matching import match_windows
 from event_replay.compare.output import read_summary, write_compare
 from event_replay.compare.page import render

@@ -85,7 +85,7 @@ def _middle(result) -> tuple[int, int]:
 
 def _compare(spark, world, name: str, search: bool) -> dict:
     from event_replay.commands.compare import _rank_settings
-    from event_replay.compare.live import LiveSpec
+    from event_replay.compare.live_spec import LiveSpec
     from event_replay.compare.run import CompareOptions, compare
 
     if (name, search) in world["summaries"]:

@@ -1,5 +1,5 @@
-"""Reading the live output (compare/live.py) on small hand-made tables: the column mapping parsed, unknown roles
-refused, every bad input named (a missing column, a value that does not convert, epoch seconds for ms)."""
+"""Reading the live output (compare/live.py) on small hand-made tables: every bad input named (a missing column,
+a value that does not convert, epoch seconds for ms)."""
 from __future__ import annotations
 
 import json
@@ -10,18 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from compare_frames import S, T0, cfg
-from event_replay.compare.live import AGG_PREFIX, CompareInputError, LiveSpec, parse_mapping
-
-
-def test_mapping_parse():
-    assert parse_mapping("key=user, window_start=ws,cnt=n", "--live-columns") == \
-        {"key": "user", "window_start": "ws", "cnt": "n"}
-    with pytest.raises(CompareInputError, match="twice"):
-        parse_mapping(["key=a", "key=b"], "--live-columns")
-    with pytest.raises(CompareInputError, match="ROLE=COLUMN"):
-        parse_mapping("key", "--live-columns")
-    with pytest.raises(CompareInputError, match="unknown role 'cnnt'"):
-        LiveSpec(path="x", columns={"cnnt": "n"}).check(cfg())
+from event_replay.compare.live import AGG_PREFIX
+from event_replay.compare.live_spec import CompareInputError, LiveSpec
 
 
 def _live_table(tmp: Path, rows: list[dict], name: str = "live", fmt: str = "parquet") -> str:
@@ -69,47 +59,6 @@ def test_live_reading_normalises_and_names_bad_input(spark, tmp_path):
     refused(good, "live column 'fired'.*missing", fire_time="fired")
     with pytest.raises(CompareInputError, match="--live: no such file"):
         read_live(spark, LiveSpec(path=str(tmp_path / "nowhere")), cfg(), _types())
-
-
-def test_reader_options_and_escapes():
-    from event_replay.compare.live import parse_options
-
-    assert parse_options(["sep=\\t", "header=false", "nullValue=", " quote ='"]) == \
-        {"sep": "\t", "header": "false", "nullValue": "", "quote": "'"}
-    assert parse_options(None) == {}
-    for bad in ("sep", "=x"):
-        with pytest.raises(CompareInputError) as e:
-            parse_options([bad])
-        assert e.value.what == "--live-option"
-
-
-def test_mapping_skips_blank_items_and_names_the_option():
-    assert parse_mapping(["key=a,", " , cnt = n"], "--live-columns") == {"key": "a", "cnt": "n"}
-    assert parse_mapping(None, "--live-columns") == {} and parse_mapping("", "--live-columns") == {}
-    for bad in ("key=", "=a"):
-        with pytest.raises(CompareInputError) as e:
-            parse_mapping(bad, "--live-late-columns")
-        assert e.value.what == "--live-late-columns" and str(e.value).startswith("bad input: --live-late-columns: ")
-
-
-def test_spec_checks_before_reading(tmp_path):
-    LiveSpec(path="x", format="csv", columns={"key": "k", "fire_time": "t", "partition": "day", "total": "s"},
-             late_columns={"split": "p", "arrival_time": "a"}).check(cfg())
-    for spec, what in [(LiveSpec(path="x", format="avro"), "--live-format"),
-                       (LiveSpec(path="x", late_columns={"window_start": "w"}), "--live-late-columns"),
-                       (LiveSpec(path="x", columns={"late_key": "k"}), "--live-columns")]:
-        with pytest.raises(CompareInputError) as e:
-            spec.check(cfg())
-        assert e.value.what == what
-    LiveSpec(path=str(tmp_path), late_path="s3a://bucket/late").check_paths()  # remote: not checked here
-    with pytest.raises(CompareInputError) as e:
-        LiveSpec(path=str(tmp_path), late_path=str(tmp_path / "late")).check_paths()
-    assert e.value.what == "--live-late"
-
-
-def test_the_aggregates_compared():
-    assert LiveSpec(path="x").compared_aggregates(cfg()) == ["cnt", "total"]  # none mapped: every one
-    assert LiveSpec(path="x", columns={"key": "k", "total": "s"}).compared_aggregates(cfg()) == ["total"]
 
 
 def test_a_keyless_job_s_live_output_has_no_key(spark, tmp_path):

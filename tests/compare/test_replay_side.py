@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from event_replay.compare.live import CompareInputError
+from event_replay.compare.live_spec import CompareInputError
 from event_replay.compare.replay_side import Scope
 
 

@@ -49,7 +49,7 @@ def world(tmp_path_factory, spark):
 
 def _compare(spark, world, name: str, *, fmt: str = "json", keeps_updates: bool = True, reemit=None,
              late_identity: str = "key", out: str | None = None) -> dict:
-    from event_replay.compare.live import LiveSpec
+    from event_replay.compare.live_spec import LiveSpec
     from event_replay.compare.run import CompareOptions, compare
 
     root = world["root"]
@@ -173,7 +173,7 @@ def test_a_changed_aggregate_is_found(spark, world):
 
 def test_calibration_recovers_the_true_idle_timeout_and_out_of_orderness(spark, world):
     from event_replay.tuning import calibrate
-    from event_replay.compare.live import LiveSpec
+    from event_replay.compare.live_spec import LiveSpec
     from event_replay.tuning.grid import parse_grid
     from event_replay.tuning.runner import run_tuning
 

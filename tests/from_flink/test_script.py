@@ -1,13 +1,13 @@
 """A Flink SQL script read into settings, tables, views and windows, in script order (from_flink/script.py): the
 corpus of Flink SQL shapes, SET/RESET as the SQL client applies them, each window with the settings in force where
-it is written, a statement the parser cannot read kept with its line, and the user's own text in messages."""
+it is written, a statement the parser cannot read kept with its line (the user's own text: test_script_text.py)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from event_replay.from_flink.script import read_script, user_text
+from event_replay.from_flink.script import read_script
 from event_replay.from_flink.settings import FlinkSettingsError
 
 CORPUS = Path(__file__).parent / "flink_sql_corpus"
@@ -92,12 +92,3 @@ def test_a_set_without_a_value_is_refused_with_its_line():
     with pytest.raises(FlinkSettingsError) as e:
         read_script(TABLE + "SET 'parallelism.default';\n")
     assert e.value.line == 8 and "SET 'key' = 'value'" in str(e.value)
-
-
-def test_user_text_is_the_script_s_own_text_folded():
-    sql = TABLE + "SELECT k, window_start, window_end, CAST(SUM(v)   AS\n  STRING) AS s\n" + QUERY.split("\n", 1)[1]
-    script = read_script(sql)
-    tree, statement = script.queries[0]
-    cast = next(e for e in tree.expressions if e.alias == "s")
-    assert user_text(cast.this, statement) == "CAST(SUM(v) AS STRING)"
-    assert user_text(cast.this, statement, limit=12) == "CAST(SUM(..."

@@ -143,7 +143,7 @@ def test_the_passs_tick_partials_are_the_timelines_aggregate(spark, tmp_path, in
     """The pass's per-(split, tick) event times, summed on the driver, equal the timeline's own Spark aggregate
     of the clean rows, for any first tick (ticks before it are published at it); a log with a bad offset gives
     none (its clean rows are not the candidates)."""
-    from event_replay.engine.timeline.driver import collect_tick_table
+    from event_replay.engine.timeline.tick_table import collect_tick_table
     from event_replay.io import read_source
 
     table, every = _clean_log(interval)
@@ -179,7 +179,7 @@ def test_past_the_bound_the_pass_writes_its_tick_records_in_buckets(spark, tmp_p
     """Over the driver's bound the pass collects nothing and writes its entries to the scratch folder in buckets
     of ticks (io/tick_buckets.py); every bucket's entries, combined, are the timeline's own aggregate, for any first
     tick; each entry sits in the bucket of its tick."""
-    from event_replay.engine.timeline.driver import collect_tick_table, combine_partials
+    from event_replay.engine.timeline.tick_table import collect_tick_table, combine_partials
     from event_replay.io import read_source, tick_buckets
 
     monkeypatch.setattr(read_order, "tick_partials_max", lambda spark: 10)

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from config_cases import DELETE, base, each_error_names_its_key, with_
-from event_replay.semantics.config import load_config, parse_config, to_raw
+from event_replay.semantics.config import load_config, parse_config, settings_in_words, to_raw
 from event_replay.semantics.config_keys import ConfigError
 
 
@@ -162,3 +162,10 @@ def test_missing_source_column_is_refused_before_spark_starts(tmp_path, fmt, rol
     err = capsys.readouterr().err
     assert f"key 'source.columns.{role}'" in err and f"column '{role}' is not in the source" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_settings_in_words_give_durations_as_people_write_them():
+    words = settings_in_words(parse_config(with_({"filter": "status = '403'"})))
+    assert words["watermark"] == "bounded_out_of_orderness, max out-of-orderness 5s, periodic"
+    assert (words["idle timeout"], words["allowed lateness"], words["row filter"]) == ("none", "0ms", "status = '403'")
+    assert "having" not in words and words["window"] == "tumbling"

@@ -3,12 +3,10 @@ a rank, the watermarks matched break a tie), its verdict and table, and the file
 Each variant's figures against a real Flink live side: tests/compare/test_run.py (the calibration test)."""
 from __future__ import annotations
 
-import argparse
 import json
 
-from event_replay.compare.live import LiveSpec
-from event_replay.tuning.calibrate import add_arguments, rank, ranking_table, report, spec_from_args, verdict, \
-    write_ranking
+from event_replay.compare.live_spec import LiveSpec
+from event_replay.tuning.calibrate import rank, ranking_table, report, verdict, write_ranking
 
 
 def _row(variant: str, score: float | None, wm: int | None = None, **more) -> dict:
@@ -61,14 +59,3 @@ def test_write_ranking_beside_the_grid_and_into_its_tuning_json(tmp_path):
     md = (tmp_path / "calibration.md").read_text()
     assert md.startswith("# Calibration against /live/out\n\n")
     assert report(tmp_path) == f"{doc['verdict']}\n\n{ranking_table(doc['ranking'])}"
-
-
-def test_the_live_spec_from_the_command_line():
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    assert spec_from_args(parser.parse_args([])) is None
-    spec = spec_from_args(parser.parse_args(["--against-live", "/live", "--live-format", "csv", "--live-columns",
-                                             "key=user,window_end=we", "--live-late", "/late", "--live-keeps-updates",
-                                             "--live-option", "header=true"]))
-    assert (spec.path, spec.format, spec.late_path, spec.keeps_updates) == ("/live", "csv", "/late", True)
-    assert spec.columns == {"key": "user", "window_end": "we"} and spec.options == {"header": "true"}

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from ..compare.live import FORMATS, CompareInputError, LiveSpec
+from ..compare.live_spec import CompareInputError, LiveSpec
 from ..compare.summary import comparison_line, differs
 from ..compare.replay_side import Scope
 from ..compare.rules import DEFAULT_TOLERANCE, SUMMATION_ORDERS
@@ -42,6 +42,7 @@ from ..spark import build_session, parse_conf
 from ..spark_jobs import counted
 from ..tuning import calibrate
 from ..tuning.grid import Grid, GridError, Variant, parse_grid
+from .live_options import add_live_options
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -137,19 +138,7 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--config", required=True, help="the job config whose outputs to compare (replay run first)")
     parser.add_argument("--live", required=True, metavar="PATH", help="the live job's output (its sink): a file or "
                                                                        "folder")
-    parser.add_argument("--live-format", choices=FORMATS, default="parquet", help="format of --live and --live-late")
-    parser.add_argument("--live-columns", action="append", metavar="ROLE=COLUMN,...",
-                        help="the live output's column of each role: key, window_start, window_end, the config's "
-                             "aggregates, and optionally fire_index, fire_watermark, fire_time, partition (default: "
-                             "the same names)")
-    parser.add_argument("--live-option", action="append", metavar="KEY=VALUE",
-                        help="an option of Spark's reader for the live files, e.g. sep=\\t or header=false")
-    parser.add_argument("--live-late", default=None, metavar="PATH", help="the live job's late side output")
-    parser.add_argument("--live-late-columns", action="append", metavar="ROLE=COLUMN,...",
-                        help="its columns: split, offset, key, event_time, arrival_time (default: the source's)")
-    parser.add_argument("--live-keeps-updates", action="store_true",
-                        help="the live sink appended every firing (allowed-late re-firings too): compare every "
-                             "firing, not only each window's last")
+    add_live_options(parser)
     parser.add_argument("--partition", default=None, metavar="YYYY-MM-DD[THH]", help="compare one partition")
     parser.add_argument("--partitions", default=None, metavar="FROM..TO", help="compare a range of partitions")
     parser.add_argument("--summation-order", choices=SUMMATION_ORDERS, default="unknown",

@@ -15,7 +15,7 @@ import sys
 import time
 from typing import Sequence
 
-from ..compare.live import CompareInputError
+from ..compare.live_spec import CompareInputError
 from ..exits import command
 from ..extension import refusal
 from ..semantics.config import load_config
@@ -23,6 +23,7 @@ from ..spark import build_session, parse_conf
 from ..tuning import calibrate  # --against-live: rank the variants by agreement with the live output
 from ..tuning.grid import GridError, parse_grid
 from ..tuning.table import markdown_table
+from .live_options import add_against_live, against_live_spec
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
@@ -36,7 +37,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     conf = parse_conf(args.conf or [])
     from ..tuning.runner import run_tuning  # lazy: matplotlib and pandas (the plot, the files), not for replay --help
 
-    live = calibrate.spec_from_args(args)
+    live = against_live_spec(args)
     if live is not None:
         live.check(cfg)
     print(f"replay tune: {len(variants)} variants of {args.config} -> {grid.name}", flush=True)
@@ -66,7 +67,7 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="allowed lateness values to try, e.g. 0,2s (default: the config's)")
     parser.add_argument("--master", default=None, help="Spark master URL, e.g. local[2] (default: Spark's own)")
     parser.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark conf (repeatable)")
-    calibrate.add_arguments(parser)  # --against-live PATH and how to read it
+    add_against_live(parser)  # --against-live PATH and how to read it
     parser.set_defaults(func=command("replay tune", cmd_tune, (GridError, CompareInputError)))
     return parser
 

@@ -25,7 +25,7 @@ from ..layout import COMPARE_PARTITIONS_FILE, COMPARE_SUMMARY_FILE
 from ..local_folder import replace_folder, write_one_file
 from .classify import CLASSES
 from .wording import fmt_ms
-from .live import CompareInputError
+from .live_spec import CompareInputError
 from .page import render
 
 SAMPLE_DIFFERENCES = 50

@@ -24,7 +24,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from .live import CompareInputError
+from .live_spec import CompareInputError
 
 SUMMATION_ORDERS = ("unknown", "known")
 DEFAULT_TOLERANCE = 1e-9

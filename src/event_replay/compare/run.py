@@ -17,14 +17,14 @@ from pyspark.sql import SparkSession
 from .. import engine
 from ..layout import COMPARE_FOLDER
 from ..quality.prepare import read_outputs
-from ..semantics.config import JobConfig
-from ..semantics.durations import format_duration
+from ..semantics.config import JobConfig, settings_in_words
 from .classify import classify_late, classify_windows, partition_counts, totals
 from .diagnosis import diagnose, with_causes
 from .diagnosis_evidence import gather
 from .explain import explain
 from .settings_search import Ranker, scoped_config, search, with_search
-from .live import LiveSpec, read_live
+from .live import read_live
+from .live_spec import LiveSpec
 from .matching import match_late, match_windows
 from .output import write_compare
 from .replay_side import Scope, read_replay
@@ -101,7 +101,7 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
         "not_compared": [a for a in cfg.aggregations if a not in live.aggregates],
         "summation_order": options.summation_order, "min_agreement_pct": options.min_agreement_pct,
         "totals": tot, "partitions": per_partition, "hints": hints,
-        "config": _config_line(cfg), "search": _search_rows(found), "seconds": round(seconds, 3),
+        "config": settings_in_words(cfg), "search": _search_rows(found), "seconds": round(seconds, 3),
         "rows": _row_accounting(spark, cfg),
     }
     summary["diagnosis"] = diagnosis(summary)  # what every view of the comparison leads with
@@ -146,16 +146,6 @@ def _row_accounting(spark: SparkSession, cfg: JobConfig) -> dict[str, int]:
     names = [c for c in _ROW_COUNTS if c in counts.columns]
     sums = counts.groupBy().sum(*names).first() if names else None
     return {c: int((sums[f"sum({c})"] or 0) if sums is not None and c in names else 0) for c in _ROW_COUNTS}
-
-
-def _config_line(cfg: JobConfig) -> dict[str, str]:
-    w = cfg.watermark
-    delay = format_duration(w.max_out_of_orderness_ms) if w.max_out_of_orderness_ms is not None else "-"
-    return {"watermark": f"{w.strategy}, max out-of-orderness {delay}, {w.emit}",
-            "idle timeout": format_duration(w.idle_timeout_ms) if w.idle_timeout_ms else "none",
-            "window": cfg.window.type, "allowed lateness": format_duration(cfg.window.allowed_lateness_ms),
-            "end of input": cfg.replay.end_of_input,
-            **({"row filter": cfg.filter} if cfg.filter else {}), **({"having": cfg.having} if cfg.having else {})}
 
 
 def windows_frame(spark: SparkSession, out_dir: str):

@@ -12,7 +12,8 @@ from __future__ import annotations
 from sqlglot import exp
 
 from .dialect import FlinkSQL
-from .script import WINDOW_COLUMNS, Window, line_of, user_text
+from .script import WINDOW_COLUMNS, Window
+from .script_text import line_of, user_text
 from .settings import Derived, FlinkSettingsError
 
 _ALLOWED = (exp.Column, exp.Literal, exp.Boolean, exp.Null, exp.Paren, exp.And, exp.Or, exp.Not, exp.EQ, exp.NEQ,

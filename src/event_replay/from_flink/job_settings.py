@@ -11,7 +11,8 @@ from sqlglot import exp
 
 from ..semantics.durations import format_duration
 from .query import processing_time_call
-from .script import Script, Table, Window, line_of, user_text
+from .script import Script, Table, Window
+from .script_text import line_of, user_text
 from .rowtime import Rowtime
 from .settings import Derived, FlinkSettingsError, flink_duration_ms, no_effect
 from .window_tvf import interval_ms

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from .query import Source, processing_time_call
-from .script import Table, Window, line_of, user_text
+from .query import processing_time_call
+from .query_source import Source
+from .script import Table, Window
+from .script_text import line_of, user_text
 from .settings import FlinkSettingsError
 from .typed import INTEGRAL, ftype
 

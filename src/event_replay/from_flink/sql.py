@@ -37,9 +37,11 @@ from ..semantics.config import JobConfig
 from .dialect import FlinkSQL
 from .having import having_into
 from .job_settings import later_settings, review_settings, watermark_into
-from .query import Source, aggregation_into, clause_text, resolve_source, table_column, with_ctes
+from .query import aggregation_into
+from .query_source import Source, clause_text, resolve_source, table_column, with_ctes
 from .rowtime import time_attribute
-from .script import Script, Window, line_of, read_script, user_text
+from .script import Script, Window, read_script
+from .script_text import line_of, user_text
 from .settings import SPLITS_COMMENT, Derived, FlinkSettingsError, render
 from .where import filter_into
 from .window_tvf import TVF_PARAMS, bind_arguments, interval_ms, window_into, zone_fixed_offset

@@ -10,8 +10,10 @@ from __future__ import annotations
 from sqlglot import exp
 
 from .predicate import PredicateTranslator
-from .query import Source, clause_text, column_resolver, processing_time_call
-from .script import WINDOW_COLUMNS, Window, line_of, user_text
+from .query import column_resolver, processing_time_call
+from .query_source import Source, clause_text
+from .script import WINDOW_COLUMNS, Window
+from .script_text import line_of, user_text
 from .settings import Derived, FlinkSettingsError
 
 

@@ -16,7 +16,8 @@ from sqlglot import exp
 
 from ..semantics.durations import format_duration
 from .rowtime import Rowtime
-from .script import Window, line_of, user_text
+from .script import Window
+from .script_text import line_of, user_text
 from .settings import Derived, FlinkSettingsError
 
 TVF_PARAMS = {  # positional order of the window TVFs' parameters (Flink's docs)

@@ -1,6 +1,7 @@
-"""Reading the source log: role mapping, quarantine, range cut (the whole source; one partition's folder:
+"""Reading the source log: status of every row, quarantine, range cut (the whole source; one partition's folder:
 io/partition_source.py, a span of them: io/span_source.py). The files are found and checked for drift in
-io/files.py, the role columns converted and the reasons given in io/quarantine.py, duplicate and out-of-order
+io/files.py, the role columns mapped and each row's reason given in io/source_roles.py (the conversions and reasons
+themselves: io/quarantine.py), duplicate and out-of-order
 offsets decided in io/offsets.py (the rules: docs/semantics.md, "Quarantine").
 
 Everything here is set-based: the only values brought to the driver are counts, min/max arrival times
@@ -14,21 +15,17 @@ from typing import Mapping
 from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 from ..semantics.config import JobConfig
 from ..semantics.config_keys import ConfigError
-from ..semantics.source_config import COLUMN_ROLES
 from .files import check_schema_drift, data_files, parquet_file_rows
 from .fs import hadoop_fs
 from .offsets import check_offsets
-from .quarantine import (ARRIVAL_TIME_AFTER_9999, ARRIVAL_TIME_BEFORE_1970, BAD_ARRIVAL_TIME, BAD_EVENT_TIME,
-                         BAD_OFFSET, ENGINE_COLUMNS, EVENT_TIME_AFTER_9999, EVENT_TIME_BEFORE_1970, FOLDER_START,
-                         MAX_TIME_MS, MIN_TIME_MS, MISSING_ARRIVAL_TIME, MISSING_EVENT_TIME, MISSING_KEY,
-                         MISSING_OFFSET, MISSING_SPLIT, PARSED, REASON, REASON_COLUMN, SOURCE_EVENT_TIME, STATUS,
-                         STATUS_CODE, STATUS_CODES, UNDECLARED_SPLIT, offset_to_long, time_to_ms)
+from .quarantine import (FOLDER_START, MAX_TIME_MS, MIN_TIME_MS, PARSED, REASON, REASON_COLUMN, SOURCE_EVENT_TIME,
+                         STATUS, STATUS_CODE, STATUS_CODES)
 from .read_order import TickPartials
 from .row_filter import WINDOWED, windowed_flag
+from .source_roles import Roles, parsed_roles, quarantine_reason, source_roles
 
 
 @dataclass
@@ -84,85 +81,6 @@ def read_source(spark: SparkSession, cfg: JobConfig) -> SourceData:
 
 
 @dataclass(frozen=True)
-class _Roles:
-    """How the source's columns map to the roles: the column of each role, their types, the payload columns."""
-    cols: dict[str, str]
-    types: dict[str, T.DataType]
-    payload: list[str]
-    event_time_from_source: bool
-
-    def column(self, role: str) -> Column:
-        if self.cols[role] is None:  # a keyless job: every row's key is null, one group per window
-            return F.lit(None).cast("string")
-        return F.col(f"`{self.cols[role]}`")
-
-
-def _roles(raw: DataFrame, cfg: JobConfig) -> _Roles:
-    """The role columns, checked: each mapped column exists, none is named like an engine column."""
-    event_time_from_source = cfg.window.time == "event"
-    types = {f.name: f.dataType for f in raw.schema.fields}
-    cols = dict(cfg.source.columns)
-    needed = [r for r in COLUMN_ROLES if (r != "event_time" or event_time_from_source) and cols[r] is not None]
-    for role in needed:
-        if cols[role] not in types:
-            raise ConfigError(f"source.columns.{role}", f"column {cols[role]!r} is not in the source "
-                                                        f"(columns: {', '.join(types)})")
-    if REASON_COLUMN in types:
-        raise ConfigError("source.path", f"the source has a column named {REASON_COLUMN!r}, which the "
-                                         "quarantine output reserves")
-    role_source_cols = {cols[r] for r in needed}
-    if not event_time_from_source:
-        # Ingestion/processing time: the source's event-time column (if any) is not what the replay uses.
-        role_source_cols.add(cols["event_time"])
-    payload = [c for c in types if c not in role_source_cols]
-    for c in payload:
-        if c in COLUMN_ROLES or c in ENGINE_COLUMNS:
-            raise ConfigError("source.columns", f"source column {c!r} is not mapped to a role but its name is "
-                                                "reserved by the engine: map it or rename it")
-    return _Roles(cols=cols, types=types, payload=payload, event_time_from_source=event_time_from_source)
-
-
-def _parsed(raw: DataFrame, roles: _Roles) -> DataFrame:
-    """The raw rows plus each role converted (PARSED columns; null where a value cannot be converted)."""
-    cols, types = roles.cols, roles.types
-    arrival = time_to_ms(roles.column("arrival_time"), types[cols["arrival_time"]], "source.columns.arrival_time")
-    if roles.event_time_from_source:
-        event = time_to_ms(roles.column("event_time"), types[cols["event_time"]], "source.columns.event_time")
-    else:
-        event = F.col(f"{PARSED}arrival_time")
-    split = roles.column("split")
-    if not isinstance(types[cols["split"]], T.StringType):
-        split = split.cast("string")
-    return raw.withColumn(f"{PARSED}arrival_time", arrival).withColumns({
-        f"{PARSED}event_time": event,
-        f"{PARSED}split": split,
-        f"{PARSED}offset": offset_to_long(roles.column("offset"), types[cols["offset"]]),
-        f"{PARSED}key": roles.column("key"),
-    })
-
-
-def _reason(roles: _Roles, cfg: JobConfig) -> Column:
-    """The first quarantine reason that applies to a row (null: none), in the documented order."""
-    a, e = F.col(f"{PARSED}arrival_time"), F.col(f"{PARSED}event_time")
-    s, o, k = F.col(f"{PARSED}split"), F.col(f"{PARSED}offset"), F.col(f"{PARSED}key")
-    reason = (F.when(roles.column("arrival_time").isNull(), F.lit(MISSING_ARRIVAL_TIME))
-              .when(a.isNull(), F.lit(BAD_ARRIVAL_TIME))
-              .when(a < F.lit(MIN_TIME_MS), F.lit(ARRIVAL_TIME_BEFORE_1970))
-              .when(a > F.lit(MAX_TIME_MS), F.lit(ARRIVAL_TIME_AFTER_9999)))
-    if roles.event_time_from_source:
-        reason = (reason.when(roles.column("event_time").isNull(), F.lit(MISSING_EVENT_TIME))
-                  .when(e.isNull(), F.lit(BAD_EVENT_TIME))
-                  .when(e < F.lit(MIN_TIME_MS), F.lit(EVENT_TIME_BEFORE_1970))
-                  .when(e > F.lit(MAX_TIME_MS), F.lit(EVENT_TIME_AFTER_9999)))
-    reason = reason.when(s.isNull() | (s == ""), F.lit(MISSING_SPLIT))
-    if cfg.source.splits is not None:
-        declared = sorted(set(cfg.source.splits) | set(cfg.source.side_inputs))
-        reason = reason.when(~s.isin(declared), F.lit(UNDECLARED_SPLIT))
-    reason = reason.when(roles.column("offset").isNull(), F.lit(MISSING_OFFSET)).when(o.isNull(), F.lit(BAD_OFFSET))
-    return reason if cfg.source.keyless else reason.when(k.isNull(), F.lit(MISSING_KEY))
-
-
-@dataclass(frozen=True)
 class Folders:
     """A span of partition folders read at once (io/span_source.py): `start` is the row's folder's start (ms),
     each folder covers [start, start + length); a row's range is its own folder's, as in a one-partition read."""
@@ -214,8 +132,8 @@ def prepare_source(raw: DataFrame, cfg: JobConfig, carried_offsets: Mapping[str,
     partition folders (`raw` has the folder column): each is cut to its folder and counted per folder, and the
     quarantine keeps the folder column (FOLDER_START)."""
     plain = raw.drop(FOLDER_START)  # the columns as read (roles, row content, order, quarantine)
-    roles = _roles(plain, cfg)
-    parsed = _with_status(_parsed(raw, roles), _reason(roles, cfg), cfg, folders)
+    roles = source_roles(plain, cfg)
+    parsed = _with_status(parsed_roles(raw, roles), quarantine_reason(roles, cfg), cfg, folders)
     # The rows are read by the offset check, the counts and the engine (twice). Parquet is read again each time,
     # with only the columns each read needs (building an in-memory copy of whole rows costs more than that); CSV
     # is parsed once and kept.
@@ -240,7 +158,7 @@ def prepare_source(raw: DataFrame, cfg: JobConfig, carried_offsets: Mapping[str,
                       rows_read=sum(n.values()), clean_rows=n["clean"], quarantined_rows=n["quarantined"],
                       skipped_rows=n["skipped"], splits=_splits(cfg, clean_stats), start_ms=start_ms, end_ms=end_ms,
                       source_columns=roles.cols, payload_columns=roles.payload,
-                      timestamp_roles=_timestamp_roles(roles), event_time_is_role=roles.event_time_from_source,
+                      timestamp_roles=roles.timestamp_roles(), event_time_is_role=roles.event_time_from_source,
                       clean_max_offsets=clean_stats["max_offsets"] if clean_stats else {},
                       tick_partials=clean_stats.get("tick_partials") if clean_stats else None,
                       rows_by_folder=_by_folder(by_status) if folders is not None else None,
@@ -270,7 +188,7 @@ def _tick_interval(cfg: JobConfig) -> int:
     return cfg.watermark.interval_ms if cfg.watermark.periodic and cfg.window.time != "processing" else 0
 
 
-def _clean_rows(parsed: DataFrame, roles: _Roles, every_row_clean: bool = False,
+def _clean_rows(parsed: DataFrame, roles: Roles, every_row_clean: bool = False,
                 windowed: Column | None = None) -> DataFrame:
     """The engine's columns, the payload, and for ingestion/processing time the source's own event time; with a
     filter, its verdict (`windowed`, as WINDOWED). `every_row_clean`: the read counted no other status, so no row
@@ -308,8 +226,3 @@ def _splits(cfg: JobConfig, clean_stats: dict | None) -> list[str]:
         return sorted(set(cfg.source.splits) | set(cfg.source.side_inputs))
     seen = clean_stats["splits"] if clean_stats else []
     return sorted(set(seen) | set(cfg.source.side_inputs))
-
-
-def _timestamp_roles(roles: _Roles) -> set[str]:
-    return {r for r in ("arrival_time", "event_time")
-            if roles.cols[r] in roles.types and isinstance(roles.types[roles.cols[r]], (T.TimestampType, T.TimestampNTZType))}

@@ -26,7 +26,7 @@ from .assets import OUTPUT_ASSETS, outlet_extras
 from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
 from .committed import all_committed, chunk_committed, committed_lines
 from .failures import DRY_RUN_KEY, fail
-from .plan import Plan, PlanError, check_state
+from .plan import PlanError, PlannedRuns, check_state
 from .record import new_record, write_record
 from .report import clear_chunk_record, partition_rows_read, write_chunk_record
 from .turn import output_turn, wait_for_job_lock
@@ -47,8 +47,8 @@ class Backfill:
     force: bool = False
 
     @property
-    def plan(self) -> Plan:
-        return Plan.from_dict(self.p["plan"])
+    def plan(self) -> PlannedRuns:
+        return PlannedRuns.from_dict(self.p["plan"])
 
     def run(self) -> dict[Any, dict]:
         """The run (or its dry run: AirflowSkipException); the extra of each output's asset event, none when
@@ -74,7 +74,7 @@ class Backfill:
                 return {}
             self._replay_chunks(p, plan, run_dir, record)
         self.log.info("asset events: %s, partitions %s..%s (%d) of %s", ", ".join(a.name for a in OUTPUT_ASSETS),
-                      plan.runs[0].partition, plan.runs[-1].partition, len(plan.runs), p["output_path"])
+                      plan.partitions[0], plan.partitions[-1], len(plan.runs), p["output_path"])
         return outlet_extras(p)
 
     def _waiting(self, run_dir: Path, record: dict, note: dict) -> None:
@@ -91,7 +91,7 @@ class Backfill:
         record["waiting"] = note
         write_record(run_dir, record)
 
-    def _already_committed(self, plan: Plan, run_dir: Path, record: dict) -> bool:
+    def _already_committed(self, plan: PlannedRuns, run_dir: Path, record: dict) -> bool:
         """Every planned partition committed by an identical run (committed.py): said, recorded, nothing replayed
         and no asset event (the outputs did not change). The form's `force` replays anyway."""
         by_run = all_committed(run_dir.parent, record, plan)
@@ -108,7 +108,7 @@ class Backfill:
                       "(the form's force replays them anyway)", len(plan.runs))
         return True
 
-    def _replay_chunks(self, p: dict, plan: Plan, run_dir: Path, record: dict) -> None:
+    def _replay_chunks(self, p: dict, plan: PlannedRuns, run_dir: Path, record: dict) -> None:
         """One spark-submit per chunk, in order; the chunks a try before this one replayed are skipped."""
         done_dir = run_dir / DONE_FOLDER
         chunks = chunk_runs(plan.runs, p.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB)
@@ -119,8 +119,9 @@ class Backfill:
         prefix = True
         for k, chunk in enumerate(chunks, 1):
             i += len(chunk)
-            span = f"{chunk[0].partition}..{chunk[-1].partition}"
-            if all((done_dir / run.partition).exists() for run in chunk):
+            partitions = [run.partition.id for run in chunk]
+            span = f"{partitions[0]}..{partitions[-1]}"
+            if all((done_dir / partition).exists() for partition in partitions):
                 self.log.info("job %d of %d (%s) already replayed by this run (retry): skipped", k, len(chunks), span)
                 prefix = False
                 continue
@@ -131,7 +132,6 @@ class Backfill:
             self.log.info("job %d of %d: partitions %d..%d of %d, %s (%s%s)", k, len(chunks), i - len(chunk) + 1, i,
                           n, span, chunk[-1].end_of_input,
                           ", first" if chunk[0].first else f", after {chunk[0].previous}")
-            partitions = [run.partition for run in chunk]
             if wait_for_job_lock(p["output_path"], lambda note: self._waiting(run_dir, record, note)):
                 record["waiting"] = None
                 write_record(run_dir, record)
@@ -145,9 +145,9 @@ class Backfill:
             seconds = time.monotonic() - t0
             self.on_job(None)
             done_dir.mkdir(parents=True, exist_ok=True)
-            for run in chunk:
-                (done_dir / run.partition).touch()
-            job_rows = sum(partition_rows_read(p["output_path"], run.partition) for run in chunk)
+            for partition in partitions:
+                (done_dir / partition).touch()
+            job_rows = sum(partition_rows_read(p["output_path"], partition) for partition in partitions)
             rows += job_rows
             record["spark"].update(self.spark())
             record["jobs"].append({"job": k, "partitions": partitions, "seconds": round(seconds, 1),
@@ -157,8 +157,8 @@ class Backfill:
             self.log.info("job %d of %d: %s, %d partitions, rows read %d, %.1f s for the whole spark-submit", k,
                           len(chunks), span, len(chunk), job_rows, seconds)
         clear_chunk_record(run_dir)
-        self.log.info("replayed %d partitions %s..%s in %d job%s, rows read %d, %.1f s", n, plan.runs[0].partition,
-                      plan.runs[-1].partition, len(chunks), "s" if len(chunks) != 1 else "", rows,
+        self.log.info("replayed %d partitions %s..%s in %d job%s, rows read %d, %.1f s", n, plan.partitions[0],
+                      plan.partitions[-1], len(chunks), "s" if len(chunks) != 1 else "", rows,
                       time.monotonic() - t_run)
 
     def _chunk_committed(self, run_dir: Path, record: dict, partitions: list[str], job: str) -> bool:
@@ -176,10 +176,10 @@ class Backfill:
         write_record(run_dir, record)
         return True
 
-    def _dry_run(self, p: dict, plan: Plan) -> dict[Any, dict]:
+    def _dry_run(self, p: dict, plan: PlannedRuns) -> dict[Any, dict]:
         cfg = parse_config(p["config_raw"])
         first = plan.runs[0] if plan.runs else None
-        d = dry_run(cfg, [r.partition for r in plan.runs], p.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB,
+        d = dry_run(cfg, plan.partitions, p.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB,
                     continues=None if first is None or first.first else first.previous,
                     resume_after=p.get("resume_after"))
         for line in lines(d):

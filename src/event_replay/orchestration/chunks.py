@@ -10,7 +10,7 @@ from typing import Any, Mapping, Sequence
 
 from ..history.progress import RangeRequest
 from ..semantics.config_keys import ConfigError
-from .plan import PartitionRun
+from ..pipeline import OnePartition
 
 DEFAULT_PARTITIONS_PER_JOB = 31  # a month of days: 12 JVM starts a year
 
@@ -26,20 +26,20 @@ def partitions_per_job(params: Mapping[str, Any]) -> int:
     return int(value)
 
 
-def chunk_runs(runs: Sequence[PartitionRun], size: int) -> list[tuple[PartitionRun, ...]]:
+def chunk_runs(runs: Sequence[OnePartition], size: int) -> list[tuple[OnePartition, ...]]:
     """Consecutive runs, `size` at a time, in order."""
     return [tuple(runs[i:i + size]) for i in range(0, len(runs), size)]
 
 
-def chunk_request(chunk: Sequence[PartitionRun]) -> RangeRequest:
+def chunk_request(chunk: Sequence[OnePartition]) -> RangeRequest:
     """The range request of the job replaying the chunk in one Spark application. The plan's partitions are
     consecutive, each continuing the one before, so the range needs only what its first and last runs say."""
     first, last = chunk[0], chunk[-1]
-    return RangeRequest(first_id=first.partition, last_id=last.partition, first=first.first,
+    return RangeRequest(first_id=first.partition.id, last_id=last.partition.id, first=first.first,
                         previous=None if first.first else first.previous, end_of_input=last.end_of_input,
-                        allow_missing=any(r.missing for r in chunk))
+                        allow_missing=any(r.allow_missing for r in chunk))
 
 
-def range_args(chunk: Sequence[PartitionRun], config_path: str) -> list[str]:
+def range_args(chunk: Sequence[OnePartition], config_path: str) -> list[str]:
     """Arguments of jobs/replay_job.py (`replay run`) for the chunk's request."""
     return ["--config", config_path, *chunk_request(chunk).args()]

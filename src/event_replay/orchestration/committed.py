@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 from ..io.fs import is_local, local_path
 from ..history.partitions import Partition
 from ..layout import COUNTS, DONE_FOLDER, RECORD_FILE
-from .plan import Plan
+from .plan import PlannedRuns
 
 
 def config_fingerprint(resolved: Any) -> str | None:
@@ -102,7 +102,7 @@ def chunk_committed(runs_folder: str | Path, record: Mapping[str, Any], partitio
     return by_run
 
 
-def all_committed(runs_folder: str | Path, record: Mapping[str, Any], plan: Plan) -> dict[str, list[str]]:
+def all_committed(runs_folder: str | Path, record: Mapping[str, Any], plan: PlannedRuns) -> dict[str, list[str]]:
     """{run id: its partitions} when an identical run committed every planned partition (module doc), else {}."""
     return chunk_committed(runs_folder, record, plan.partitions) if plan.runs else {}
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from airflow.sdk import Param
 
-from ..compare.live import FORMATS
+from ..compare.live_spec import FORMATS
 from ..semantics.config_keys import ConfigError
 from ..semantics.replay_range_config import END_OF_INPUT
 from .params import DEMO_CONFIG, DURATION_OVERRIDES, backfill_configs, shipped_flink_jobs

@@ -24,7 +24,7 @@ from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_request, chunk_runs, parti
 from .failures import current_ti, fail
 from .form import user_message
 from .params import run_dir, validate_request, write_effective_config
-from .plan import Plan, PlanError, check_state, plan_range
+from .plan import PlanError, PlannedRuns, check_state, plan_range
 from .report import build_report, failure_line, write_plan_record, write_report
 
 log = logging.getLogger(__name__)
@@ -90,7 +90,7 @@ def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
         refusal = str(exc)
         plan = plan_range(available, start, end, end_of_input=v["end_of_input"], allow_missing=True,
                           continue_from=continue_from)
-    log.info("plan: %s", ", ".join(f"{r.partition}{' (first)' if r.first else ''} {r.end_of_input}"
+    log.info("plan: %s", ", ".join(f"{r.partition.id}{' (first)' if r.first else ''} {r.end_of_input}"
                                    for r in plan.runs))
     if plan.missing:
         log.warning("days without a partition, replayed as empty: %s", ", ".join(plan.missing))
@@ -103,7 +103,7 @@ def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
     return {**v, "plan": plan.to_dict(), "refusal": refusal, "resume_after": resume}
 
 
-def resume_after(cfg: JobConfig, plan: Plan, partitions_per_job: int) -> str | None:
+def resume_after(cfg: JobConfig, plan: PlannedRuns, partitions_per_job: int) -> str | None:
     """The partition after which an interrupted job of `plan` continues (None: every job starts at its first).
     The output keeps one progress file, of one request: at most one job's matches it. A remote output is not read
     without Spark: its job says so when it resumes."""
@@ -112,7 +112,7 @@ def resume_after(cfg: JobConfig, plan: Plan, partitions_per_job: int) -> str | N
         return None
     fs = fs_for(output)
     for chunk in chunk_runs(plan.runs, partitions_per_job):
-        found = resume_point(fs, output, cfg, chunk_request(chunk), [r.partition for r in chunk], warn=False)
+        found = resume_point(fs, output, cfg, chunk_request(chunk), [r.partition.id for r in chunk], warn=False)
         if found:
             return found
     return None
@@ -147,7 +147,7 @@ def make_report(p: Mapping[str, Any], dq: Mapping[str, Any] | str | None, dag_id
                 run_id: str) -> dict[str, str]:
     """Per-partition output counts as JSON and Markdown in the run folder; fails if a planned output is missing.
     `dq` is what data_quality returned (or a status line when it did not run)."""
-    plan = Plan.from_dict(p["plan"])
+    plan = PlannedRuns.from_dict(p["plan"])
     dq = dq if isinstance(dq, Mapping) else {"status": dq}
     report = build_report(p["output_path"], plan.partitions, dag_id=dag_id, run_id=run_id,
                           config_file=p["config_file"], config_path=p["config_path"],

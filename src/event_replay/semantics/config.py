@@ -5,7 +5,7 @@ A config file has six sections, each read and checked by its own module (source_
 window_config, aggregations_config, replay_range_config, output_config; one key's reading: config_keys), and one
 optional root keys, `filter` (filter_config) and `having` (having_config). Here:
 the sections put together, in the order a file is checked; the root's keys; the file itself; and `to_raw`, the
-YAML-shaped dict `parse_config` reads back to an equal config. Every error is a `ConfigError` naming the offending
+YAML-shaped dict `parse_config` reads back to an equal config; `settings_in_words`, the settings a report shows. Every error is a `ConfigError` naming the offending
 key (dotted path) and why; all durations and instants are held as integer milliseconds.
 """
 from __future__ import annotations
@@ -18,6 +18,7 @@ import yaml
 
 from .aggregations_config import parse_aggregations
 from .config_keys import ConfigError, read_mapping, refuse_unknown
+from .durations import format_duration
 from .filter_config import parse_filter
 from .having_config import parse_having
 from .output_config import OutputConfig, output_raw, parse_output
@@ -103,3 +104,15 @@ def to_raw(cfg: JobConfig) -> dict[str, Any]:
     if cfg.having is not None:
         raw["having"] = cfg.having
     return raw
+
+
+def settings_in_words(cfg: JobConfig) -> dict[str, str]:
+    """The settings that decide firings and late rows, durations as people write them (`5s`): what the comparison
+    and the why-report show of the config they explain."""
+    w = cfg.watermark
+    delay = format_duration(w.max_out_of_orderness_ms) if w.max_out_of_orderness_ms is not None else "-"
+    return {"watermark": f"{w.strategy}, max out-of-orderness {delay}, {w.emit}",
+            "idle timeout": format_duration(w.idle_timeout_ms) if w.idle_timeout_ms else "none",
+            "window": cfg.window.type, "allowed lateness": format_duration(cfg.window.allowed_lateness_ms),
+            "end of input": cfg.replay.end_of_input,
+            **({"row filter": cfg.filter} if cfg.filter else {}), **({"having": cfg.having} if cfg.having else {})}

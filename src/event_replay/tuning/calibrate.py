@@ -16,7 +16,6 @@ score at the top are reported as a tie: the grid cannot tell them apart on this 
 """
 from __future__ import annotations
 
-import argparse
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +25,8 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ..compare.classify import classify_late, classify_windows
-from ..compare.live import FORMATS, LiveOutput, LiveSpec, read_live
+from ..compare.live import LiveOutput, read_live
+from ..compare.live_spec import LiveSpec
 from ..compare.matching import match_late, match_windows
 from ..compare.replay_side import Scope, from_engine
 from ..compare.rules import rules_for
@@ -38,25 +38,6 @@ from .table import display_value
 COLUMNS = ["live_score", "live_agreement_pct", "live_windows_equal", "live_windows", "live_firings_matched",
            "live_firings", "live_late_matched", "live_late", "live_late_union", "live_watermarks_matched", "live_rank"]
 FILE_MD, FILE_JSON = "calibration.md", "calibration.json"
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options `replay tune` gains: --against-live and how to read it (as `replay compare` reads it)."""
-    g = parser.add_argument_group("calibration against the live output (replay compare's options)")
-    g.add_argument("--against-live", default=None, metavar="PATH",
-                   help="rank the variants by agreement with the live job's output (firings and late rows matched)")
-    g.add_argument("--live-format", choices=FORMATS, default="parquet")
-    g.add_argument("--live-columns", action="append", metavar="ROLE=COLUMN,...")
-    g.add_argument("--live-option", action="append", metavar="KEY=VALUE")
-    g.add_argument("--live-late", default=None, metavar="PATH")
-    g.add_argument("--live-late-columns", action="append", metavar="ROLE=COLUMN,...")
-    g.add_argument("--live-keeps-updates", action="store_true")
-
-
-def spec_from_args(args: argparse.Namespace) -> LiveSpec | None:
-    if not getattr(args, "against_live", None):
-        return None
-    return LiveSpec.from_args(args, args.against_live)
 
 
 @dataclass

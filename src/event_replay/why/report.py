@@ -37,7 +37,7 @@ from ..local_folder import write_one_file
 from .. import attribution
 from ..attribution import ALL_IDLE
 from ..quality.prepare import late_events_batch, partition_columns, read_outputs, watermarks_batch, windows_batch
-from ..semantics.config import JobConfig
+from ..semantics.config import JobConfig, settings_in_words
 from ..spark import build_session
 from ..spark_jobs import first_rows, gather, one_job_plans
 from ..tuning import running
@@ -131,14 +131,6 @@ def _write_buckets(tl, target: Path) -> None:
     pq.write_table(pa.Table.from_pylist(tl.bucket_rows(), schema=schema), target)
 
 
-def _config_line(cfg: JobConfig) -> dict[str, str]:
-    w = cfg.watermark
-    return {"window": cfg.window.type, "allowed lateness": f"{cfg.window.allowed_lateness_ms} ms",
-            "watermark": f"{w.strategy} {w.max_out_of_orderness_ms} ms ({w.emit})",
-            "idle timeout": f"{w.idle_timeout_ms} ms" if w.idle_timeout_ms else "none",
-            "end of input": cfg.replay.end_of_input}
-
-
 def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = None,
                report_dir: str | Path | None = None, partition: str | None = None) -> str:
     """Write the why-report of the outputs under `output_path` into `report_dir` (default
@@ -215,7 +207,7 @@ def _summary(spark: SparkSession, output_path: str, cfg: JobConfig, report: Path
     for r in late_causes:
         late_by_split[r["split"]] = late_by_split.get(r["split"], 0) + r["rows"]
     summary = {
-        "output_path": output_path, "config": _config_line(cfg), "counts": counts, "partitions": partitions,
+        "output_path": output_path, "config": settings_in_words(cfg), "counts": counts, "partitions": partitions,
         "firings": sum(by_reason.values()), "firings_by_reason": by_reason, "windows": n_windows, "splits": splits,
         "replay_time_ms": [t0, t1], "replay_time_utc": [utc(t0), utc(t1)],
         "highest_stream_watermark_ms": fact["last_stream"],

@@ -1,67 +1,13 @@
-"""engine/timeline/driver.py, the periodic timeline on the driver: the tick a row is published at, the per-(split,
-tick) table (from the rows, from the read's partials, by hand: all equal; side inputs only in the row ticks and the
-event-time range), and the floor lookup of the stream watermark before each row's tick."""
+"""engine/timeline/driver.py, the periodic timeline on the driver: the floor lookup of the stream watermark before
+each row's tick, the watermark changes in the outputs' order, carried groups placed among the tick table's."""
 from __future__ import annotations
 
 import numpy as np
-import pyarrow as pa
 import pytest
-from pyspark.sql import functions as F
 
 from event_replay.engine.timeline import driver
+from event_replay.engine.timeline.tick_table import TickTable
 from event_replay.engine.timeline.stream import StreamTimeline
-
-# split, arrival_time, event_time; "side" is not a main split
-ROWS = [("a", 0, 10), ("a", 150, 40), ("a", 200, 5), ("b", 90, 70), ("a", 420, 300), ("side", 610, 900),
-        ("b", -30, -20)]
-MAIN = ["a", "b"]
-
-
-def _published(arrival: int, first: int, interval: int) -> int:
-    return max(first, -(-arrival // interval) * interval)
-
-
-@pytest.mark.spark
-def test_a_row_is_published_at_the_first_tick_at_or_after_it(spark):
-    df = spark.createDataFrame([(a,) for _, a, _ in ROWS], "arrival_time long")
-    got = [r[0] for r in df.select(driver.publish_tick(F.col("arrival_time"), 0, 200)).collect()]
-    assert got == [_published(a, 0, 200) for _, a, _ in ROWS] == [0, 200, 200, 200, 600, 800, 0]
-
-
-def _by_hand(first: int, interval: int):
-    groups: dict[tuple[int, int], int] = {}
-    for s, a, e in ROWS:
-        if s in MAIN:
-            k = (MAIN.index(s), _published(a, first, interval))
-            groups[k] = max(groups.get(k, e), e)
-    keys = sorted(groups)
-    return keys, [groups[k] for k in keys], sorted({_published(a, first, interval) for _, a, _ in ROWS})
-
-
-def _as_lists(table: driver.TickTable):
-    return (list(zip(table.split.tolist(), table.tick.tolist())), table.max_event_time.tolist(),
-            table.row_ticks.tolist(), (table.min_event_time, table.max_event_time_all))
-
-
-@pytest.mark.spark
-def test_the_tick_table_from_rows_equals_the_one_by_hand(spark):
-    df = spark.createDataFrame(ROWS, "split string, arrival_time long, event_time long")
-    keys, maxima, row_ticks = _by_hand(0, 200)
-    assert _as_lists(driver.collect_tick_table(df, MAIN, 0, 200, limit=100)) == (keys, maxima, row_ticks, (-20, 900))
-    entries = len({(s, _published(a, 0, 200)) for s, a, _ in ROWS})  # every split's entries count for the bound
-    assert driver.collect_tick_table(df, MAIN, 0, 200, limit=entries) is not None
-    assert driver.collect_tick_table(df, MAIN, 0, 200, limit=entries - 1) is None
-
-
-def test_the_tick_table_from_partials_equals_the_one_by_hand():
-    # the read's partials: several entries per (split, tick), ticks before the first one not yet clamped
-    entries = [(s, -(-a // 200) * 200, e, e) for s, a, e in ROWS] + [("a", 200, 1, 1)]
-    table = pa.table({"split": [x[0] for x in entries], "tick": pa.array([x[1] for x in entries], pa.int64()),
-                      "max_event_time": pa.array([x[2] for x in entries], pa.int64()),
-                      "min_event_time": pa.array([x[3] for x in entries], pa.int64())})
-    keys, maxima, row_ticks = _by_hand(200, 200)  # the first tick after some rows' ticks
-    assert _as_lists(driver.combine_partials(table, MAIN, 200, 100)) == (keys, maxima, row_ticks, (-20, 900))
-    assert driver.combine_partials(table, MAIN, 200, len(keys) - 1) is None
 
 
 def _stream(ticks, watermarks) -> StreamTimeline:
@@ -123,7 +69,7 @@ def test_carried_groups_are_placed_as_a_sort_of_everything_would(seed):
     split = np.array([p[0] for p in pairs], np.int32)
     tick = np.array([p[1] for p in pairs], np.int64)
     emax = rng.integers(-1000, 9000, len(pairs)).astype(np.int64)
-    table = driver.TickTable(split=split, tick=tick, max_event_time=emax, row_ticks=np.unique(tick),
+    table = TickTable(split=split, tick=tick, max_event_time=emax, row_ticks=np.unique(tick),
                              min_event_time=None, max_event_time_all=None)
     # carried groups: on existing (split, tick)s, new ones (before, between, after), twice the same, a side input
     pseudo = [(names[int(rng.integers(0, 4))], int(rng.integers(-8, 45)) * 200, int(rng.integers(-1000, 9000)))
@@ -143,7 +89,7 @@ def test_carried_groups_are_placed_as_a_sort_of_everything_would(seed):
 
 def test_without_carried_groups_the_tables_arrays_are_taken_as_they_are():
     split, tick, emax = np.array([0, 1], np.int32), np.array([0, 200], np.int64), np.array([5, 6], np.int64)
-    table = driver.TickTable(split=split, tick=tick, max_event_time=emax, row_ticks=tick, min_event_time=None,
+    table = TickTable(split=split, tick=tick, max_event_time=emax, row_ticks=tick, min_event_time=None,
                              max_event_time_all=None)
     got = driver._with_pseudo_groups(table, [("side", 0, 1)], ["a", "b"])
     assert got.split is split and got.tick is tick and got.max_event_time is emax

@@ -7,7 +7,7 @@ import importlib
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from event_replay.engine.timeline import driver, driver_chunks
+from event_replay.engine.timeline import driver_chunks, tick_table
 from event_replay.engine.timeline.carry import Ticks
 from event_replay.io import read_order, tick_buckets
 from event_replay.io.tick_buckets import TickBuckets
@@ -41,7 +41,7 @@ def _no_spark_path(*args, **kwargs):
 def test_chunks_match_reference(spark, tiny_chunks, monkeypatch, case):
     """Every case's timeline, computed in a few chunks, equals the reference model's."""
     splits = {r.split for r in case.rows}
-    monkeypatch.setattr(driver, "DRIVER_GROUPS_MAX", max(1, len(splits), len(case.rows) // 4))
+    monkeypatch.setattr(tick_table, "DRIVER_GROUPS_MAX", max(1, len(splits), len(case.rows) // 4))
     got, want = run_timeline(spark, case.rows, case.cfg, case.declared_splits)
     assert got == want
 
@@ -54,7 +54,7 @@ def test_chunks_of_the_reads_records_match_reference(spark, tiny_chunks, monkeyp
     partition, not per (split, tick), bucketed over the rows' own ticks."""
     bound = max(1, len({r.split for r in case.rows}), len(case.rows) // 4)
     monkeypatch.setattr(read_order, "tick_partials_max", lambda spark: bound)
-    monkeypatch.setattr(driver, "DRIVER_GROUPS_MAX", bound)
+    monkeypatch.setattr(tick_table, "DRIVER_GROUPS_MAX", bound)
     got, want = run_timeline(spark, case.rows, case.cfg, case.declared_splits, with_read_partials=True)
     assert got == want
 
@@ -68,7 +68,7 @@ def test_the_cases_run_in_many_chunks(spark, tiny_chunks, monkeypatch, with_read
     # The read's entries are per read partition (5 here, timeline_cases.read_partials): a tick of 3 splits may
     # hold 15, and a bucket over the bound sends the range to the Spark path.
     bound = 15 if with_read_partials else 3
-    monkeypatch.setattr(driver, "DRIVER_GROUPS_MAX", bound)
+    monkeypatch.setattr(tick_table, "DRIVER_GROUPS_MAX", bound)
     monkeypatch.setattr(read_order, "tick_partials_max", lambda spark: bound)
     written = []
     monkeypatch.setattr(periodic, "plan_chunks", lambda rows, splits, ticks, w, _f=periodic.plan_chunks:

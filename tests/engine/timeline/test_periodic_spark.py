@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
-from event_replay.engine.timeline import driver as tick_timeline
+from event_replay.engine.timeline import tick_table as tick_timeline
 from strategies import cases
 from timeline_cases import run_timeline
 

@@ -28,7 +28,7 @@ from ...io.tick_buckets import TickBuckets, read_buckets, write_tick_buckets
 from ...semantics.config import JobConfig
 from ..contract import WATERMARKS_SCHEMA, Timeline
 from ..lookups import available
-from . import driver
+from . import tick_table
 from .carry import StreamBefore, Ticks, TimelineEnd
 from .driver import driver_end, end_split_state, floor_table, stream_of_table, watermark_rows, with_wm_before
 
@@ -48,9 +48,9 @@ def plan_chunks(rows: DataFrame, main_splits: list[str], ticks: Ticks,
     spark = rows.sparkSession
     if not available(spark):
         return None
-    limit = driver.groups_limit(spark)
+    limit = tick_table.groups_limit(spark)
     if written is None:
-        tick = driver.publish_tick(F.col("arrival_time"), ticks.first, ticks.interval)
+        tick = tick_table.publish_tick(F.col("arrival_time"), ticks.first, ticks.interval)
         entries = (rows.groupBy("split", tick.alias("tick"))
                    .agg(F.max("event_time").alias("max_event_time"), F.min("event_time").alias("min_event_time")))
         written = write_tick_buckets(entries, ticks.first, ticks.last, ticks.interval, one_file_per_bucket=True)
@@ -82,10 +82,10 @@ def _cut(buckets: TickBuckets, ticks: Ticks, limit: int) -> TickChunks | None:
 
 
 def _tables(spark: SparkSession, chunks: TickChunks, main_splits: list[str],
-            first_tick: int) -> Iterator[driver.TickTable]:
+            first_tick: int) -> Iterator[tick_table.TickTable]:
     for i, j, _, _ in chunks.chunks:
         part = read_buckets(spark, chunks.buckets, i, j).toArrow()
-        yield driver.combine_partials(part, main_splits, first_tick)
+        yield tick_table.combine_partials(part, main_splits, first_tick)
 
 
 def periodic_in_chunks(rows: DataFrame, cfg: JobConfig, chunks: TickChunks, main_splits: list[str], has_side: bool,

@@ -15,7 +15,8 @@ from ...semantics.config import JobConfig
 from ...spark import local_frame
 from ..contract import NEG_INF, SPLIT_STATE_SCHEMA, WATERMARKS_SCHEMA, Timeline
 from .carry import StreamBefore, Ticks, TimelineCarry, TimelineEnd
-from .driver import collect_tick_table, driver_end, periodic_on_driver
+from .driver import driver_end, periodic_on_driver
+from .tick_table import collect_tick_table
 from .driver_chunks import periodic_in_chunks, plan_chunks
 from .frames import empty, lit, stream_values_const, with_rows_watermark
 from .periodic_spark import periodic_spark
