@@ -22,6 +22,20 @@ def test_counts_the_jobs_of_the_block_only(spark):
     assert c.jobs == 2
 
 
+def test_a_step_counted_inside_another_is_part_of_its_count(spark):
+    df = spark.range(10)
+    with counted(spark, "outer") as outer:
+        df.collect()
+        with counted(spark, "inner") as inner:
+            df.collect()
+            df.collect()
+        df.collect()  # the outer step's group again
+    assert (inner.jobs, outer.jobs) == (2, 4)
+    with counted(spark, "after") as after:
+        df.collect()
+    assert (after.jobs, outer.jobs) == (1, 4)
+
+
 def test_two_steps_side_by_side_in_two_threads_are_told_apart(spark):
     seen = {}
 

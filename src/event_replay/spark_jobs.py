@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import reduce
@@ -26,6 +27,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 _serial = itertools.count(1)
+_open = threading.local()  # per thread, the counts open around the current step (innermost last)
 
 
 @dataclass
@@ -46,17 +48,25 @@ def _listeners_caught_up(sc) -> None:
 
 @contextmanager
 def counted(spark: SparkSession, step: str) -> Iterator[JobCount]:
+    """Counts nest: a step counted inside another (the calibration inside `replay compare`, itself inside a
+    benchmark's step) is part of the outer count too."""
     sc = spark.sparkContext
     group = f"event-replay-{step}-{next(_serial)}"  # unique: a second run of a step in one session starts at 0
     count = JobCount(step)
+    outer = (sc.getLocalProperty("spark.jobGroup.id"), sc.getLocalProperty("spark.job.description"))
+    enclosing = _open.__dict__.setdefault("counts", [])
+    enclosing.append(count)
     sc.setJobGroup(group, step)
     try:
         yield count
     finally:
         _listeners_caught_up(sc)
-        count.jobs = len(sc.statusTracker().getJobIdsForGroup(group))
-        sc.setLocalProperty("spark.jobGroup.id", None)  # type: ignore[arg-type]
-        sc.setLocalProperty("spark.job.description", None)  # type: ignore[arg-type]
+        enclosing.pop()
+        count.jobs += len(sc.statusTracker().getJobIdsForGroup(group))
+        if enclosing:
+            enclosing[-1].jobs += count.jobs
+        sc.setLocalProperty("spark.jobGroup.id", outer[0])  # type: ignore[arg-type]
+        sc.setLocalProperty("spark.job.description", outer[1])  # type: ignore[arg-type]
 
 
 def _as_text(field: T.StructField):
