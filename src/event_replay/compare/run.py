@@ -30,6 +30,7 @@ from .output import write_compare
 from .replay_side import Scope, read_replay
 from .rules import DEFAULT_TOLERANCE, rules_for
 from .summary import diagnosis, differs
+from ..spark_jobs import one_job_plans
 
 DEFAULT_MIN_AGREEMENT = 100.0
 
@@ -64,28 +65,30 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
         phases[name] = round(now - mark[0], 3)
         mark[0] = now
 
-    replay = read_replay(spark, cfg, options.scope)
-    live = read_live(spark, spec, cfg, replay.types)
-    phase("read and check")
-    rules = rules_for(cfg.aggregations, replay.types, live.aggregates, options.summation_order,
-                      options.float_tolerance)
-    matched = match_windows(replay.firings, live.firings, rules, live.has, spec.keeps_updates)
-    windows = classify_windows(matched, live.aggregates, options.scope, spec.keeps_updates).localCheckpoint(eager=True)
-    late = None
-    if live.late is not None:
-        late = classify_late(match_late(replay.late, live.late, live.late_identity), options.scope) \
+    with one_job_plans(spark):  # the comparison's queries: a Spark job each, no broadcast or adaptive stage jobs
+        replay = read_replay(spark, cfg, options.scope)
+        live = read_live(spark, spec, cfg, replay.types)
+        phase("read and check")
+        rules = rules_for(cfg.aggregations, replay.types, live.aggregates, options.summation_order,
+                          options.float_tolerance)
+        matched = match_windows(replay.firings, live.firings, rules, live.has, spec.keeps_updates)
+        windows = classify_windows(matched, live.aggregates, options.scope, spec.keeps_updates) \
             .localCheckpoint(eager=True)
-    phase("match and classify")
-    per_partition = partition_counts(windows, late)
-    for r in per_partition:
-        r["min_agreement_pct"] = options.min_agreement_pct
-    tot = totals(per_partition)
-    explained = explain(spark, cfg, windows, replay.late, replay.watermarks,
-                        late if late is not None else None, live.aggregates, live.has, use_source=options.use_source)
-    phase("explain")
-    causes = _causes(spark, cfg, windows, explained, live, replay.watermarks, late, options)
-    hints = with_causes(causes, explained.hints)
-    phase("diagnose")
+        late = None
+        if live.late is not None:
+            late = classify_late(match_late(replay.late, live.late, live.late_identity), options.scope) \
+                .localCheckpoint(eager=True)
+        phase("match and classify")
+        per_partition = partition_counts(windows, late)
+        for r in per_partition:
+            r["min_agreement_pct"] = options.min_agreement_pct
+        tot = totals(per_partition)
+        explained = explain(spark, cfg, windows, replay.late, replay.watermarks, late, live.aggregates, live.has,
+                            use_source=options.use_source)
+        phase("explain")
+        causes = _causes(spark, cfg, windows, explained, live, replay.watermarks, late, options)
+        hints = with_causes(causes, explained.hints)
+        phase("diagnose")
     found = None
     if options.rank_settings and differs({"totals": tot}):  # nothing to confirm when everything agrees
         found = search(scoped_config(cfg, options.scope), causes, options.rank_settings, options.known_settings,
@@ -102,13 +105,15 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
         "summation_order": options.summation_order, "min_agreement_pct": options.min_agreement_pct,
         "totals": tot, "partitions": per_partition, "hints": hints,
         "config": _config_line(cfg), "search": _search_rows(found), "seconds": round(seconds, 3),
-        "rows": _row_accounting(spark, cfg),
+        "rows": None,  # below, with the files (one plan block)
     }
     summary["diagnosis"] = diagnosis(summary)  # what every view of the comparison leads with
     out_dir = options.out_dir or default_out_dir(cfg)
     summary["out_dir"] = out_dir
     summary["phases_s"] = phases
-    summary = write_compare(out_dir, summary, windows, explained.windows, late, live.aggregates)
+    with one_job_plans(spark):
+        summary["rows"] = _row_accounting(spark, cfg)
+        summary = write_compare(out_dir, summary, windows, explained.windows, late, live.aggregates)
     phase("write")
     summary["seconds_total"] = round(time.monotonic() - t0, 3)
     return summary
