@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
 from pyspark.sql import DataFrame
@@ -23,6 +23,7 @@ from pyspark.sql import functions as F
 
 from ..layout import COMPARE_PARTITIONS_FILE, COMPARE_SUMMARY_FILE
 from ..local_folder import replace_folder, write_one_file
+from ..spark_jobs import first_rows, gather
 from .classify import CLASSES
 from .wording import fmt_ms
 from .live import CompareInputError
@@ -72,15 +73,28 @@ def _readable(df: DataFrame) -> DataFrame:
                      *times)
 
 
-def _sample(df: DataFrame, n: int) -> list[dict[str, Any]]:
-    order = F.create_map(*[x for c, i in _CLASS_ORDER.items() for x in (F.lit(c), F.lit(i))])
-    rows = df.orderBy(order[F.col("class")], "partition", "window_end", "key").limit(n).collect()
-    return [{k: (v if isinstance(v, (int, float, str, bool)) or v is None else str(v)) for k, v in r.asDict().items()}
+def _first(df: DataFrame, order: list[str], n: int) -> DataFrame:
+    """The first n rows by `order` (spark_jobs.first_rows: no global sort, gathered with the other samples)."""
+    return first_rows(df, order, n)
+
+
+def _plain(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: (v if isinstance(v, (int, float, str, bool)) or v is None else str(v)) for k, v in r.items()}
             for r in rows]
 
 
+def _one_file_sorted(df: DataFrame, order: list[str]) -> DataFrame:
+    """One partition sorted in it: the file a global sort then coalesce(1) writes, without the sort's sampling
+    job."""
+    return df.coalesce(1).sortWithinPartitions(*order)
+
+
 def write_compare(out_dir: str, summary: dict[str, Any], windows: DataFrame, explained: DataFrame,
-                  late: DataFrame | None, aggs: Sequence[str]) -> dict[str, Any]:
+                  late: DataFrame | None, aggs: Sequence[str],
+                  figures: Mapping[str, tuple[DataFrame, Callable[[list[dict[str, Any]]], Any]]] | None = None
+                  ) -> dict[str, Any]:
+    """`figures`: summary fields from small frames, {field: (frame, its rows -> the value)}, collected in the
+    samples' Spark job."""
 
     if "://" in out_dir:
         raise CompareInputError("--out", f"{out_dir}: compare/ is written on a local filesystem")
@@ -91,20 +105,29 @@ def write_compare(out_dir: str, summary: dict[str, Any], windows: DataFrame, exp
         table.orderBy("partition", "window_end_ms", "key", "window_start_ms").coalesce(4) \
             .write.parquet(str(staging / "windows"))
         diff = _readable(table.where((F.col("class") != "equal") | F.col("timing").isNotNull()))
-        diff = diff.orderBy("partition", "window_end", "key", "window_start")
-        write_one_file(diff, staging / "differences.csv")
+        write_one_file(_one_file_sorted(diff, ["partition", "window_end", "key", "window_start"]),
+                       staging / "differences.csv")
         summary["files"] = {"windows": "windows/", "differences": "differences.csv", "partitions": "partitions.csv"}
-        summary["differences_sample"] = _sample(diff, SAMPLE_DIFFERENCES)
-        summary["classes"] = list(CLASSES)
+        order = F.create_map(*[x for c, i in _CLASS_ORDER.items() for x in (F.lit(c), F.lit(i))])
+        samples = {"differences": _first(diff.withColumn("_class_order", order[F.col("class")]),
+                                         ["_class_order", "partition", "window_end", "key", "window_start"],
+                                         SAMPLE_DIFFERENCES).drop("_class_order")}
         if late is not None:
             one_side = late.where(F.col("class") != "matched").select(
                 "partition", "class", "key", "split", "offset", fmt_ms(F.col("time_ms")).alias("time"),
                 fmt_ms(F.col("arrival_ms")).alias("arrival"), fmt_ms(F.col("late_watermark_ms")).alias(
                     "replay_late_watermark"), "in_replay_n", "in_live_n", "live_duplicates")
-            write_one_file(one_side.orderBy("partition", "time", "key"), staging / "late_rows.csv")
+            write_one_file(_one_file_sorted(one_side, ["partition", "time", "key", "split", "offset"]),
+                           staging / "late_rows.csv")
             summary["files"]["late_rows"] = "late_rows.csv"
-            summary["late_sample"] = [r.asDict() for r in one_side.orderBy("partition", "time", "key")
-                                      .limit(SAMPLE_LATE).collect()]
+            samples["late"] = _first(one_side, ["partition", "time", "key", "split", "offset"], SAMPLE_LATE)
+        found = gather({**samples, **{f"figure:{k}": frame for k, (frame, _) in (figures or {}).items()}})
+        summary["differences_sample"] = _plain(found["differences"])
+        summary["classes"] = list(CLASSES)
+        if late is not None:
+            summary["late_sample"] = found["late"]
+        for k, (_, value) in (figures or {}).items():
+            summary[k] = value(found[f"figure:{k}"])
         parts = pd.DataFrame(summary["partitions"])
         parts.to_csv(staging / "partitions.csv", index=False)
         parts.to_parquet(staging / COMPARE_PARTITIONS_FILE, index=False)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 
 from .. import engine
 from ..layout import COMPARE_FOLDER
@@ -112,8 +113,8 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
     summary["out_dir"] = out_dir
     summary["phases_s"] = phases
     with one_job_plans(spark):
-        summary["rows"] = _row_accounting(spark, cfg)
-        summary = write_compare(out_dir, summary, windows, explained.windows, late, live.aggregates)
+        summary = write_compare(out_dir, summary, windows, explained.windows, late, live.aggregates,
+                                figures={"rows": _row_accounting(spark, cfg)})
     phase("write")
     summary["seconds_total"] = round(time.monotonic() - t0, 3)
     return summary
@@ -144,13 +145,19 @@ def _live_info(spec: LiveSpec, live) -> dict[str, Any]:
 _ROW_COUNTS = ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows", "skipped_rows", "filtered_rows")
 
 
-def _row_accounting(spark: SparkSession, cfg: JobConfig) -> dict[str, int]:
+def _row_accounting(spark: SparkSession, cfg: JobConfig):
     """The replay's rows, as its counts/ dataset has them: read = in windows + late + quarantined + skipped +
-    filtered (a counts/ written before filters existed has no filtered_rows: 0)."""
+    filtered (a counts/ written before filters existed has no filtered_rows: 0). (The sums' frame, the figures
+    from its row.)"""
     counts = read_outputs(spark, cfg.output.path)["counts"]
     names = [c for c in _ROW_COUNTS if c in counts.columns]
-    sums = counts.groupBy().sum(*names).first() if names else None
-    return {c: int((sums[f"sum({c})"] or 0) if sums is not None and c in names else 0) for c in _ROW_COUNTS}
+    sums = counts.agg(*[F.sum(c).alias(c) for c in names]) if names else spark.range(1).select(F.lit(0).alias("none"))
+
+    def figures(rows: list[dict[str, Any]]) -> dict[str, int]:
+        r = rows[0] if rows else {}
+        return {c: int(r.get(c) or 0) for c in _ROW_COUNTS}
+
+    return sums, figures
 
 
 def _config_line(cfg: JobConfig) -> dict[str, str]:
