@@ -31,12 +31,15 @@ class Explained:
 
 def explain(spark: SparkSession, cfg: JobConfig, classified: DataFrame, replay_late: DataFrame,
             watermarks: DataFrame, late_match: DataFrame | None, aggs: Sequence[str], has: frozenset[str],
-            use_source: bool = True) -> Explained:
+            use_source: bool = True, to_explain: int | None = None) -> Explained:
+    """`to_explain`: how many windows are not plainly equal when the caller knows it (the totals' differing,
+    duplicate and other_watermark), else a Spark job asks."""
 
     cnt = count_star_column(cfg)
     cnt = cnt if cnt in aggs else None
-    diff = classified.where((F.col("class") != "equal") | F.col("timing").isNotNull()).localCheckpoint(eager=True)
-    if diff.isEmpty():
+    # a filter of the classified windows (checkpointed): recomputed by each join, cheaper than a job of its own
+    diff = classified.where((F.col("class") != "equal") | F.col("timing").isNotNull())
+    if (diff.isEmpty() if to_explain is None else not to_explain):
         return Explained(windows=diff.withColumn("explanation", F.lit(None).cast("string")), hints=[], count_agg=cnt)
     ev = _with_late(diff, replay_late, late_match, cfg)
     fired = fired_by(watermarks, diff)
@@ -66,6 +69,4 @@ def _source_rows(spark: SparkSession, cfg: JobConfig, ev: DataFrame) -> DataFram
     """Rows per split in the source of the windows whose rows the live output lacks (fewer, or none)."""
     needing = ev.where((F.col("class") == "replay_only")
                        | ((F.col("class") == "value_differs") & (F.col("count_delta") < 0)))
-    if needing.isEmpty():
-        return None
     return source_evidence(spark, cfg, needing.select(*WINDOW_ID))

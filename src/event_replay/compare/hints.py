@@ -12,7 +12,8 @@ from pyspark.sql import functions as F
 from ..attribution import ALL_IDLE
 from ..semantics.config import JobConfig
 from .changed_aggregate import changed_aggregate_aggs, changed_aggregate_hints
-from .split_read import missing_split_hint
+from ..spark_jobs import gather
+from .split_read import missing_split_hint, missing_split_stats
 from .wording import fmt_duration, n_or_0, plural, utc
 
 
@@ -42,15 +43,22 @@ def hints(ev: DataFrame, cfg: JobConfig, aggs: Sequence[str], cnt: str | None, h
                 F.sum(((cls == "live_only") & (F.col("replay_late_n") == 0)).cast("long")).alias("live_only_unread")]
     if cnt is not None:
         agg_cols += changed_aggregate_aggs(aggs, cnt)
-    r = ev.agg(*agg_cols).first()
+    frames = {"figures": ev.agg(*agg_cols)}
+    if late_match is not None:
+        frames["late"] = late_match.agg(F.sum("replay_only").alias("ro"), F.sum("live_only").alias("lo"),
+                                        F.sum("matched").alias("m"))
+    split_rows = cnt is not None and "source_rows_by_split" in ev.columns
+    if split_rows:
+        frames["splits"] = missing_split_stats(ev)
+    found = gather(frames)  # every figure in one Spark job
+    r = found["figures"][0]
     if r["dups"]:
         out.append({"kind": "duplicates", "windows": int(r["dups"]), "text": (
             f"{r['dups']} windows are in the live output more than once ({r['dup_copies']} extra copies of "
             f"identical firings), window ends {utc(r['dup_lo'])} to {utc(r['dup_hi'])}: an at-least-once sink "
             "re-emitted that span, e.g. after a restart from a checkpoint. Reported as duplicates, not differences.")})
     if late_match is not None:
-        lt = late_match.agg(F.sum("replay_only").alias("ro"), F.sum("live_only").alias("lo"),
-                            F.sum("matched").alias("m")).first()
+        lt = found["late"][0]
         ro, lo = int(lt["ro"] or 0), int(lt["lo"] or 0)
     else:
         ro, lo = int(r["lro"] or 0), int(r["llo"] or 0)
@@ -89,8 +97,8 @@ def hints(ev: DataFrame, cfg: JobConfig, aggs: Sequence[str], cnt: str | None, h
             f"(idle timeout {fmt_duration(wm.idle_timeout_ms)}): the idle timeout decides them. The replay detects "
             "idleness on the arrival-time clock, the live job on its wall clock; a different idle timeout in "
             "production is the first suspect (`replay tune --against-live --idle-timeout ...`).")})
-    if cnt is not None and "source_rows_by_split" in ev.columns:
-        split_hint = missing_split_hint(ev)
+    if split_rows:
+        split_hint = missing_split_hint(found["splits"])
         if split_hint:
             out.append(split_hint)
     if cnt is not None:

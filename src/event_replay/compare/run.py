@@ -85,7 +85,8 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
             r["min_agreement_pct"] = options.min_agreement_pct
         tot = totals(per_partition)
         explained = explain(spark, cfg, windows, replay.late, replay.watermarks, late, live.aggregates, live.has,
-                            use_source=options.use_source)
+                            use_source=options.use_source,
+                            to_explain=tot["differing"] + tot["duplicate"] + tot["other_watermark"])
         phase("explain")
         causes = _causes(spark, cfg, windows, explained, live, replay.watermarks, late, options)
         hints = with_causes(causes, explained.hints)
