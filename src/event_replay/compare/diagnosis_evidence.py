@@ -3,7 +3,8 @@ of them, equal ones too: their fire watermarks are evidence), the explained ones
 watermarks and the late rows matched. A handful of small aggregates reach the driver, in one Spark job."""
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Mapping
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -66,6 +67,20 @@ def gather(spark: SparkSession, cfg: JobConfig, windows: DataFrame, ev: DataFram
            use_source: bool = True) -> Evidence:
     """`ev`: the explained windows (None when every window agrees); `hints`: hints.py's (a split never read).
     Every figure in one Spark job (spark_jobs.gather)."""
+    frames = evidence_frames(spark, cfg, windows, ev, live, watermarks, late, has, use_source)
+    return evidence_from(gather_frames(frames.frames), frames, hints)
+
+
+@dataclass
+class EvidenceFrames:
+    frames: dict[str, DataFrame]  # small frames, to gather (with others) in one Spark job
+    firsts: DataFrame | None  # the windows both fired, with their first fire watermarks (with live fire watermarks)
+
+
+def evidence_frames(spark: SparkSession, cfg: JobConfig, windows: DataFrame, ev: DataFrame | None, live: DataFrame,
+                    watermarks: DataFrame, late: DataFrame | None, has: frozenset[str], use_source: bool = True
+                    ) -> EvidenceFrames:
+    """The figures of gather, not yet collected."""
     frames = {"refired": _refired(windows)}
     for name, frame in (("late", _late(late, ev, cfg)), ("differing", _differing(ev))):
         if frame is not None:
@@ -79,8 +94,13 @@ def gather(spark: SparkSession, cfg: JobConfig, windows: DataFrame, ev: DataFram
         per_window = silence_at_firing(spark, cfg, fired_by(watermarks, other)) if use_source else None
         if per_window is not None:
             frames["silences"] = summary_frame(per_window)
-    found = gather_frames(frames)
-    shift = shift_from(found, firsts) if firsts is not None else None
+    return EvidenceFrames(frames, firsts)
+
+
+def evidence_from(found: Mapping[str, list[dict[str, Any]]], frames: EvidenceFrames, hints: list[dict[str, Any]]
+                  ) -> Evidence:
+    """The Evidence from the gathered rows of evidence_frames."""
+    shift = shift_from(found, frames.firsts) if frames.firsts is not None else None
     acc = found["late"][0]["acc"] if found.get("late") else None
     split = next((h.get("split") for h in hints if h["kind"] == "split_not_read"), None)
     return Evidence(shift=shift, silences=silences_from(found["silences"]) if "silences" in found else None,

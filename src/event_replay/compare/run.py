@@ -22,16 +22,16 @@ from ..semantics.config import JobConfig
 from ..semantics.durations import format_duration
 from .classify import classify_late, classify_windows, partition_counts, totals
 from .diagnosis import diagnose, with_causes
-from .diagnosis_evidence import gather
+from .diagnosis_evidence import evidence_frames, evidence_from
 from .explain import explain
 from .settings_search import Ranker, scoped_config, search, with_search
 from .live import LiveSpec, read_live
 from .matching import match_late, match_windows
-from .output import write_compare
+from .output import sample_frames, write_compare
 from .replay_side import Scope, read_replay
 from .rules import DEFAULT_TOLERANCE, rules_for
 from .summary import diagnosis, differs
-from ..spark_jobs import one_job_plans
+from ..spark_jobs import gather, one_job_plans
 
 DEFAULT_MIN_AGREEMENT = 100.0
 
@@ -86,9 +86,10 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
         tot = totals(per_partition)
         explained = explain(spark, cfg, windows, replay.late, replay.watermarks, late, live.aggregates, live.has,
                             use_source=options.use_source,
-                            to_explain=tot["differing"] + tot["duplicate"] + tot["other_watermark"])
+                            to_explain=tot["differing"] + tot["duplicate"] + tot["other_watermark"], defer_hints=True)
         phase("explain")
-        causes = _causes(spark, cfg, windows, explained, live, replay.watermarks, late, options)
+        explained, causes, samples, row_counts = _figures(spark, cfg, windows, explained, live, replay.watermarks,
+                                                          late, options)
         hints = with_causes(causes, explained.hints)
         phase("diagnose")
     found = None
@@ -107,27 +108,37 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
         "summation_order": options.summation_order, "min_agreement_pct": options.min_agreement_pct,
         "totals": tot, "partitions": per_partition, "hints": hints,
         "config": _config_line(cfg), "search": _search_rows(found), "seconds": round(seconds, 3),
-        "rows": None,  # below, with the files (one plan block)
+        "rows": row_counts,
     }
     summary["diagnosis"] = diagnosis(summary)  # what every view of the comparison leads with
     out_dir = options.out_dir or default_out_dir(cfg)
     summary["out_dir"] = out_dir
     summary["phases_s"] = phases
     with one_job_plans(spark):
-        summary = write_compare(out_dir, summary, windows, explained.windows, late, live.aggregates,
-                                figures={"rows": _row_accounting(spark, cfg)})
+        summary = write_compare(out_dir, summary, windows, explained.windows, late, live.aggregates, samples)
     phase("write")
     summary["seconds_total"] = round(time.monotonic() - t0, 3)
     return summary
 
 
-def _causes(spark: SparkSession, cfg: JobConfig, windows, explained, live, watermarks, late,
-            options: CompareOptions) -> list[dict[str, Any]]:
-    """The settings that differ, the most certain first (diagnosis.py)."""
+def _figures(spark: SparkSession, cfg: JobConfig, windows, explained, live, watermarks, late,
+             options: CompareOptions):
+    """Every small figure of the comparison in one Spark job (spark_jobs.gather): the hints' (explained with
+    deferred hints), the cause tests' evidence, summary.json's samples and the replay's row counts. Returns the
+    explained windows with their hints, the settings that differ (diagnosis.py, the most certain first), the
+    samples' rows and the row accounting."""
     ev = explained.windows if "held_by" in explained.windows.columns else None  # None: nothing to explain
-    evidence = gather(spark, cfg, windows, ev, live.firings, watermarks, late, live.has, explained.hints,
-                      use_source=options.use_source)
-    return diagnose(evidence, cfg)
+    evidence = evidence_frames(spark, cfg, windows, ev, live.firings, watermarks, late, live.has,
+                               use_source=options.use_source)
+    rows_frame, row_figures = _row_accounting(spark, cfg)
+    parts = {"hint": explained.hint_frames, "evidence": evidence.frames,
+             "sample": sample_frames(windows, explained.windows, late, live.aggregates), "rows": {"sums": rows_frame}}
+    found = gather({f"{part}/{name}": frame for part, frames in parts.items() for name, frame in frames.items()})
+    of = {part: {name.split("/", 1)[1]: rows for name, rows in found.items() if name.startswith(part + "/")}
+          for part in parts}
+    explained = explained.with_hints(of["hint"], cfg, live.aggregates)
+    causes = diagnose(evidence_from(of["evidence"], evidence, explained.hints), cfg)
+    return explained, causes, of["sample"], row_figures(of["rows"]["sums"])
 
 
 def _search_rows(found: dict[str, Any] | None) -> list[dict[str, Any]] | None:
