@@ -172,17 +172,15 @@ def test_a_split_never_read_is_named_first(spark, world):
 
 def test_a_longer_emission_interval_is_named_with_the_idle_timeout(spark, world):
     """A live interval of 1 s fires windows later at the replay's own split values, as a longer idle timeout does,
-    and on this log an idle timeout agrees fully (the same firings): the first hint names both and says so. On a
-    log where no idle timeout agrees, the interval leads alone (settings_search._interval_decided)."""
+    and on this log an idle timeout agrees fully (the same firings): the outputs cannot separate the two causes,
+    so the first hint says so and names both. On a log where no idle timeout agrees, the interval leads alone
+    (the next test)."""
     s = _compare(spark, world, "emission_interval", search=True)
     assert s["totals"]["differing"] > 0, s["totals"]
     first = s["hints"][0]
-    assert "emission interval" in first["text"], first
-    if first["kind"] == "search":
-        assert (first["setting"], first["also"]) == ("idle_timeout", "emission_interval"), first
-        assert "cannot tell these two apart" in first["text"], first
-    else:
-        assert first["setting"] == "emission_interval", first
+    assert (first["kind"], first["confidence"]) == ("search", "confirmed"), s["hints"]
+    assert (first["setting"], first["also"]) == ("idle_timeout", "emission_interval"), first
+    assert "emission interval" in first["text"] and "cannot tell these two apart" in first["text"], first
     idle = next(h for h in s["hints"] if h.get("setting") == "idle_timeout" and h["kind"] == "cause")
     assert "emission interval" in idle["text"] and "Evidence: " in idle["text"] and idle["confidence"] != "high"
     assert not [h for h in s["hints"] if h["kind"] == "split_not_read"], s["hints"]
