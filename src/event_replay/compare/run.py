@@ -4,7 +4,7 @@
 returns the summary (also written as compare/summary.json): the hints lead with the settings that differ
 (diagnosis.py), confirmed by replays one setting at a time with `rank_settings` (settings_search.py).
 Calibration (`replay tune --against-live`) uses the same matching without explanations (calibrate.py).
-Its own Spark jobs are a fixed few, whatever the number of windows to explain (14 on the demo, was 44): each query
+Its own Spark jobs are a fixed few, whatever the number of windows to explain (15 on the demo, was 44): each query
 planned as one job (spark_jobs.one_job_plans), every small figure (hints, cause evidence, samples, row counts)
 gathered in one job (`_figures`); the settings search's replays are tuning's, planned as a replay is.
 """
