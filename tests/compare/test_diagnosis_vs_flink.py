@@ -10,12 +10,14 @@ the cause with its evidence, certain; no split is said never read.
 Two more causes, cheap: the SQL flavour (watermark max - d, not max - d - 1), which the outputs cannot tell from an
 out-of-orderness 1 ms smaller, so both are named; and a split the live job really never read, named first.
 Then the causes that are not a setting the search can replay: a longer emission interval (1 s: named with the idle
-timeout, which leaves the same trace, until the search finds no idle timeout that agrees), a side input holding the
+timeout, which leaves the same trace on this log, where an idle timeout agrees fully; named first, alone, on a
+steady log where idleness never comes into play and no idle timeout agrees: STEADY), a side input holding the
 live watermark (the replay counts p3 at +inf), duplicates from an at-least-once sink, and another aggregate
 (`total` is count(value) in the live job). And every view of one comparison shows the same diagnosis.
 """
 from __future__ import annotations
 
+import random
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,12 +26,32 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from live_cases import SINK_COLUMNS, production_log, write_log, write_sink  # noqa: E402
+from event_replay.semantics.model import LogRow  # noqa: E402
+from live_cases import BASE, H, SINK_COLUMNS, production_log, write_log, write_sink  # noqa: E402
 
 pytestmark = [pytest.mark.flink, pytest.mark.spark]
 
 ROWS = tuple(production_log(seed=47, hours=0.15))
 SPLITS = ["p0", "p1", "p2", "p3"]
+
+
+def steady_log(seed: int = 47, seconds: int = 90) -> list[LogRow]:
+    """Four splits, a row every 100-600 ms each, never silent for long: no split goes idle at the idle timeout of
+    1.5 s, whatever the emission interval (Flink checks idleness at each tick)."""
+    rng = random.Random(seed)
+    start = BASE + H
+    rows = []
+    for split in SPLITS:
+        t, offset = start + rng.randint(0, 99), 0
+        while t < start + seconds * 1000:
+            delay = int(rng.expovariate(1 / 300))
+            rows.append(LogRow(split, offset, t, t - delay, f"k{rng.randrange(4)}", {"value": rng.randint(1, 100)}))
+            offset += 1
+            t += rng.randint(100, 600)
+    return rows
+
+
+STEADY = tuple(steady_log())
 # name: (the live job's one change, section -> keys; the log it read)
 LIVE = {
     "idle_timeout": ({"watermark": {"idle_timeout": "6s"}}, ROWS),
@@ -38,6 +60,7 @@ LIVE = {
     "sql_flavour": ({"watermark": {"strategy": "sql"}}, ROWS),
     "split_never_read": ({"source": {"splits": ["p0", "p1", "p3"]}}, tuple(r for r in ROWS if r.split != "p2")),
     "emission_interval": ({"watermark": {"interval": "1s"}}, ROWS),
+    "emission_interval_alone": ({"watermark": {"interval": "1s"}}, STEADY),  # replayed from its own log
     "side_input": ({}, ROWS),  # the live job waits for p3; the replay's config counts it at +inf (SIDE_INPUT)
     "duplicates": ({}, ROWS),  # its sink writes a span of firings twice (write_sink's reemit)
     "changed_aggregate": ({"aggregations": {"total": "count(value)"}}, ROWS),
@@ -69,12 +92,15 @@ def world(tmp_path_factory, spark):
     write_log(ROWS, root / "log")
     cfg = parse_config(_raw(str(root / "log"), str(root / "out")))
     side_cfg = parse_config(_raw(str(root / "log"), str(root / "out_side"), **SIDE_INPUT))
-    run_replay(spark, cfg)
-    run_replay(spark, side_cfg)
+    write_log(STEADY, root / "steady_log")
+    steady_cfg = parse_config(_raw(str(root / "steady_log"), str(root / "out_steady")))
+    for c in (cfg, side_cfg, steady_cfg):
+        run_replay(spark, c)
     results = run_flink([(list(rows), parse_config(_raw(**change)), None) for change, rows in LIVE.values()])
     sinks = {name: write_sink(r, root / "live" / name, reemit=_middle(r) if name == "duplicates" else None)
              for name, r in zip(LIVE, results)}
-    return {"root": root, "cfg": cfg, "side_cfg": side_cfg, "sinks": sinks, "summaries": {}}
+    return {"root": root, "cfg": cfg, "side_cfg": side_cfg, "steady_cfg": steady_cfg, "sinks": sinks,
+            "summaries": {}}
 
 
 def _middle(result) -> tuple[int, int]:
@@ -95,7 +121,7 @@ def _compare(spark, world, name: str, search: bool) -> dict:
     # a run folder's compare/ (as the DAG's compare task writes it), so that the runs page finds it too
     options = CompareOptions(out_dir=str(world["root"] / "runs" / f"{name}-{search}" / "compare"),
                              rank_settings=_rank_settings(spec) if search else None)
-    cfg = world["side_cfg"] if name == "side_input" else world["cfg"]
+    cfg = {"side_input": world["side_cfg"], "emission_interval_alone": world["steady_cfg"]}.get(name, world["cfg"])
     world["summaries"][name, search] = compare(spark, cfg, spec, options)
     return world["summaries"][name, search]
 
@@ -146,20 +172,37 @@ def test_a_split_never_read_is_named_first(spark, world):
 
 def test_a_longer_emission_interval_is_named_with_the_idle_timeout(spark, world):
     """A live interval of 1 s fires windows later at the replay's own split values, as a longer idle timeout does,
-    and on this log an idle timeout agrees fully (the same firings): the first hint names both and says so. On a
-    log where no idle timeout agrees, the interval leads alone (settings_search._interval_decided)."""
+    and on this log an idle timeout agrees fully (the same firings): the outputs cannot separate the two causes,
+    so the first hint says so and names both. On a log where no idle timeout agrees, the interval leads alone
+    (the next test)."""
     s = _compare(spark, world, "emission_interval", search=True)
     assert s["totals"]["differing"] > 0, s["totals"]
     first = s["hints"][0]
-    assert "emission interval" in first["text"], first
-    if first["kind"] == "search":
-        assert (first["setting"], first["also"]) == ("idle_timeout", "emission_interval"), first
-        assert "cannot tell these two apart" in first["text"], first
-    else:
-        assert first["setting"] == "emission_interval", first
+    assert (first["kind"], first["confidence"]) == ("search", "confirmed"), s["hints"]
+    assert (first["setting"], first["also"]) == ("idle_timeout", "emission_interval"), first
+    assert "emission interval" in first["text"] and "cannot tell these two apart" in first["text"], first
     idle = next(h for h in s["hints"] if h.get("setting") == "idle_timeout" and h["kind"] == "cause")
     assert "emission interval" in idle["text"] and "Evidence: " in idle["text"] and idle["confidence"] != "high"
     assert not [h for h in s["hints"] if h["kind"] == "split_not_read"], s["hints"]
+
+
+def test_a_longer_emission_interval_alone_is_named_first(spark, world):
+    """On a steady log idleness never comes into play: a live interval of 1 s fires windows at later ticks, at the
+    replay's own split watermarks, and no idle timeout the search replays agrees. The interval leads, with the
+    search's figures as its evidence; the idle timeout's cause follows, naming the interval too."""
+    s = _compare(spark, world, "emission_interval_alone", search=True)
+    assert s["totals"]["differing"] > 0, s["totals"]
+    first = s["hints"][0]
+    assert (first["kind"], first["setting"], first["confidence"]) == ("cause", "emission_interval", "medium"), \
+        s["hints"]
+    assert first["text"].startswith("The watermark emission interval differs"), first["text"]
+    assert "no idle timeout makes the replay agree" in first["evidence"] and "Evidence: " in first["text"], first
+    tried = [r for r in s["search"] if r["setting"] == "idle_timeout"]
+    assert tried and all(r["live_agreement_pct"] < 100 for r in tried), s["search"]
+    idle = next(h for h in s["hints"] if h.get("setting") == "idle_timeout" and h["kind"] == "cause")
+    assert "emission interval" in idle["text"] and "cannot tell these two apart" in idle["text"], idle
+    assert not [h for h in s["hints"] if h["kind"] == "split_not_read"], s["hints"]
+    assert s["diagnosis"]["headline"].startswith("The watermark emission interval differs"), s["diagnosis"]
 
 
 def test_a_side_input_holding_the_live_watermark_is_named(spark, world):

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from compare_frames import S, T0, cfg
-from event_replay.compare.split_read import missing_split_hint, read_source, source_evidence, with_missing_split
+from event_replay.compare.split_read import (missing_split_hint, missing_split_stats, read_source, source_evidence,
+                                            with_missing_split)
 
 pytestmark = pytest.mark.spark
 
@@ -63,8 +64,10 @@ def test_source_rows_per_window_and_the_missing_split(spark, src_cfg):
 
 
 def _hint_ev(spark, rows):
-    return spark.createDataFrame(rows, "id int, source_rows_by_split map<string,bigint>, missing_split string, "
-                                       "late_live_only_n long")
+    """The hint from the stats of these windows (as hints.py gathers them)."""
+    ev = spark.createDataFrame(rows, "id int, source_rows_by_split map<string,bigint>, missing_split string, "
+                                     "late_live_only_n long")
+    return [r.asDict() for r in missing_split_stats(ev).collect()]
 
 
 def test_hint_names_a_split_explaining_every_window_it_has_rows_in(spark):

@@ -23,6 +23,7 @@ from typing import Sequence
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from ..spark_jobs import gather
 from .replay_side import Scope, time_label
 
 CLASSES = ("equal", "duplicate", "value_differs", "replay_only", "live_only")
@@ -69,18 +70,19 @@ def partition_counts(windows: DataFrame, late: DataFrame | None) -> list[dict]:
         F.sum((F.col("timing") == "other_watermark").cast("long")).alias("other_watermark"),
         F.sum("firings_compared").alias("firings_compared"), F.sum("firings_equal").alias("firings_equal"),
         F.sum("replay_firings").alias("replay_firings"), F.sum("live_versions").alias("live_firings"))
-    per = {r["partition"]: {k: (v if k == "partition" else int(v or 0)) for k, v in r.asDict().items()}
-           for r in counts.collect()}
+    frames = {"windows": counts}
     if late is not None:
-        lc = late.groupBy("partition").agg(F.sum("matched").alias("late_matched"),
-                                           F.sum("replay_only").alias("late_replay_only"),
-                                           F.sum("live_only").alias("late_live_only"),
-                                           F.sum("live_duplicates").alias("late_live_duplicates"))
-        for r in lc.collect():
-            row = per.setdefault(r["partition"], {"partition": r["partition"], "windows": 0,
-                                                  **{c: 0 for c in CLASSES}})
-            row.update({k: int(r[k] or 0) for k in ("late_matched", "late_replay_only", "late_live_only",
-                                                    "late_live_duplicates")})
+        frames["late"] = late.groupBy("partition").agg(F.sum("matched").alias("late_matched"),
+                                                       F.sum("replay_only").alias("late_replay_only"),
+                                                       F.sum("live_only").alias("late_live_only"),
+                                                       F.sum("live_duplicates").alias("late_live_duplicates"))
+    found = gather(frames)  # both in one Spark job
+    per = {r["partition"]: {k: (v if k == "partition" else int(v or 0)) for k, v in r.items()}
+           for r in found["windows"]}
+    for r in found.get("late", []):
+        row = per.setdefault(r["partition"], {"partition": r["partition"], "windows": 0, **{c: 0 for c in CLASSES}})
+        row.update({k: int(r[k] or 0) for k in ("late_matched", "late_replay_only", "late_live_only",
+                                                "late_live_duplicates")})
     rows = []
     for p in sorted(per, key=str):
         r = {"partition": p, **{c: 0 for c in CLASSES}, "windows": 0, **per[p]}

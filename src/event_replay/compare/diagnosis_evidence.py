@@ -1,9 +1,10 @@
 """Gathering what the cause tests of diagnosis.py read, in Spark, from one comparison: the classified windows (all
 of them, equal ones too: their fire watermarks are evidence), the explained ones, the live firings, the replay's
-watermarks and the late rows matched. A handful of small aggregates reach the driver."""
+watermarks and the late rows matched. A handful of small aggregates reach the driver, in one Spark job."""
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Mapping
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -13,29 +14,27 @@ from ..semantics.config import JobConfig
 from .classify import DIFFERENCES
 from .diagnosis import Evidence
 from .evidence import fired_by
-from .silences import silence_at_firing, summarise
-from .watermark_shift import ShiftFigures, shift_figures
+from ..spark_jobs import gather as gather_frames
+from .silences import silence_at_firing, silences_from, summary_frame
+from .watermark_shift import shift_frames, shift_from
 
 
-def _refired(windows: DataFrame) -> tuple[int, int]:
+def _refired(windows: DataFrame) -> DataFrame:
     both = F.col("in_replay") & F.col("in_live")
-    r = windows.agg(F.sum((both & (F.col("replay_firings") > F.col("live_versions"))).cast("long")).alias("rr"),
-                    F.sum((both & (F.col("replay_firings") < F.col("live_versions"))).cast("long")).alias("rl")
-                    ).first()
-    return int(r["rr"] or 0), int(r["rl"] or 0)
+    return windows.agg(F.sum((both & (F.col("replay_firings") > F.col("live_versions"))).cast("long")).alias("rr"),
+                       F.sum((both & (F.col("replay_firings") < F.col("live_versions"))).cast("long")).alias("rl"))
 
 
-def _late(late: DataFrame | None, ev: DataFrame | None, cfg: JobConfig) -> tuple[int, int, int | None]:
+def _late(late: DataFrame | None, ev: DataFrame | None, cfg: JobConfig) -> DataFrame | None:
     """Rows late on one side only: from the live late output matched (with the largest lateness of the rows late
-    in the replay only, one job), else what the windows' evidence says."""
+    in the replay only), else what the windows' evidence says; None: neither."""
     if late is not None:
-        r = late.agg(F.sum("replay_only").alias("ro"), F.sum("live_only").alias("lo"),
-                     _accepted_lateness(cfg).alias("acc")).first()
-        return int(r["ro"] or 0), int(r["lo"] or 0), (int(r["acc"]) if r["acc"] is not None else None)
+        return late.agg(F.sum("replay_only").alias("ro"), F.sum("live_only").alias("lo"),
+                        _accepted_lateness(cfg).alias("acc"))
     if ev is not None:
-        r = ev.agg(F.sum("late_replay_only_n").alias("ro"), F.sum("late_live_only_n").alias("lo")).first()
-        return int(r["ro"] or 0), int(r["lo"] or 0), None
-    return 0, 0, None
+        return ev.agg(F.sum("late_replay_only_n").alias("ro"), F.sum("late_live_only_n").alias("lo"),
+                      F.lit(None).cast("long").alias("acc"))
+    return None
 
 
 def _accepted_lateness(cfg: JobConfig):
@@ -51,33 +50,61 @@ def _accepted_lateness(cfg: JobConfig):
     return F.max(F.when(F.col("replay_only") > 0, F.col("late_watermark_ms") - (end - 1)))
 
 
-def _differing(ev: DataFrame | None) -> tuple[int, int]:
+def _differing(ev: DataFrame | None) -> DataFrame | None:
     if ev is None:
-        return 0, 0
+        return None
     diff = F.col("class").isin(*DIFFERENCES)
     near = diff & (F.col("idle_before").isNotNull() | (F.col("held_by") == ALL_IDLE))
-    r = ev.agg(F.sum(diff.cast("long")).alias("d"), F.sum(near.cast("long")).alias("n")).first()
-    return int(r["d"] or 0), int(r["n"] or 0)
+    return ev.agg(F.sum(diff.cast("long")).alias("d"), F.sum(near.cast("long")).alias("n"))
 
 
-def _silences(spark: SparkSession, cfg: JobConfig, shift: ShiftFigures, watermarks: DataFrame):
-    other = shift.other_first
-    if other.isEmpty():
-        return None
-    per_window = silence_at_firing(spark, cfg, fired_by(watermarks, other))
-    return summarise(per_window) if per_window is not None else None
+def _n(rows: list[dict[str, Any]] | None, name: str) -> int:
+    return int((rows[0][name] if rows else 0) or 0)
 
 
 def gather(spark: SparkSession, cfg: JobConfig, windows: DataFrame, ev: DataFrame | None, live: DataFrame,
            watermarks: DataFrame, late: DataFrame | None, has: frozenset[str], hints: list[dict[str, Any]],
            use_source: bool = True) -> Evidence:
-    """`ev`: the explained windows (None when every window agrees); `hints`: hints.py's (a split never read)."""
-    shift = shift_figures(windows, live, watermarks, cfg) if "fire_watermark" in has else None
-    silences = _silences(spark, cfg, shift, watermarks) if shift is not None and use_source else None
-    rr, rl = _refired(windows)
-    ro, lo, accepted = _late(late, ev, cfg)
-    differing, near = _differing(ev)
+    """`ev`: the explained windows (None when every window agrees); `hints`: hints.py's (a split never read).
+    Every figure in one Spark job (spark_jobs.gather)."""
+    frames = evidence_frames(spark, cfg, windows, ev, live, watermarks, late, has, use_source)
+    return evidence_from(gather_frames(frames.frames), frames, hints)
+
+
+@dataclass
+class EvidenceFrames:
+    frames: dict[str, DataFrame]  # small frames, to gather (with others) in one Spark job
+    firsts: DataFrame | None  # the windows both fired, with their first fire watermarks (with live fire watermarks)
+
+
+def evidence_frames(spark: SparkSession, cfg: JobConfig, windows: DataFrame, ev: DataFrame | None, live: DataFrame,
+                    watermarks: DataFrame, late: DataFrame | None, has: frozenset[str], use_source: bool = True
+                    ) -> EvidenceFrames:
+    """The figures of gather, not yet collected."""
+    frames = {"refired": _refired(windows)}
+    for name, frame in (("late", _late(late, ev, cfg)), ("differing", _differing(ev))):
+        if frame is not None:
+            frames[name] = frame
+    firsts = None
+    if "fire_watermark" in has:
+        shift, firsts = shift_frames(windows, live, watermarks, cfg)
+        frames.update(shift)
+        # the silences at the replay's firing of the windows first fired at another watermark (none: no rows)
+        other = firsts.where(F.col("replay_first_watermark_ms") != F.col("live_first_watermark_ms"))
+        per_window = silence_at_firing(spark, cfg, fired_by(watermarks, other)) if use_source else None
+        if per_window is not None:
+            frames["silences"] = summary_frame(per_window)
+    return EvidenceFrames(frames, firsts)
+
+
+def evidence_from(found: Mapping[str, list[dict[str, Any]]], frames: EvidenceFrames, hints: list[dict[str, Any]]
+                  ) -> Evidence:
+    """The Evidence from the gathered rows of evidence_frames."""
+    shift = shift_from(found, frames.firsts) if frames.firsts is not None else None
+    acc = found["late"][0]["acc"] if found.get("late") else None
     split = next((h.get("split") for h in hints if h["kind"] == "split_not_read"), None)
-    return Evidence(shift=shift, silences=silences, late_replay_only=ro, late_live_only=lo, refired_replay=rr,
-                    refired_live=rl, differing=differing, near_idle=near, split_not_read=split,
-                    accepted_lateness_ms=accepted)
+    return Evidence(shift=shift, silences=silences_from(found["silences"]) if "silences" in found else None,
+                    late_replay_only=_n(found.get("late"), "ro"), late_live_only=_n(found.get("late"), "lo"),
+                    refired_replay=_n(found["refired"], "rr"), refired_live=_n(found["refired"], "rl"),
+                    differing=_n(found.get("differing"), "d"), near_idle=_n(found.get("differing"), "n"),
+                    split_not_read=split, accepted_lateness_ms=int(acc) if acc is not None else None)

@@ -8,8 +8,8 @@ settings that differ are diagnosed from those figures by diagnosis.py (run.py ca
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 from ..quality.prepare import count_star_column
 from ..semantics.config import JobConfig
 from .evidence import fired_by, idle_evidence, idle_spans, late_evidence, late_match_evidence
-from .hints import hints
+from .hints import hint_frames, hints, hints_from
 from .matching import WINDOW_ID
 from .split_read import source_evidence, with_missing_split
 from .window_text import explanation
@@ -27,16 +27,28 @@ class Explained:
     windows: DataFrame  # the non-equal windows with evidence and explanation
     hints: list[dict[str, Any]]
     count_agg: str | None
+    hint_frames: dict[str, DataFrame] = field(default_factory=dict)  # deferred: the hints' figures, to gather
+
+    def with_hints(self, found: Mapping[str, list[dict[str, Any]]], cfg: JobConfig, aggs: Sequence[str]
+                   ) -> "Explained":
+        """The hints from the deferred figures, gathered by the caller with its own."""
+        if not self.hint_frames:
+            return self
+        return Explained(self.windows, hints_from(found, cfg, aggs, self.count_agg), self.count_agg)
 
 
 def explain(spark: SparkSession, cfg: JobConfig, classified: DataFrame, replay_late: DataFrame,
             watermarks: DataFrame, late_match: DataFrame | None, aggs: Sequence[str], has: frozenset[str],
-            use_source: bool = True) -> Explained:
+            use_source: bool = True, to_explain: int | None = None, defer_hints: bool = False) -> Explained:
+    """`to_explain`: how many windows are not plainly equal when the caller knows it (the totals' differing,
+    duplicate and other_watermark), else a Spark job asks. `defer_hints`: the hints' figures are left in
+    `hint_frames` for the caller to gather with its own (then `with_hints`)."""
 
     cnt = count_star_column(cfg)
     cnt = cnt if cnt in aggs else None
-    diff = classified.where((F.col("class") != "equal") | F.col("timing").isNotNull()).localCheckpoint(eager=True)
-    if diff.isEmpty():
+    # a filter of the classified windows (checkpointed): recomputed by each join, cheaper than a job of its own
+    diff = classified.where((F.col("class") != "equal") | F.col("timing").isNotNull())
+    if (diff.isEmpty() if to_explain is None else not to_explain):
         return Explained(windows=diff.withColumn("explanation", F.lit(None).cast("string")), hints=[], count_agg=cnt)
     ev = _with_late(diff, replay_late, late_match, cfg)
     fired = fired_by(watermarks, diff)
@@ -51,6 +63,8 @@ def explain(spark: SparkSession, cfg: JobConfig, classified: DataFrame, replay_l
     ev = with_missing_split(ev, source, cnt or "")
     ev = ev.withColumn("explanation", explanation(cfg, aggs, cnt, has, late_match is not None))
     ev = ev.localCheckpoint(eager=True)
+    if defer_hints:
+        return Explained(windows=ev, hints=[], count_agg=cnt, hint_frames=hint_frames(ev, aggs, cnt, late_match))
     return Explained(windows=ev, hints=hints(ev, cfg, aggs, cnt, has, late_match), count_agg=cnt)
 
 
@@ -66,6 +80,4 @@ def _source_rows(spark: SparkSession, cfg: JobConfig, ev: DataFrame) -> DataFram
     """Rows per split in the source of the windows whose rows the live output lacks (fewer, or none)."""
     needing = ev.where((F.col("class") == "replay_only")
                        | ((F.col("class") == "value_differs") & (F.col("count_delta") < 0)))
-    if needing.isEmpty():
-        return None
     return source_evidence(spark, cfg, needing.select(*WINDOW_ID))

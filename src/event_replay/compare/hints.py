@@ -4,7 +4,7 @@ watermark behind or ahead of the replay's, re-firings, windows the live job had 
 Which setting differs is diagnosis.py's, and these hints come after its."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -12,13 +12,20 @@ from pyspark.sql import functions as F
 from ..attribution import ALL_IDLE
 from ..semantics.config import JobConfig
 from .changed_aggregate import changed_aggregate_aggs, changed_aggregate_hints
-from .split_read import missing_split_hint
+from ..spark_jobs import gather
+from .split_read import missing_split_hint, missing_split_stats
 from .wording import fmt_duration, n_or_0, plural, utc
 
 
 def hints(ev: DataFrame, cfg: JobConfig, aggs: Sequence[str], cnt: str | None, has: frozenset[str],
           late_match: DataFrame | None) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+    """The hints, their figures in one Spark job."""
+    return hints_from(gather(hint_frames(ev, aggs, cnt, late_match)), cfg, aggs, cnt)
+
+
+def hint_frames(ev: DataFrame, aggs: Sequence[str], cnt: str | None, late_match: DataFrame | None
+                ) -> dict[str, DataFrame]:
+    """The hints' figures: small frames, to gather (with others) in one Spark job."""
     cls = F.col("class")
     is_diff = cls.isin("value_differs", "replay_only", "live_only")
     agg_cols = [F.count(F.lit(1)).alias("n"),
@@ -42,15 +49,28 @@ def hints(ev: DataFrame, cfg: JobConfig, aggs: Sequence[str], cnt: str | None, h
                 F.sum(((cls == "live_only") & (F.col("replay_late_n") == 0)).cast("long")).alias("live_only_unread")]
     if cnt is not None:
         agg_cols += changed_aggregate_aggs(aggs, cnt)
-    r = ev.agg(*agg_cols).first()
+    frames = {"figures": ev.agg(*agg_cols)}
+    if late_match is not None:
+        frames["late"] = late_match.agg(F.sum("replay_only").alias("ro"), F.sum("live_only").alias("lo"),
+                                        F.sum("matched").alias("m"))
+    if cnt is not None and "source_rows_by_split" in ev.columns:
+        frames["splits"] = missing_split_stats(ev)
+    return frames
+
+
+def hints_from(found: Mapping[str, list[dict[str, Any]]], cfg: JobConfig, aggs: Sequence[str], cnt: str | None
+               ) -> list[dict[str, Any]]:
+    """The hints from the gathered rows of hint_frames."""
+    out: list[dict[str, Any]] = []
+    r = found["figures"][0]
     if r["dups"]:
         out.append({"kind": "duplicates", "windows": int(r["dups"]), "text": (
             f"{r['dups']} windows are in the live output more than once ({r['dup_copies']} extra copies of "
             f"identical firings), window ends {utc(r['dup_lo'])} to {utc(r['dup_hi'])}: an at-least-once sink "
             "re-emitted that span, e.g. after a restart from a checkpoint. Reported as duplicates, not differences.")})
+    late_match = found.get("late")  # the live late output's figures, when it was given
     if late_match is not None:
-        lt = late_match.agg(F.sum("replay_only").alias("ro"), F.sum("live_only").alias("lo"),
-                            F.sum("matched").alias("m")).first()
+        lt = late_match[0]
         ro, lo = int(lt["ro"] or 0), int(lt["lo"] or 0)
     else:
         ro, lo = int(r["lro"] or 0), int(r["llo"] or 0)
@@ -89,8 +109,8 @@ def hints(ev: DataFrame, cfg: JobConfig, aggs: Sequence[str], cnt: str | None, h
             f"(idle timeout {fmt_duration(wm.idle_timeout_ms)}): the idle timeout decides them. The replay detects "
             "idleness on the arrival-time clock, the live job on its wall clock; a different idle timeout in "
             "production is the first suspect (`replay tune --against-live --idle-timeout ...`).")})
-    if cnt is not None and "source_rows_by_split" in ev.columns:
-        split_hint = missing_split_hint(ev)
+    if "splits" in found:
+        split_hint = missing_split_hint(found["splits"])
         if split_hint:
             out.append(split_hint)
     if cnt is not None:

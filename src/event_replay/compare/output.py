@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import pandas as pd
 from pyspark.sql import DataFrame
@@ -23,6 +23,7 @@ from pyspark.sql import functions as F
 
 from ..layout import COMPARE_PARTITIONS_FILE, COMPARE_SUMMARY_FILE
 from ..local_folder import replace_folder, write_one_file
+from ..spark_jobs import first_rows, gather
 from .classify import CLASSES
 from .wording import fmt_ms
 from .live_spec import CompareInputError
@@ -72,39 +73,72 @@ def _readable(df: DataFrame) -> DataFrame:
                      *times)
 
 
-def _sample(df: DataFrame, n: int) -> list[dict[str, Any]]:
-    order = F.create_map(*[x for c, i in _CLASS_ORDER.items() for x in (F.lit(c), F.lit(i))])
-    rows = df.orderBy(order[F.col("class")], "partition", "window_end", "key").limit(n).collect()
-    return [{k: (v if isinstance(v, (int, float, str, bool)) or v is None else str(v)) for k, v in r.asDict().items()}
+def _first(df: DataFrame, order: list[str], n: int) -> DataFrame:
+    """The first n rows by `order` (spark_jobs.first_rows: no global sort, gathered with the other samples)."""
+    return first_rows(df, order, n)
+
+
+def _plain(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: (v if isinstance(v, (int, float, str, bool)) or v is None else str(v)) for k, v in r.items()}
             for r in rows]
 
 
-def write_compare(out_dir: str, summary: dict[str, Any], windows: DataFrame, explained: DataFrame,
-                  late: DataFrame | None, aggs: Sequence[str]) -> dict[str, Any]:
+def _one_file_sorted(df: DataFrame, order: list[str]) -> DataFrame:
+    """One partition sorted in it: the file a global sort then coalesce(1) writes, without the sort's sampling
+    job."""
+    return df.coalesce(1).sortWithinPartitions(*order)
 
+
+def _differences(table: DataFrame) -> DataFrame:
+    return _readable(table.where((F.col("class") != "equal") | F.col("timing").isNotNull()))
+
+
+def _late_one_side(late: DataFrame) -> DataFrame:
+    return late.where(F.col("class") != "matched").select(
+        "partition", "class", "key", "split", "offset", fmt_ms(F.col("time_ms")).alias("time"),
+        fmt_ms(F.col("arrival_ms")).alias("arrival"), fmt_ms(F.col("late_watermark_ms")).alias(
+            "replay_late_watermark"), "in_replay_n", "in_live_n", "live_duplicates")
+
+
+def sample_frames(windows: DataFrame, explained: DataFrame, late: DataFrame | None, aggs: Sequence[str]
+                  ) -> dict[str, DataFrame]:
+    """summary.json's samples (the first differences, the first late rows on one side only): small frames, to
+    gather with other figures in one Spark job."""
+    diff = _differences(per_window_table(windows, explained, aggs))
+    order = F.create_map(*[x for c, i in _CLASS_ORDER.items() for x in (F.lit(c), F.lit(i))])
+    samples = {"differences": _first(diff.withColumn("_class_order", order[F.col("class")]),
+                                     ["_class_order", "partition", "window_end", "key", "window_start"],
+                                     SAMPLE_DIFFERENCES).drop("_class_order")}
+    if late is not None:
+        samples["late"] = _first(_late_one_side(late), ["partition", "time", "key", "split", "offset"], SAMPLE_LATE)
+    return samples
+
+
+def write_compare(out_dir: str, summary: dict[str, Any], windows: DataFrame, explained: DataFrame,
+                  late: DataFrame | None, aggs: Sequence[str],
+                  samples: Mapping[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """`samples`: the gathered rows of sample_frames (None: gathered here)."""
     if "://" in out_dir:
         raise CompareInputError("--out", f"{out_dir}: compare/ is written on a local filesystem")
     target = Path(out_dir)
+    if samples is None:
+        samples = gather(sample_frames(windows, explained, late, aggs))
 
     def fill(staging: Path) -> None:
         table = per_window_table(windows, explained, aggs)
         table.orderBy("partition", "window_end_ms", "key", "window_start_ms").coalesce(4) \
             .write.parquet(str(staging / "windows"))
-        diff = _readable(table.where((F.col("class") != "equal") | F.col("timing").isNotNull()))
-        diff = diff.orderBy("partition", "window_end", "key", "window_start")
-        write_one_file(diff, staging / "differences.csv")
+        write_one_file(_one_file_sorted(_differences(table), ["partition", "window_end", "key", "window_start"]),
+                       staging / "differences.csv")
         summary["files"] = {"windows": "windows/", "differences": "differences.csv", "partitions": "partitions.csv"}
-        summary["differences_sample"] = _sample(diff, SAMPLE_DIFFERENCES)
+        if late is not None:
+            write_one_file(_one_file_sorted(_late_one_side(late), ["partition", "time", "key", "split", "offset"]),
+                           staging / "late_rows.csv")
+            summary["files"]["late_rows"] = "late_rows.csv"
+        summary["differences_sample"] = _plain(samples["differences"])
         summary["classes"] = list(CLASSES)
         if late is not None:
-            one_side = late.where(F.col("class") != "matched").select(
-                "partition", "class", "key", "split", "offset", fmt_ms(F.col("time_ms")).alias("time"),
-                fmt_ms(F.col("arrival_ms")).alias("arrival"), fmt_ms(F.col("late_watermark_ms")).alias(
-                    "replay_late_watermark"), "in_replay_n", "in_live_n", "live_duplicates")
-            write_one_file(one_side.orderBy("partition", "time", "key"), staging / "late_rows.csv")
-            summary["files"]["late_rows"] = "late_rows.csv"
-            summary["late_sample"] = [r.asDict() for r in one_side.orderBy("partition", "time", "key")
-                                      .limit(SAMPLE_LATE).collect()]
+            summary["late_sample"] = samples["late"]
         parts = pd.DataFrame(summary["partitions"])
         parts.to_csv(staging / "partitions.csv", index=False)
         parts.to_parquet(staging / COMPARE_PARTITIONS_FILE, index=False)

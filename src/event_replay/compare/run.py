@@ -2,8 +2,11 @@
 
 `compare(spark, cfg, live_spec, options)` is what `replay compare`, the DAG's compare task and the tests call; it
 returns the summary (also written as compare/summary.json): the hints lead with the settings that differ
-(diagnosis.py), confirmed by replays one setting at a time with `rank_settings` (settings_search.py). Calibration (`replay tune --against-live`) uses the
-same matching without explanations (calibrate.py).
+(diagnosis.py), confirmed by replays one setting at a time with `rank_settings` (settings_search.py).
+Calibration (`replay tune --against-live`) uses the same matching without explanations (calibrate.py).
+Its own Spark jobs are a fixed few, whatever the number of windows to explain (15 on the demo, was 44): each query
+planned as one job (spark_jobs.one_job_plans), every small figure (hints, cause evidence, samples, row counts)
+gathered in one job (`_figures`); the settings search's replays are tuning's, planned as a replay is.
 """
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 
 from .. import engine
 from ..layout import COMPARE_FOLDER
@@ -20,16 +24,17 @@ from ..quality.prepare import read_outputs
 from ..semantics.config import JobConfig, settings_in_words
 from .classify import classify_late, classify_windows, partition_counts, totals
 from .diagnosis import diagnose, with_causes
-from .diagnosis_evidence import gather
+from .diagnosis_evidence import evidence_frames, evidence_from
 from .explain import explain
 from .settings_search import Ranker, scoped_config, search, with_search
 from .live import read_live
 from .live_spec import LiveSpec
 from .matching import match_late, match_windows
-from .output import write_compare
+from .output import sample_frames, write_compare
 from .replay_side import Scope, read_replay
 from .rules import DEFAULT_TOLERANCE, rules_for
 from .summary import diagnosis, differs
+from ..spark_jobs import gather, one_job_plans
 
 DEFAULT_MIN_AGREEMENT = 100.0
 
@@ -64,28 +69,32 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
         phases[name] = round(now - mark[0], 3)
         mark[0] = now
 
-    replay = read_replay(spark, cfg, options.scope)
-    live = read_live(spark, spec, cfg, replay.types)
-    phase("read and check")
-    rules = rules_for(cfg.aggregations, replay.types, live.aggregates, options.summation_order,
-                      options.float_tolerance)
-    matched = match_windows(replay.firings, live.firings, rules, live.has, spec.keeps_updates)
-    windows = classify_windows(matched, live.aggregates, options.scope, spec.keeps_updates).localCheckpoint(eager=True)
-    late = None
-    if live.late is not None:
-        late = classify_late(match_late(replay.late, live.late, live.late_identity), options.scope) \
+    with one_job_plans(spark):  # the comparison's queries: a Spark job each, no broadcast or adaptive stage jobs
+        replay = read_replay(spark, cfg, options.scope)
+        live = read_live(spark, spec, cfg, replay.types)
+        phase("read and check")
+        rules = rules_for(cfg.aggregations, replay.types, live.aggregates, options.summation_order,
+                          options.float_tolerance)
+        matched = match_windows(replay.firings, live.firings, rules, live.has, spec.keeps_updates)
+        windows = classify_windows(matched, live.aggregates, options.scope, spec.keeps_updates) \
             .localCheckpoint(eager=True)
-    phase("match and classify")
-    per_partition = partition_counts(windows, late)
-    for r in per_partition:
-        r["min_agreement_pct"] = options.min_agreement_pct
-    tot = totals(per_partition)
-    explained = explain(spark, cfg, windows, replay.late, replay.watermarks,
-                        late if late is not None else None, live.aggregates, live.has, use_source=options.use_source)
-    phase("explain")
-    causes = _causes(spark, cfg, windows, explained, live, replay.watermarks, late, options)
-    hints = with_causes(causes, explained.hints)
-    phase("diagnose")
+        late = None
+        if live.late is not None:
+            late = classify_late(match_late(replay.late, live.late, live.late_identity), options.scope) \
+                .localCheckpoint(eager=True)
+        phase("match and classify")
+        per_partition = partition_counts(windows, late)
+        for r in per_partition:
+            r["min_agreement_pct"] = options.min_agreement_pct
+        tot = totals(per_partition)
+        explained = explain(spark, cfg, windows, replay.late, replay.watermarks, late, live.aggregates, live.has,
+                            use_source=options.use_source,
+                            to_explain=tot["differing"] + tot["duplicate"] + tot["other_watermark"], defer_hints=True)
+        phase("explain")
+        explained, causes, samples, row_counts = _figures(spark, cfg, windows, explained, live, replay.watermarks,
+                                                          late, options)
+        hints = with_causes(causes, explained.hints)
+        phase("diagnose")
     found = None
     if options.rank_settings and differs({"totals": tot}):  # nothing to confirm when everything agrees
         found = search(scoped_config(cfg, options.scope), causes, options.rank_settings, options.known_settings,
@@ -102,25 +111,37 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
         "summation_order": options.summation_order, "min_agreement_pct": options.min_agreement_pct,
         "totals": tot, "partitions": per_partition, "hints": hints,
         "config": settings_in_words(cfg), "search": _search_rows(found), "seconds": round(seconds, 3),
-        "rows": _row_accounting(spark, cfg),
+        "rows": row_counts,
     }
     summary["diagnosis"] = diagnosis(summary)  # what every view of the comparison leads with
     out_dir = options.out_dir or default_out_dir(cfg)
     summary["out_dir"] = out_dir
     summary["phases_s"] = phases
-    summary = write_compare(out_dir, summary, windows, explained.windows, late, live.aggregates)
+    with one_job_plans(spark):
+        summary = write_compare(out_dir, summary, windows, explained.windows, late, live.aggregates, samples)
     phase("write")
     summary["seconds_total"] = round(time.monotonic() - t0, 3)
     return summary
 
 
-def _causes(spark: SparkSession, cfg: JobConfig, windows, explained, live, watermarks, late,
-            options: CompareOptions) -> list[dict[str, Any]]:
-    """The settings that differ, the most certain first (diagnosis.py)."""
+def _figures(spark: SparkSession, cfg: JobConfig, windows, explained, live, watermarks, late,
+             options: CompareOptions):
+    """Every small figure of the comparison in one Spark job (spark_jobs.gather): the hints' (explained with
+    deferred hints), the cause tests' evidence, summary.json's samples and the replay's row counts. Returns the
+    explained windows with their hints, the settings that differ (diagnosis.py, the most certain first), the
+    samples' rows and the row accounting."""
     ev = explained.windows if "held_by" in explained.windows.columns else None  # None: nothing to explain
-    evidence = gather(spark, cfg, windows, ev, live.firings, watermarks, late, live.has, explained.hints,
-                      use_source=options.use_source)
-    return diagnose(evidence, cfg)
+    evidence = evidence_frames(spark, cfg, windows, ev, live.firings, watermarks, late, live.has,
+                               use_source=options.use_source)
+    rows_frame, row_figures = _row_accounting(spark, cfg)
+    parts = {"hint": explained.hint_frames, "evidence": evidence.frames,
+             "sample": sample_frames(windows, explained.windows, late, live.aggregates), "rows": {"sums": rows_frame}}
+    found = gather({f"{part}/{name}": frame for part, frames in parts.items() for name, frame in frames.items()})
+    of = {part: {name.split("/", 1)[1]: rows for name, rows in found.items() if name.startswith(part + "/")}
+          for part in parts}
+    explained = explained.with_hints(of["hint"], cfg, live.aggregates)
+    causes = diagnose(evidence_from(of["evidence"], evidence, explained.hints), cfg)
+    return explained, causes, of["sample"], row_figures(of["rows"]["sums"])
 
 
 def _search_rows(found: dict[str, Any] | None) -> list[dict[str, Any]] | None:
@@ -139,13 +160,19 @@ def _live_info(spec: LiveSpec, live) -> dict[str, Any]:
 _ROW_COUNTS = ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows", "skipped_rows", "filtered_rows")
 
 
-def _row_accounting(spark: SparkSession, cfg: JobConfig) -> dict[str, int]:
+def _row_accounting(spark: SparkSession, cfg: JobConfig):
     """The replay's rows, as its counts/ dataset has them: read = in windows + late + quarantined + skipped +
-    filtered (a counts/ written before filters existed has no filtered_rows: 0)."""
+    filtered (a counts/ written before filters existed has no filtered_rows: 0). (The sums' frame, the figures
+    from its row.)"""
     counts = read_outputs(spark, cfg.output.path)["counts"]
     names = [c for c in _ROW_COUNTS if c in counts.columns]
-    sums = counts.groupBy().sum(*names).first() if names else None
-    return {c: int((sums[f"sum({c})"] or 0) if sums is not None and c in names else 0) for c in _ROW_COUNTS}
+    sums = counts.agg(*[F.sum(c).alias(c) for c in names]) if names else spark.range(1).select(F.lit(0).alias("none"))
+
+    def figures(rows: list[dict[str, Any]]) -> dict[str, int]:
+        r = rows[0] if rows else {}
+        return {c: int(r.get(c) or 0) for c in _ROW_COUNTS}
+
+    return sums, figures
 
 
 def windows_frame(spark: SparkSession, out_dir: str):

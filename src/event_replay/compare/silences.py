@@ -60,14 +60,23 @@ def silence_at_firing(spark: SparkSession, cfg: JobConfig, fired: DataFrame) -> 
                                              F.max("silence_ms").alias("silence_ms"))
 
 
-def summarise(per_window: DataFrame) -> Silences | None:
-    """One job: the figures over all windows and the count per split (a rollup)."""
-    rows = per_window.rollup("silent_split").agg(
+def summary_frame(per_window: DataFrame) -> DataFrame:
+    """The figures over all windows and the count per split (a rollup): a small frame to gather."""
+    return per_window.rollup("silent_split").agg(
         F.grouping_id().alias("all"), F.count(F.lit(1)).alias("n"), F.min("silence_ms").alias("lo"),
-        F.percentile_approx("silence_ms", 0.5).alias("mid"), F.max("silence_ms").alias("hi")).collect()
+        F.percentile_approx("silence_ms", 0.5).alias("mid"), F.max("silence_ms").alias("hi"))
+
+
+def silences_from(rows: list[dict]) -> Silences | None:
+    """The Silences of summary_frame's rows; None without a window."""
     total = next((r for r in rows if r["all"]), None)
     if total is None or not total["n"]:
         return None
     top = min((r for r in rows if not r["all"]), key=lambda r: (-r["n"], r["silent_split"]))
     return Silences(windows=int(total["n"]), shortest_ms=int(total["lo"]), median_ms=int(total["mid"]),
                     longest_ms=int(total["hi"]), split=top["silent_split"], split_windows=int(top["n"]))
+
+
+def summarise(per_window: DataFrame) -> Silences | None:
+    """One job: summary_frame's figures."""
+    return silences_from([r.asDict() for r in summary_frame(per_window).collect()])

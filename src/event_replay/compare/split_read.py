@@ -10,6 +10,7 @@ from typing import Any, Sequence
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from ..io.parquet_footer import read_parquet
 from ..quality.prepare import to_ms
 from ..semantics.config import JobConfig
 from .evidence import with_windows
@@ -26,7 +27,8 @@ def read_source(spark: SparkSession, cfg: JobConfig, roles: Sequence[str]) -> Da
     if src.format == "csv":
         reader = reader.option("header", "true")
     try:
-        raw = reader.load(src.path)
+        # Parquet: its schema from the first file's footer, no Spark job to infer it (io/parquet_footer.py)
+        raw = read_parquet(spark, src.path) if src.format == "parquet" else reader.load(src.path)
     except Exception:  # noqa: BLE001 - see the docstring
         return None
     names = {"split": src.columns["split"], "key": src.columns["key"], "arrival": src.columns["arrival_time"],
@@ -44,15 +46,15 @@ def source_evidence(spark: SparkSession, cfg: JobConfig, needing: DataFrame) -> 
     rows = read_source(spark, cfg, ("split", "key", "time"))
     if rows is None:
         return None
+    # the windows' span and keys in one job (none: nothing needs the source)
     bounds = needing.agg(F.min("window_start_ms").alias("lo"), F.max("window_end_ms").alias("hi"),
-                         F.count_distinct("key").alias("keys")).first()
+                         F.count_distinct("key").alias("keys"), F.collect_set("key").alias("key_set")).first()
     if bounds is None or bounds.lo is None:
         return None
     lo = bounds.lo - (cfg.window.gap_ms or 0)
     rows = rows.where(F.col("time").between(lo, bounds.hi))
     if bounds.keys <= 1000:
-        keys = [r.key for r in needing.select("key").distinct().collect()]
-        rows = rows.where(F.col("key").isin(keys))
+        rows = rows.where(F.col("key").isin(sorted(bounds.key_set)))
     j = with_windows(rows, "time", cfg, needing)
     per = j.groupBy(*WINDOW_ID, "split").agg(F.count(F.lit(1)).alias("n"))
     return per.groupBy(*WINDOW_ID).agg(
@@ -83,16 +85,22 @@ def with_missing_split(ev: DataFrame, source: DataFrame | None, cnt: str) -> Dat
     return ev.withColumn("missing_split", pick).drop("_cands")
 
 
-def missing_split_hint(ev: DataFrame) -> dict[str, Any] | None:
-    """A split whose rows are exactly what the live output lacks, in (nearly) every window it has rows in. Windows
+def missing_split_stats(ev: DataFrame) -> DataFrame:
+    """Per split, the windows with its rows that the live output lacks rows of (`with_rows`), and those whose
+    lacking rows are exactly its (`explained`): missing_split_hint's figures, a small frame to gather. Windows
     whose missing rows the live late output holds are left out: those rows were read, and late (a live watermark
     ahead of the replay's, e.g. a shorter idle timeout), not unread."""
     read_late = F.coalesce(F.col("late_live_only_n"), F.lit(0)) > 0
     with_rows = ev.where(F.col("source_rows_by_split").isNotNull() & ~read_late).select(
         "missing_split", F.explode(F.map_keys("source_rows_by_split")).alias("split"))
-    stats = with_rows.groupBy("split").agg(F.count(F.lit(1)).alias("with_rows"),
-                                           F.sum((F.col("missing_split") == F.col("split")).cast("long"))
-                                           .alias("explained")).collect()
+    return with_rows.groupBy("split").agg(F.count(F.lit(1)).alias("with_rows"),
+                                          F.sum((F.col("missing_split") == F.col("split")).cast("long"))
+                                          .alias("explained"))
+
+
+def missing_split_hint(stats: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """A split whose rows are exactly what the live output lacks, in (nearly) every window it has rows in (the rows
+    of missing_split_stats)."""
     best = max(stats, key=lambda s: (s["explained"] or 0, s["split"]), default=None)
     # A split never read leaves every window with its rows short by exactly them: most of them is not enough (a
     # live watermark ahead of the replay's, e.g. a shorter idle timeout, drops some split's rows now and then).

@@ -19,6 +19,7 @@ from pyspark.sql import functions as F
 
 from ..semantics.config import JobConfig
 from ..semantics.durations import NEG_INF, POS_INF
+from ..spark_jobs import first_rows, gather
 from .matching import WINDOW_ID
 
 SAMPLE = 2000  # distinct live fire watermarks tried (each against the split values within REACH of it)
@@ -51,36 +52,53 @@ def _first_live(live: DataFrame) -> DataFrame:
         F.min("fire_watermark_ms").alias("live_first_watermark_ms"))
 
 
-def _shares(live_wms: DataFrame, values: DataFrame, reach: int) -> tuple[int, dict[int, int]]:
-    """How many sampled live fire watermarks each candidate shift (within `reach`) puts onto a split value."""
-    sample = live_wms.select(F.col("live_first_watermark_ms").alias("f")).distinct() \
-        .orderBy(F.xxhash64("f")).limit(SAMPLE).localCheckpoint(eager=True)
+def _share_frames(live_wms: DataFrame, values: DataFrame, reach: int) -> dict[str, DataFrame]:
+    """The sample's size, the best shift and the zero shift (each candidate shift within `reach`: how many sampled
+    live fire watermarks it puts onto a split value), small frames to gather."""
+    sample = first_rows(live_wms.select(F.col("live_first_watermark_ms").alias("f")).distinct()
+                        .withColumn("h", F.xxhash64("f")), ["h", "f"], SAMPLE).select("f")
     # A range join on buckets of `reach`: each f meets the values of its bucket and the two next to it.
     f = sample.withColumn("b", F.explode(F.array(*[F.floor(F.col("f") / reach) + k for k in (-1, 0, 1)])))
     v = values.withColumn("b", F.floor(F.col("v") / reach))
     d = f.join(v, "b").select((F.col("v") - F.col("f")).alias("d"), "f").where(F.abs("d") <= reach)
     per_shift = d.groupBy("d").agg(F.count_distinct("f").alias("n"))
-    top = per_shift.orderBy(F.col("n").desc(), F.abs("d"), "d").limit(1).withColumn("what", F.lit("top"))
-    # the sample's size, the best shift and the zero shift in one job (each a job of its own cost three)
-    got = (sample.agg(F.lit(None).cast("long").alias("d"), F.count(F.lit(1)).alias("n")).withColumn("what", F.lit("n"))
-           .unionByName(top).unionByName(per_shift.where(F.col("d") == 0).withColumn("what", F.lit("zero")))
-           .collect())
-    by = {r["what"]: r for r in got}
-    best, zero = by.get("top"), by.get("zero")
-    return int(by["n"]["n"]), {0: int(zero["n"]) if zero else 0, **({int(best["d"]): int(best["n"])} if best else {})}
+    ranked = per_shift.select("d", "n", (-F.col("n")).alias("minus_n"), F.abs("d").alias("abs_d"))
+    return {"shift_sampled": sample.agg(F.count(F.lit(1)).alias("n")),
+            "shift_top": first_rows(ranked, ["minus_n", "abs_d", "d"], 1).select("d", "n"),
+            "shift_zero": per_shift.where(F.col("d") == 0)}
 
 
-def shift_figures(windows: DataFrame, live: DataFrame, watermarks: DataFrame, cfg: JobConfig) -> ShiftFigures:
-    """The figures above; `windows`: the classified windows, `live`: the live firings (with fire_watermark_ms)."""
+def shift_frames(windows: DataFrame, live: DataFrame, watermarks: DataFrame, cfg: JobConfig
+                 ) -> tuple[dict[str, DataFrame], DataFrame]:
+    """The small frames of the figures (to gather with others in one Spark job) and the windows both sides fired
+    with their first fire watermarks; `windows`: the classified windows, `live`: the live firings (with
+    fire_watermark_ms)."""
     both = windows.where(F.col("in_replay") & F.col("in_live") & (F.col("replay_first_reason") != "end_of_input"))
+    # checkpointed: every figure below and the silences read it (a join with the live firings, read once)
     firsts = both.select(*WINDOW_ID, "replay_first_watermark_ms").join(_first_live(live), WINDOW_ID) \
         .localCheckpoint(eager=True)
     same = F.col("replay_first_watermark_ms") == F.col("live_first_watermark_ms")
-    counts = firsts.agg(F.count(F.lit(1)).alias("pairs"), F.sum(same.cast("long")).alias("same")).first()
     reach = max(MIN_REACH_MS, 4 * cfg.watermark.max_out_of_orderness_ms)
-    sampled, found = _shares(firsts, _split_values(watermarks), reach) if counts["pairs"] else (0, {0: 0})
-    best = max(found.items(), key=lambda kv: (kv[1], -abs(kv[0])))
+    frames = {"shift_pairs": firsts.agg(F.count(F.lit(1)).alias("pairs"), F.sum(same.cast("long")).alias("same")),
+              **_share_frames(firsts, _split_values(watermarks), reach)}
+    return frames, firsts
+
+
+def shift_from(found: dict[str, list[dict]], firsts: DataFrame) -> ShiftFigures:
+    """The figures from the gathered frames of shift_frames."""
+    counts = found["shift_pairs"][0]
+    sampled = int(found["shift_sampled"][0]["n"]) if counts["pairs"] else 0
+    top, zero = found["shift_top"], found["shift_zero"]
+    shares = {0: int(zero[0]["n"]) if zero else 0, **({int(top[0]["d"]): int(top[0]["n"])} if top else {})}
+    best = max(shares.items(), key=lambda kv: (kv[1], -abs(kv[0])))
     share = (lambda n: n / sampled if sampled else 0.0)
+    same = F.col("replay_first_watermark_ms") == F.col("live_first_watermark_ms")
     return ShiftFigures(pairs=int(counts["pairs"] or 0), same_first=int(counts["same"] or 0), sampled=sampled,
-                        zero_share=share(found[0]), shift_ms=best[0] if best[1] else None,
+                        zero_share=share(shares[0]), shift_ms=best[0] if best[1] else None,
                         shift_share=share(best[1]), other_first=firsts.where(~same))
+
+
+def shift_figures(windows: DataFrame, live: DataFrame, watermarks: DataFrame, cfg: JobConfig) -> ShiftFigures:
+    """The figures above, in one Spark job."""
+    frames, firsts = shift_frames(windows, live, watermarks, cfg)
+    return shift_from(gather(frames), firsts)
