@@ -49,6 +49,15 @@ def before_exit(fn) -> None:
     _before_exit.append(fn)
 
 
+def run_before_exit() -> None:
+    """Call the before_exit functions: the process is about to end without Python's own exit (os._exit, SIGKILL)."""
+    for fn in _before_exit:
+        try:
+            fn()
+        except Exception:  # noqa: BLE001 - the process ends anyway: its line is printed
+            pass
+
+
 def with_exit_on_oom(java_options: str | None) -> str:
     """Driver JVM options with EXIT_ON_OOM added (the deployment's own options kept, first)."""
     options = (java_options or "").strip()
@@ -127,11 +136,7 @@ def _loop(sc, scheduler) -> None:
         line = line or _stalled_stop_line(stop)
         if line is not None and not _stop.is_set():
             print(line, file=sys.stderr, flush=True)
-            for fn in _before_exit:
-                try:
-                    fn()
-                except Exception:  # noqa: BLE001 - the process ends anyway: its line is printed
-                    pass
+            run_before_exit()
             _kill_started_jvm()
             os._exit(1)
 

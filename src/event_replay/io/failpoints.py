@@ -18,6 +18,8 @@ import os
 import signal
 import sys
 
+from ..fatal import run_before_exit
+
 ENV = "REPLAY_FAILPOINT"
 POINTS = ("mid_staging", "after_staging", "after_journal", "between_renames", "before_state", "before_cleanup")
 
@@ -32,4 +34,5 @@ def failpoint(name: str) -> None:
     if name in points:
         sys.stderr.write(f"replay: failpoint {name}: killing the process (SIGKILL)\n")
         sys.stderr.flush()
+        run_before_exit()  # console.py: the line reaches the terminal before the kill
         os.kill(os.getpid(), signal.SIGKILL)
