@@ -100,7 +100,13 @@ def one_job_plans(spark: SparkSession) -> Iterator[None]:
     their plans are fixed (adaptive execution runs each query stage as a job). A frame is planned at its action,
     or when it is cached: a report caches and collects inside the block. An explicit broadcast hint still
     broadcasts."""
-    settings = {"spark.sql.autoBroadcastJoinThreshold": "-1", "spark.sql.adaptive.enabled": "false"}
+    with session_conf(spark, {"spark.sql.autoBroadcastJoinThreshold": "-1", "spark.sql.adaptive.enabled": "false"}):
+        yield
+
+
+@contextmanager
+def session_conf(spark: SparkSession, settings: Mapping[str, str]) -> Iterator[None]:
+    """The session's SQL conf set to `settings` inside the block, each key's value before it restored after."""
     before = {key: spark.conf.get(key) for key in settings}
     for key, value in settings.items():
         spark.conf.set(key, value)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import re
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from ..io.partition_folders import folder_of
 from ..layout import DATASETS, state_dir
 from ..semantics.config import JobConfig
 from ..semantics.durations import POS_INF
+from ..spark_jobs import session_conf
 
 _COUNT_STAR = re.compile(r"^\s*count\s*\(\s*(\*|1)\s*\)\s*$", re.IGNORECASE)
 
@@ -72,15 +72,8 @@ def read_outputs(spark: SparkSession, output_path: str, partition: str | None = 
 _DISCOVERY = "spark.sql.sources.parallelPartitionDiscovery.threshold"
 
 
-@contextmanager
 def _listed_on_driver(spark: SparkSession, local: bool):
-    before = spark.conf.get(_DISCOVERY)
-    if local:
-        spark.conf.set(_DISCOVERY, str(2**31 - 1))
-    try:
-        yield
-    finally:
-        spark.conf.set(_DISCOVERY, before)
+    return session_conf(spark, {_DISCOVERY: str(2**31 - 1)} if local else {})
 
 
 def _cfg_columns(cfg: JobConfig) -> list[Column]:
