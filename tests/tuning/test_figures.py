@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from event_replay.semantics.durations import NEG_INF, POS_INF
-from event_replay.tuning.figures import (first_fire_delays, lag_figures, published_newest_series, ranked,
-                                         stream_value_series, watermark_lag_segments)
+from event_replay.tuning.figures import (first_fire_delays, lag_figures, ranked, stream_values_of,
+                                         watermark_lag_segments)
+from event_replay.tuning.lag_points import lag_points
 
 
 def test_ranked_largest_first_ties_by_name():
@@ -24,7 +25,7 @@ def test_stream_value_is_kept_while_idle_and_never_decreases(spark):
         ("split", "p1", True, None, 30), ("stream", None, True, None, 30),  # all-idle: to the largest published, 300
         ("split", "p1", False, 60, 40), ("stream", None, False, 60, 40),  # back below: V stays 300
     ], "scope string, split string, idle boolean, watermark long, replay_time long")
-    assert sorted(tuple(r) for r in stream_value_series(wm).collect()) == [(10, 50), (30, 300), (40, 300)]
+    assert sorted(tuple(r) for r in stream_values_of(lag_points(wm, 0)).collect()) == [(10, 50), (30, 300), (40, 300)]
 
 
 def _segments(spark, newest, values, end):
@@ -62,7 +63,7 @@ def test_newest_event_time_as_published_and_first_fire_delays(spark):
         ("split", "p1", False, 2, 8),  # below p0's 3: the newest stays 3 + lag
         ("split", "p1", True, None, 9), ("split", "p0", False, POS_INF, 10),  # idle and +inf publish no newest
         ("split", "p1", False, 9, 12)], "scope string, split string, idle boolean, watermark long, replay_time long")
-    assert sorted(tuple(r) for r in published_newest_series(wm, 501).collect()) == [
+    assert sorted(tuple(r) for r in lag_points(wm, 501).where("published").select("t", "newest").collect()) == [
         (5, 504), (8, 504), (12, 510)]
     values = spark.createDataFrame([(7, 90), (15, 100), (18, 100)], "t long, v long")
     firings = spark.createDataFrame([

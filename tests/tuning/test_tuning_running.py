@@ -1,5 +1,5 @@
-"""The tuning's running aggregates, computed per bucket of the order column plus the earlier buckets' summary, equal
-plain running aggregates over the whole series: values across many buckets (negative ones, empty buckets between,
+"""The tuning's running sum, computed per bucket of the order column plus the earlier buckets' summary, equals a
+plain running sum over the whole series: values across many buckets (negative ones, empty buckets between,
 values on a bucket's edges), nulls, and no window over all rows in the plan."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from event_replay.tuning.running import BUCKET, next_value, running_max, running_sum
+from event_replay.tuning.running import BUCKET, running_sum
 
 pytestmark = pytest.mark.spark
 
@@ -24,23 +24,21 @@ def _series(seed: int, n: int = 400) -> list[tuple[int, int | None]]:
 def test_running_aggregates_equal_a_plain_running_computation(spark):
     data = _series(3)
     df = spark.createDataFrame(data, "t long, x long").repartition(3)
-    got = {r["t"]: r for r in next_value(running_sum(running_max(df, "t", "x", "mx"), "t", "x", "sm"), "t", "nx")
-           .collect()}
+    got = {r["t"]: r for r in running_sum(df, "t", "x", "sm", total="all").collect()}
     ordered = sorted(data)
     assert len({t // BUCKET for t, _ in ordered}) > 5
-    mx = sm = None
-    for i, (t, x) in enumerate(ordered):
+    total = sum(x for _, x in data if x is not None)
+    sm = None
+    for t, x in ordered:
         if x is not None:
-            mx = x if mx is None else max(mx, x)
             sm = x if sm is None else sm + x
-        nxt = ordered[i + 1][0] if i + 1 < len(ordered) else None
-        assert (got[t]["mx"], got[t]["sm"], got[t]["nx"]) == (mx, sm, nxt), t
+        assert (got[t]["sm"], got[t]["all"]) == (sm, total), t
     assert set(got) == {t for t, _ in data} and "_running" not in " ".join(got[ordered[0][0]].asDict())
 
 
 def test_no_window_over_all_rows(spark):
     df = spark.createDataFrame(_series(5, 50), "t long, x long")
-    plan = running_max(df, "t", "x", "mx")._jdf.queryExecution().executedPlan().toString()
+    plan = running_sum(df, "t", "x", "sm")._jdf.queryExecution().executedPlan().toString()
     assert "Window" in plan, plan
     lines = [re.sub(r"^\*\(\d+\) ", "", line.strip(" :+-")) for line in plan.splitlines()]  # no codegen ids
     # Only the buckets' summaries (one row per bucket) meet in one partition, never the rows.
@@ -51,14 +49,14 @@ def test_no_window_over_all_rows(spark):
 
 
 def test_lazy_no_spark_job(spark):
-    """Building the running aggregates runs nothing: the caller's one action computes them."""
+    """Building the running sums runs nothing: the caller's one action computes them."""
     from event_replay.spark_jobs import counted
     from event_replay.tuning.running import release
 
     data = _series(5, 50)
     df = spark.createDataFrame(data, "t long, x long")
     with counted(spark, "plan-only") as jobs:
-        out = next_value(running_sum(running_max(df, "t", "x", "mx"), "t", "mx", "s"), "t", "nxt")
+        out = running_sum(running_sum(df, "t", "x", "s"), "t", "s", "ss", total="all")
     assert jobs.jobs == 0
     assert out.count() == len(data)
     release()

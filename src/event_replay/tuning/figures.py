@@ -47,20 +47,10 @@ from .running import running_sum
 P99_NUM, P99_DEN = 99, 100
 
 
-def published_newest_series(watermarks: DataFrame, lag_ms: int) -> DataFrame:
-    """(t, newest): per replay time t of a split change, the highest finite watermark published up to t + lag_ms."""
-    return lag_points(watermarks, lag_ms).where(F.col("published")).select("t", "newest")
-
-
 def watermark_lag_segments(watermarks: DataFrame, lag_ms: int, end_ms: int) -> DataFrame:
     """(t, dur, lag) of the watermark lag (module doc) from a watermarks output (columns scope, split, idle,
     watermark, replay_time): the one definition the what-if table and the why-report use."""
     return lag_segments(lag_points(watermarks, lag_ms), end_ms)
-
-
-def stream_value_series(watermarks: DataFrame) -> DataFrame:
-    """(t, v): the stream watermark V after the stream changes at replay time t (see the module doc)."""
-    return stream_values_of(lag_points(watermarks, 0))
 
 
 def stream_values_of(points: DataFrame) -> DataFrame:

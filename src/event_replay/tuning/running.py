@@ -1,18 +1,17 @@
-"""Running aggregates over a series ordered by one long column, without a window over all rows, and lazily.
+"""A running sum over a series ordered by one long column, without a window over all rows, and lazily (the
+what-if lag's p99 sums durations in lag order; lag_points.py takes the running maxima the same way, in one pass).
 
 A Spark window needs a partition: one ordered window over the whole series moves every row into one task
 (WindowExec's "No Partition Defined" warning) and that task grows with the log, since the tuning series have a
 row per distinct arrival time, up to one per event. So the order column is cut into buckets of BUCKET consecutive
 values: the window runs inside each bucket (at most BUCKET rows, as the order values of a series are distinct),
-and what comes before a bucket (the max or the sum of the earlier buckets, the first value of the next bucket)
-comes from one summary row per non-empty bucket, carried across buckets by a window over the summary alone. That
-summary is small by construction: at most one row per minute of the order column's span (1,440 rows per day of
-replay clock), whatever the number of rows.
+and what comes before a bucket (the sum of the earlier buckets) comes from one summary row per non-empty bucket,
+carried across buckets by a window over the summary alone. That summary is small by construction: at most one
+row per minute of the order column's span (1,440 rows per day of replay clock), whatever the number of rows.
 
 Nothing here runs a Spark job: the result is a plan, computed by the caller's one action (a report gathers all its
 figures in one job, spark_jobs.gather). The bucketed series is cached (lazily) because it is read twice, by the
-summary and by the window, and a running aggregate of a running aggregate would otherwise compute the first one
-once per reader, doubling at every level; `release()` drops those caches once the figures are in.
+summary and by the window; `release()` drops those caches once the figures are in.
 
 Every function expects the order values of `df` to be distinct (the series are grouped by them).
 """
@@ -58,13 +57,6 @@ def _in_bucket(order: str) -> Window:
     return Window.partitionBy(_B).orderBy(order)
 
 
-def running_max(df: DataFrame, order: str, value: str, out: str) -> DataFrame:
-    """`out` = the max of `value` over the rows whose `order` is <= this row's (nulls ignored, as max does)."""
-    j = _with_edge(df, order, F.max(value), _before("max"))
-    inner = F.max(value).over(_in_bucket(order).rowsBetween(Window.unboundedPreceding, Window.currentRow))
-    return j.withColumn(out, F.greatest(inner, F.col(_EDGE))).drop(_B, _EDGE)  # greatest skips nulls
-
-
 def running_sum(df: DataFrame, order: str, value: str, out: str, total: str | None = None) -> DataFrame:
     """`out` = the sum of `value` over the rows whose `order` is <= this row's; `total` (if named) the sum over
     all rows, on every row."""
@@ -73,9 +65,3 @@ def running_sum(df: DataFrame, order: str, value: str, out: str, total: str | No
     inner = F.sum(value).over(_in_bucket(order).rowsBetween(Window.unboundedPreceding, Window.currentRow))
     edge = F.col(_EDGE)  # null: nothing before the bucket; the inner sum is null while the bucket's values are
     return j.withColumn(out, F.coalesce(inner + edge, inner, edge)).drop(_B, _EDGE)
-
-
-def next_value(df: DataFrame, order: str, out: str) -> DataFrame:
-    """`out` = the next `order` value of the series (null for the last row)."""
-    j = _with_edge(df, order, F.min(order), F.lead("v").over(Window.orderBy(_B)))
-    return j.withColumn(out, F.coalesce(F.lead(order).over(_in_bucket(order)), F.col(_EDGE))).drop(_B, _EDGE)
