@@ -1,9 +1,10 @@
 """Run a what-if grid in one Spark application and write the table and the plot.
 
 The source is read, quarantined and cut once; its clean rows are materialised (a local checkpoint) and every
-variant replays them with its own config (engine.replay), so variants differ only in their settings. The figures
-of up to VARIANTS_PER_JOB variants (and the per-variant hook's) are gathered in one Spark job after their replays
-(spark_jobs.gather): a calibration grid is one job of figures, not one per variant. The result
+variant replays them with its own config, so variants differ only in their settings: all of them in one pass keyed
+by variant (keyed.py: one timeline table, one windows stage for the grid), else, where that pass does not apply,
+one by one (engine.replay). The figures of up to VARIANTS_PER_JOB variants (and the per-variant hook's) are
+gathered in one Spark job (spark_jobs.gather): a calibration grid is one job of figures, not one per variant. The result
 goes to `<output.path>/_tuning/<grid name>/` (see grid.Grid.name: no timestamp, the same grid replaces its
 previous result), written to a staging folder first and renamed into place:
     tuning.parquet, tuning.csv, tuning.md, index.html (table + plot), late_share_vs_lag.png, tuning.json
@@ -35,6 +36,7 @@ from . import running
 from .calibrate import rank
 from .figures import __doc__ as definitions
 from .grid import Grid, Variant, grid_value
+from .keyed import keyed_replay
 from .table import html_table, markdown_table, ms_text
 
 # Variants whose figures one Spark job gathers: enough for a calibration grid at once, few enough that their
@@ -79,9 +81,22 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
             # Materialised once for every variant (and independent of the session's Dataset cache, which
             # engine.release clears after each chunk of variants).
             rows = source.rows.localCheckpoint(eager=True)
+            keyed = keyed_replay(spark, rows, [vcfg for _, vcfg in variants], source.splits, clock,
+                                 source.tick_partials)
+            if keyed is not None:
+                # Kept outside the session's cache (engine.release clears it after each chunk of figures): the
+                # keyed pass runs once, in the first chunk's job, whatever the number of chunks.
+                keyed.windows = keyed.windows.localCheckpoint(eager=False)
+                keyed.late_events = keyed.late_events.localCheckpoint(eager=False)
+
+            def replay_one(i: int, vcfg: JobConfig):
+                if keyed is not None:
+                    return keyed.result(i - 1)
+                return engine.replay(spark, rows, vcfg, source.splits, clock)[0]
+
             table = []
             for chunk in _chunks(list(enumerate(variants, 1)), VARIANTS_PER_JOB):
-                table += _replay_chunk(spark, rows, source, clock, chunk, len(variants), per_variant, log)
+                table += _replay_chunk(spark, replay_one, source, chunk, clock.end_ms, len(variants), per_variant, log)
         finally:
             source.release()
     folder = tuning_folder(cfg, grid)
@@ -95,19 +110,18 @@ def _chunks(items: list, n: int) -> list[list]:
     return [items[i:i + n] for i in range(0, len(items), n)]
 
 
-def _replay_chunk(spark, rows, source, clock, chunk, total: int, per_variant: "PerVariant | None",
+def _replay_chunk(spark, replay_one, source, chunk, end_ms: int, total: int, per_variant: "PerVariant | None",
                   log: Callable[[str], None]) -> list[dict[str, Any]]:
-    """Replay the chunk's variants one after the other, then gather all their figures (and the hook's) in one
-    Spark job: each variant's figures are a few small stages, and side by side in one job they share the cores
-    and the planning round trips. The outputs stay cached until the chunk's figures are in."""
+    """The chunk's variants' engine results (`replay_one(i, config)`), then all their figures (and the hook's)
+    gathered in one Spark job: each variant's figures are a few small stages, and side by side in one job they
+    share the cores and the planning round trips. The outputs stay cached until the chunk's figures are in."""
     t1 = time.monotonic()
     try:
-        results = [(i, variant, vcfg, engine.replay(spark, rows, vcfg, source.splits, clock)[0])
-                   for i, (variant, vcfg) in chunk]
+        results = [(i, variant, vcfg, replay_one(i, vcfg)) for i, (variant, vcfg) in chunk]
         with one_job_plans(spark):  # the frames are planned (and cached) here
             frames: dict[str, Any] = {}
             for i, _, vcfg, result in results:
-                frames.update({f"{i}:{k}": f for k, f in fig.variant_figure_frames(result, vcfg, clock.end_ms).items()})
+                frames.update({f"{i}:{k}": f for k, f in fig.variant_figure_frames(result, vcfg, end_ms).items()})
                 if per_variant is not None:
                     frames.update({f"{i}:hook_{k}": f for k, f in per_variant.frames(result, vcfg).items()})
             found = gather(frames)
