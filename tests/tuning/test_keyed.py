@@ -45,7 +45,7 @@ def test_keyed_pass_equals_separate_replays(spark, tmp_path):
         keyed = keyed_replay(spark, rows, cfgs, source.splits, clock, source.tick_partials)
         assert keyed is not None
         assert VARIANT in keyed.windows.columns and VARIANT in keyed.late_events.columns
-        late_counts, firing_kinds = set(), set()
+        late_counts, firing_kinds, outputs = set(), set(), set()
         for i, vcfg in enumerate(cfgs):
             alone, _ = engine.replay(spark, rows, vcfg, source.splits, clock)
             mine = keyed.result(i)
@@ -56,10 +56,11 @@ def test_keyed_pass_equals_separate_replays(spark, tmp_path):
             assert _sorted(mine.late_events) == expected_late, vcfg.watermark
             assert _sorted(mine.watermarks) == _sorted(alone.watermarks)
             late_counts.add(len(expected_late))
+            outputs.add((tuple(expected_windows), tuple(expected_late)))
             reason = alone.windows.columns.index("fire_reason")
             firing_kinds |= {r[reason] for r in expected_windows}
         # The case is not trivial: the variants differ, with late rows and late firings.
-        assert len(late_counts) > 1 and max(late_counts) > 0
+        assert len(outputs) == len(cfgs) and len(late_counts) > 1 and max(late_counts) > 0
         assert {"watermark", "late_row"} <= firing_kinds
     finally:
         engine.release(spark)
