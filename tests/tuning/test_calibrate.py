@@ -59,3 +59,43 @@ def test_write_ranking_beside_the_grid_and_into_its_tuning_json(tmp_path):
     md = (tmp_path / "calibration.md").read_text()
     assert md.startswith("# Calibration against /live/out\n\n")
     assert report(tmp_path) == f"{doc['verdict']}\n\n{ranking_table(doc['ranking'])}"
+
+
+def test_variants_matched_together_equal_each_matched_alone(spark, tmp_path):
+    """AgainstLive.frames matches every variant in one plan, keyed by variant: each variant's columns equal those
+    of its match alone (no row of one variant meets another's), windows and late rows (by split and offset)."""
+    from event_replay import engine
+    from event_replay.job import run_replay
+    from event_replay.pipeline import WholeSource
+    from event_replay.samples.log import SampleSpec, write_sample
+    from event_replay.semantics.config import parse_config
+    from event_replay.spark_jobs import gather
+    from event_replay.tuning import parse_grid
+    from event_replay.tuning.calibrate import per_variant
+
+    write_sample(str(tmp_path / "log"), SampleSpec(rows=300, splits=3, seed=5, keys=3, rate=25.0, files=2,
+                                                   straggler_fraction=0.05))
+    cfg = parse_config({
+        "source": {"path": str(tmp_path / "log")}, "window": {"type": "tumbling", "size": "2s"},
+        "watermark": {"max_out_of_orderness": "200ms", "interval": "200ms", "idle_timeout": "1s"},
+        "aggregations": {"cnt": "count(*)"}, "output": {"path": str(tmp_path / "live")}})
+    run_replay(spark, cfg)  # the live output: the base config's own
+    spec = LiveSpec(path=str(tmp_path / "live" / "windows"), late_path=str(tmp_path / "live" / "late_events"),
+                    keeps_updates=True)
+    _, variants = parse_grid(cfg, "100ms,200ms,3s", None)
+    whole = WholeSource()
+    source = whole.read(spark, cfg, None)
+    try:
+        clock = whole.clock(source)
+        results = [(i, engine.replay(spark, source.rows, vcfg, source.splits, clock)[0], vcfg)
+                   for i, (_, vcfg) in enumerate(variants, 1)]
+        hook = per_variant(spark, cfg, spec)
+        together = gather(hook.frames(results))
+        rows = [hook.row(together, i) for i, _, _ in results]
+        for (i, result, vcfg), row in zip(results, rows):
+            assert row == hook.row(gather(hook.frames([(i, result, vcfg)])), i)
+        assert rows[1]["live_score"] == 1.0 and rows[0]["live_score"] < 1.0  # the live's own settings agree
+        assert rows[2]["live_late_matched"] < rows[2]["live_late"]
+    finally:
+        engine.release(spark)
+        source.release()

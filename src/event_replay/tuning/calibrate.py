@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import reduce
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -59,14 +60,27 @@ class AgainstLive:
             self.live = live
         return self.live
 
-    def frames(self, result, vcfg: JobConfig) -> dict[str, DataFrame]:
-        """The agreement of one variant (its engine result) with the live output, lazily: one row each."""
-        side = from_engine(result, vcfg)
-        live = self._load(side.types)
-        rules = rules_for(vcfg.aggregations, side.types, live.aggregates)
-        m = match_windows(side.firings, live.firings, rules, live.has, self.spec.keeps_updates)
+    def frames(self, results: Sequence[tuple[int, Any, JobConfig]]) -> dict[str, DataFrame]:
+        """The agreement of every variant (number, engine result, config) in one match, lazily: each side's key
+        (and a late row's split) becomes (variant, key), the live output is repeated once per variant, so the
+        windows and late rows of all variants are matched and classified by one plan, as one variant's are.
+        One row per variant (column `variant`; a variant with no row has no window or late row)."""
+        sides = [(i, from_engine(result, vcfg)) for i, result, vcfg in results]
+        live = self._load(sides[0][1].types)
+        rules = rules_for(results[0][2].aggregations, sides[0][1].types, live.aggregates)
+        ids = [i for i, _ in sides]
+        firings = reduce(DataFrame.unionByName, [_tagged(s.firings, F.lit(i), "key") for i, s in sides])
+        late = reduce(DataFrame.unionByName, [_tagged(s.late, F.lit(i), "key", "split") for i, s in sides])
+        every = F.explode(F.array(*[F.lit(i) for i in ids]))
+        live = LiveOutput(
+            firings=_tagged(live.firings.withColumn(_EACH, every), F.col(_EACH), "key").drop(_EACH),
+            aggregates=live.aggregates, has=live.has, late_identity=live.late_identity,
+            late=None if live.late is None else
+            _tagged(live.late.withColumn(_EACH, every), F.col(_EACH), "late_key", "late_split").drop(_EACH))
+        by = F.col("key.variant").alias("variant")
+        m = match_windows(firings, live.firings, rules, live.has, self.spec.keeps_updates)
         w = classify_windows(m, live.aggregates, self.scope, self.spec.keeps_updates)
-        frames = {"windows": w.agg(
+        frames = {"windows": w.groupBy(by).agg(
             F.count(F.lit(1)).alias("windows"),
             F.sum(F.col("class").isin("equal", "duplicate").cast("long")).alias("equal"),
             F.sum("firings_equal").alias("firings_matched"), F.sum("live_versions").alias("live_firings"),
@@ -74,11 +88,19 @@ class AgainstLive:
                    & F.col("live_fire_watermark_ms").eqNullSafe(F.col("replay_fire_watermark_ms")))
                   .cast("long")).alias("wm"))}
         if live.late is not None:
-            frames["late"] = classify_late(match_late(side.late, live.late, live.late_identity), self.scope).agg(
-                F.sum("matched").alias("m"), F.sum("replay_only").alias("ro"), F.sum("live_only").alias("lo"))
+            frames["late"] = classify_late(match_late(late, live.late, live.late_identity), self.scope).groupBy(
+                by).agg(F.sum("matched").alias("m"), F.sum("replay_only").alias("ro"),
+                         F.sum("live_only").alias("lo"))
         return frames
 
-    def row(self, found: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    def row(self, found: dict[str, list[dict[str, Any]]], variant: int) -> dict[str, Any]:
+        """A variant's columns from frames' gathered rows."""
+        empty = {"windows": {"windows": 0, "equal": 0, "firings_matched": 0, "live_firings": 0, "wm": 0},
+                 "late": {"m": 0, "ro": 0, "lo": 0}}
+        return self._row({k: [next((r for r in rows if r["variant"] == variant), empty[k])]
+                         for k, rows in found.items()})
+
+    def _row(self, found: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
         """The agreement columns of one variant, from its gathered `frames`."""
         r = found["windows"][0]
         windows, equal = int(r["windows"] or 0), int(r["equal"] or 0)
@@ -99,6 +121,14 @@ class AgainstLive:
                 "live_late": live_late if has_late else None,
                 "live_late_union": late_union if has_late else None,
                 "live_watermarks_matched": int(r["wm"] or 0) if "fire_watermark" in self.live.has else None}
+
+
+_EACH = "__variant"
+
+
+def _tagged(df: DataFrame, variant, *cols: str) -> DataFrame:
+    """`df` with each of `cols` made (variant, the column's value): rows of different variants never meet."""
+    return df.withColumns({c: F.struct(variant.alias("variant"), F.col(c).alias("value")) for c in cols})
 
 
 def rank(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

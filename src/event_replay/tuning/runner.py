@@ -60,12 +60,12 @@ def tuning_folder(cfg: JobConfig, grid: Grid) -> Path:
 
 class PerVariant(Protocol):
     """More columns of a variant's row (calibrate.py: the agreement with the live output, `replay tune
-    --against-live`): `frames` of the variant's engine result, gathered with the variant's own figures, and the
-    `row` they make."""
+    --against-live`): `frames` of a chunk's variants (number, engine result, config), keyed by variant and
+    gathered with the variants' own figures, and the `row` they make for variant number i."""
 
-    def frames(self, result: Any, vcfg: JobConfig) -> dict[str, Any]: ...
+    def frames(self, results: Sequence[tuple[int, Any, JobConfig]]) -> dict[str, Any]: ...
 
-    def row(self, found: dict[str, list[dict[str, Any]]]) -> dict[str, Any]: ...
+    def row(self, found: dict[str, list[dict[str, Any]]], variant: int) -> dict[str, Any]: ...
 
 
 def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Variant, JobConfig]],
@@ -122,8 +122,9 @@ def _replay_chunk(spark, replay_one, source, chunk, end_ms: int, total: int, per
             frames: dict[str, Any] = {}
             for i, _, vcfg, result in results:
                 frames.update({f"{i}:{k}": f for k, f in fig.variant_figure_frames(result, vcfg, end_ms).items()})
-                if per_variant is not None:
-                    frames.update({f"{i}:hook_{k}": f for k, f in per_variant.frames(result, vcfg).items()})
+            if per_variant is not None:
+                hook = per_variant.frames([(i, result, vcfg) for i, _, vcfg, result in results])
+                frames.update({f"hook:{k}": f for k, f in hook.items()})
             found = gather(frames)
     finally:
         engine.release(spark)
@@ -134,7 +135,7 @@ def _replay_chunk(spark, replay_one, source, chunk, end_ms: int, total: int, per
         own = {k.split(":", 1)[1]: v for k, v in found.items() if k.split(":", 1)[0] == str(i)}
         row = fig.variant_row(own, vcfg, source.clean_rows)
         if per_variant is not None:
-            row.update(per_variant.row({k[len("hook_"):]: v for k, v in own.items() if k.startswith("hook_")}))
+            row.update(per_variant.row({k.split(":", 1)[1]: v for k, v in found.items() if k.startswith("hook:")}, i))
         row["variant"] = variant.name
         table.append(row)
         log(f"tune: {i}/{total} {variant.name}: late rows {row['late_rows']} ({row['late_share']:.2%}), "
