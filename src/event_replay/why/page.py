@@ -21,6 +21,7 @@ FIGURE_COLUMNS = [("idle_share", "idle"), ("lag_p50_ms", "lag p50"), ("lag_p90_m
                   ("lag_max_ms", "lag max"), ("held_most", "held the stream most")]
 LISTED = 31  # partitions listed in full; a longer history lists its worst ones first, the rest in a fold
 WORST = 10
+WORST_DRAWN = 5  # a long range's partitions named under "Watermark timelines", with their page or its command
 
 
 def _figure_text(k: str, v: Any) -> str:
@@ -90,14 +91,43 @@ def glance(s: dict[str, Any]) -> str:
             f"{cell(late)} late rows{share}{cause}.")
 
 
+def idle_row(series: str, v: dict[str, Any]) -> dict[str, Any]:
+    """A series' line of the idle table: "never idle" rather than a count of periods of no time."""
+    periods, ms = v.get("idle_periods") or 0, v.get("idle_ms") or 0
+    if not periods or not ms:
+        return {"series": series, "idle periods": "never idle", "idle time": "\u2013"}
+    return {"series": series, "idle periods": periods, "idle time": spoken_duration(ms)}
+
+
+def _per_partition_timelines(s: dict[str, Any], base: str, lag_line: str) -> str:
+    """A long range's timelines: per partition, on its drill-down page (a year in one panel is a grey band)."""
+    parts = s.get("partitions") or []
+    done = set(s.get("drilled") or [])
+    worst = sorted(parts, key=lambda p: (-(p.get("late_rows") or 0), str(p.get("partition"))))[:WORST_DRAWN]
+    items = "".join(
+        f"<li><a href='{base}partitions/{html.escape(p['partition'])}/index.html'>{html.escape(p['partition'])}</a>"
+        f" ({cell(p.get('late_rows'))} late rows)</li>" if p["partition"] in done else
+        f"<li>{html.escape(p['partition'])} ({cell(p.get('late_rows'))} late rows): <code>replay why --config "
+        f"&lt;job config&gt; --partition {html.escape(p['partition'])}</code></li>"
+        for p in worst if p.get("partition"))
+    others = sorted(done - {p.get("partition") for p in worst})
+    more = (" Also drawn: " + ", ".join(f"<a href='{base}partitions/{html.escape(d)}/index.html'>{html.escape(d)}</a>"
+                                        for d in others) + "." if others else "")
+    return (f"<h2 id='timelines'>Watermark timelines, per partition</h2><p id='timelines-per-partition'>"
+            f"{len(parts):,} partitions drawn in one panel would each be a few pixels wide, their traffic invisible: "
+            "each partition's timelines (watermarks, lag, idle and holding splits over its own day or hour) are "
+            "drawn on its own page, when asked for, with <code>replay why --partition</code>; the overview above "
+            f"shows where to look.{lag_line}{more} The partitions with the most late rows:</p>"
+            f"<ul id='timeline-pages'>{items}</ul>")
+
+
 def _timelines(s: dict[str, Any], base: str) -> str:
     png = s.get("timelines_png") or {}
     spans = s.get("spans") or []
     zoom = ("" if len(spans) < 2 else
             f" The replay clock is cut into {len(spans)} spans with traffic (one column each); the silent time "
             "between them is left out.")
-    idle = [{"series": k, "idle periods": v.get("idle_periods"), "idle time": spoken_duration(v.get("idle_ms"))}
-            for k, v in (s.get("idle") or {}).items()]
+    idle = [idle_row(k, v) for k, v in (s.get("idle") or {}).items()]
     buckets = sorted(set(png.get("bucket_ms") or []))
     bucket = (f" Each panel is cut into time buckets of {' / '.join(spoken_duration(b) for b in buckets)}: what a "
               "bucket shows is true of its whole time." if buckets else "")
@@ -105,6 +135,8 @@ def _timelines(s: dict[str, Any], base: str) -> str:
     lag_line = (f" Over the whole replay clock the lag is {spoken_duration(round(lag['mean']))} on average and at most "
                 f"{spoken_duration(lag['p99'])} during 99% of the time (time-weighted, as in the what-if tuning)."
                 if lag.get("mean") is not None and lag.get("p99") is not None else "")
+    if not png:
+        return _per_partition_timelines(s, base, lag_line) + _idle_table(idle)
     data = png.get("data")
     data_link = (f" The figures of every bucket: <a id='timelines-data' href='{base}{html.escape(data)}'>"
                  f"{html.escape(data)}</a>." if data else "")
@@ -116,11 +148,14 @@ def _timelines(s: dict[str, Any], base: str) -> str:
             f"stream's lane: the share every split was idle at once.{bucket}{zoom}{data_link}</p>"
             f"<img id='timelines-png' src='{base}{html.escape(png.get('file', 'timelines.png'))}' "
             f"width='{png.get('width', '')}' height='{png.get('height', '')}' alt='watermark timelines'>"
-            + ("<p class='muted'>Idle time per split over the whole replay clock, silent stretches included (a split is "
-               "idle once it has sent nothing for the idle timeout; <em>stream</em>: every split idle at once):</p>"
-               if idle else "")
-            + table(idle, [("series", "split"), ("idle periods", "idle periods"), ("idle time", "idle time")],
-                    "idle"))
+            + _idle_table(idle))
+
+
+def _idle_table(idle: list[dict[str, Any]]) -> str:
+    return (("<p class='muted'>Idle time per split over the whole replay clock, silent stretches included (a split is "
+             "idle once it has sent nothing for the idle timeout; <em>stream</em>: every split idle at once):</p>"
+             if idle else "")
+            + table(idle, [("series", "split"), ("idle periods", "idle periods"), ("idle time", "idle time")], "idle"))
 
 
 SAMPLE_SHOWN = 10  # windows of the holders' sample on the page: a glance, the Parquet file has them all
