@@ -31,3 +31,11 @@ def test_the_worst_partitions_link_their_timelines_or_say_how_to_draw_them():
     assert "the lag is 640 ms on average" in page  # the range's lag still said
     served = render(_summary(40, ["2024-03-03"]), base="/replay-runs/files/x/why_report/")
     assert "href='/replay-runs/files/x/why_report/partitions/2024-03-03/index.html'" in served
+
+
+def test_a_report_outside_the_outputs_names_where_its_partitions_are_drawn():
+    """A DAG run's why-report is in its run folder: the command draws below it (--out), where its page links."""
+    run = "/data/out/_airflow/manual__1/why_report"
+    page = render({**_summary(40, []), "report_dir": run})
+    assert f"--partition 2024-03-03 --out {run}/partitions/2024-03-03</code>" in page
+    assert "--out" not in render(_summary(40, []))  # the outputs' own why_report/: the default place

@@ -21,6 +21,7 @@ FIGURE_COLUMNS = [("idle_share", "idle"), ("lag_p50_ms", "lag p50"), ("lag_p90_m
                   ("lag_max_ms", "lag max"), ("held_most", "held the stream most")]
 LISTED = 31  # partitions listed in full; a longer history lists its worst ones first, the rest in a fold
 WORST = 10
+FOLDER = "partitions"  # drill_down.FOLDER: the partitions' own reports below the range's
 WORST_DRAWN = 5  # a long range's partitions named under "Watermark timelines", with their page or its command
 
 
@@ -47,8 +48,8 @@ def _drill_down(s: dict[str, Any]) -> str:
         return ""
     done = s.get("drilled") or []
     links = ", ".join(f"<a href='{{base}}partitions/{html.escape(d)}/index.html'>{html.escape(d)}</a>" for d in done)
-    return ("<p class='muted' id='drill-down'>One partition's own timelines and causes: <code>replay why --config "
-            f"&lt;job config&gt; --partition {html.escape(parts[0])}</code> (linked here once written)."
+    return ("<p class='muted' id='drill-down'>One partition's own timelines and causes: "
+            f"<code>{html.escape(draw_command(s, parts[0]))}</code> (linked here once written)."
             + (f" Written: {links}." if links else "") + "</p>")
 
 
@@ -99,6 +100,14 @@ def idle_row(series: str, v: dict[str, Any]) -> dict[str, Any]:
     return {"series": series, "idle periods": periods, "idle time": spoken_duration(ms)}
 
 
+def draw_command(s: dict[str, Any], partition: str) -> str:
+    """The command that draws `partition`'s own page below this report: `--out` when the report is not the
+    outputs' own (a DAG run's is in its run folder)."""
+    own = s.get("report_dir")  # set only for a report outside the outputs' own why_report/
+    return (f"replay why --config <job config> --partition {partition}"
+            + (f" --out {own}/{FOLDER}/{partition}" if own else ""))
+
+
 def _per_partition_timelines(s: dict[str, Any], base: str, lag_line: str) -> str:
     """A long range's timelines: per partition, on its drill-down page (a year in one panel is a grey band)."""
     parts = s.get("partitions") or []
@@ -107,8 +116,8 @@ def _per_partition_timelines(s: dict[str, Any], base: str, lag_line: str) -> str
     items = "".join(
         f"<li><a href='{base}partitions/{html.escape(p['partition'])}/index.html'>{html.escape(p['partition'])}</a>"
         f" ({cell(p.get('late_rows'))} late rows)</li>" if p["partition"] in done else
-        f"<li>{html.escape(p['partition'])} ({cell(p.get('late_rows'))} late rows): <code>replay why --config "
-        f"&lt;job config&gt; --partition {html.escape(p['partition'])}</code></li>"
+        f"<li>{html.escape(p['partition'])} ({cell(p.get('late_rows'))} late rows): "
+        f"<code>{html.escape(draw_command(s, p['partition']))}</code></li>"
         for p in worst if p.get("partition"))
     others = sorted(done - {p.get("partition") for p in worst})
     more = (" Also drawn: " + ", ".join(f"<a href='{base}partitions/{html.escape(d)}/index.html'>{html.escape(d)}</a>"

@@ -4,8 +4,8 @@ that adds up to them).
 
 - timelines.png (timelines.py, plot.py), for a range of up to ONE_PANEL partitions or one partition (a longer
   range's are drawn per partition by `--partition`, drill_down.py): watermarks, watermark lag and per-split
-  idleness in UTC, zoomed on the spans of the replay clock with traffic, drawn per time bucket (the share of the time each split was idle or held
-  the stream, lag percentiles); the buckets' figures in timelines.parquet, the lag's time-weighted mean and p99 over
+  idleness in UTC, zoomed on the spans of the replay clock with traffic, drawn per time bucket (the share of the
+  time each split was idle or held the stream, lag percentiles); the buckets' figures in timelines.parquet, the lag's time-weighted mean and p99 over
   the whole replay clock (as the what-if tuning defines them) in the summary.
 - holders: which split held the stream's watermark when each window's end was reached: the split whose published
   watermark equalled the stream value W that fired the window's first firing, at the first change that took the
@@ -163,6 +163,8 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
     report.mkdir(parents=True, exist_ok=True)
     with one_job_plans(spark):
         summary = _summary(spark, output_path, cfg, report, partition)
+    # A report elsewhere than the outputs' own folder (a DAG run's): where `--partition` must draw below it.
+    summary["report_dir"] = (str(report.resolve()) if "://" not in str(report) else str(report)) if report_dir else None
     (report / WHY_SUMMARY_FILE).write_text(json.dumps(summary, indent=2, sort_keys=True, default=str) + "\n")
     index = report / "index.html"
     index.write_text(render(summary))
