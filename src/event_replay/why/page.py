@@ -108,6 +108,11 @@ def draw_command(s: dict[str, Any], partition: str) -> str:
             + (f" --out {own}/{FOLDER}/{partition}" if own else ""))
 
 
+def _late_rows(p: dict[str, Any]) -> str:
+    n = p.get("late_rows") or 0
+    return f"{cell(n)} late row{'' if n == 1 else 's'}"
+
+
 def _per_partition_timelines(s: dict[str, Any], base: str, lag_line: str) -> str:
     """A long range's timelines: per partition, on its drill-down page (a year in one panel is a grey band)."""
     parts = s.get("partitions") or []
@@ -115,8 +120,8 @@ def _per_partition_timelines(s: dict[str, Any], base: str, lag_line: str) -> str
     worst = sorted(parts, key=lambda p: (-(p.get("late_rows") or 0), str(p.get("partition"))))[:WORST_DRAWN]
     items = "".join(
         f"<li><a href='{base}partitions/{html.escape(p['partition'])}/index.html'>{html.escape(p['partition'])}</a>"
-        f" ({cell(p.get('late_rows'))} late rows)</li>" if p["partition"] in done else
-        f"<li>{html.escape(p['partition'])} ({cell(p.get('late_rows'))} late rows): "
+        f" ({_late_rows(p)})</li>" if p["partition"] in done else
+        f"<li>{html.escape(p['partition'])} ({_late_rows(p)}): "
         f"<code>{html.escape(draw_command(s, p['partition']))}</code></li>"
         for p in worst if p.get("partition"))
     others = sorted(done - {p.get("partition") for p in worst})
@@ -145,7 +150,7 @@ def _timelines(s: dict[str, Any], base: str) -> str:
                 f"{spoken_duration(lag['p99'])} during 99% of the time (time-weighted, as in the what-if tuning)."
                 if lag.get("mean") is not None and lag.get("p99") is not None else "")
     if not png:
-        return _per_partition_timelines(s, base, lag_line) + _idle_table(idle)
+        return _per_partition_timelines(s, base, lag_line) + _idle_table(s, idle)
     data = png.get("data")
     data_link = (f" The figures of every bucket: <a id='timelines-data' href='{base}{html.escape(data)}'>"
                  f"{html.escape(data)}</a>." if data else "")
@@ -157,13 +162,18 @@ def _timelines(s: dict[str, Any], base: str) -> str:
             f"stream's lane: the share every split was idle at once.{bucket}{zoom}{data_link}</p>"
             f"<img id='timelines-png' src='{base}{html.escape(png.get('file', 'timelines.png'))}' "
             f"width='{png.get('width', '')}' height='{png.get('height', '')}' alt='watermark timelines'>"
-            + _idle_table(idle))
+            + _idle_table(s, idle))
 
 
-def _idle_table(idle: list[dict[str, Any]]) -> str:
-    return (("<p class='muted'>Idle time per split over the whole replay clock, silent stretches included (a split is "
-             "idle once it has sent nothing for the idle timeout; <em>stream</em>: every split idle at once):</p>"
-             if idle else "")
+def _idle_table(s: dict[str, Any], idle: list[dict[str, Any]]) -> str:
+    when = s.get("replay_time_utc") or []
+    clock = f" ({when[0]} to {when[1]})" if len(when) == 2 else ""
+    # A partition's row counts its whole day or hour (drill_down.as_in_range); this table only its own changes.
+    own = (" The idle share in the partition's row above is of its whole day or hour, the silence after its "
+           "traffic included." if s.get("partition") else "")
+    return ((f"<p class='muted'>Idle time per split from the first to the last watermark change{clock}, silent "
+             "stretches included (a split is idle once it has sent nothing for the idle timeout; <em>stream</em>: "
+             f"every split idle at once).{own}</p>" if idle else "")
             + table(idle, [("series", "split"), ("idle periods", "idle periods"), ("idle time", "idle time")], "idle"))
 
 
