@@ -61,7 +61,10 @@ def _partitions(s: dict[str, Any]) -> str:
     has_figures = any(p.get("lag_p50_ms") is not None or p.get("idle_share") is not None for p in parts)
     filtered = [("filtered_rows", "filtered")] if (s.get("counts") or {}).get("filtered_rows") else []
     cols = PARTITION_COLUMNS[:-1] + filtered + PARTITION_COLUMNS[-1:] + (FIGURE_COLUMNS if has_figures else [])
-    full = table(parts or [total], cols, "partitions", total=total if parts else None, text=_figure_text)
+    # One partition is its own total: a second row of the same counts (and no figures) only makes a reader compare.
+    # (an unpartitioned output's single row has no name: its total says it)
+    shown = parts if len(parts) > 1 or (parts and parts[0].get("partition")) else [total]
+    full = table(shown, cols, "partitions", total=total if len(parts) > 1 else None, text=_figure_text)
     png = s.get("overview_png")
     figure = (f"<img id='overview-png' src='{{base}}{html.escape(png['file'])}' width='{png['width']}' "
               f"height='{png['height']}' alt='per-partition overview'>" if png else "")
