@@ -11,8 +11,9 @@ from event_replay.why.page import idle_row, render
 
 
 def test_the_idle_table_says_never_idle():
-    summary = {"idle": {"stream": {"idle_periods": 0, "idle_ms": 0}, "p0": {"idle_periods": 2, "idle_ms": 65_000},
-                        "p1": {"idle_periods": 0, "idle_ms": 0}}, "timelines_png": {"file": "timelines.png"}}
+    summary = {"idle": {"p0": {"idle_periods": 2, "idle_ms": 65_000}, "p1": {"idle_periods": 0, "idle_ms": 0},
+                        "stream": {"idle_periods": 0, "idle_ms": 0}},  # as summary.json has them: sorted
+               "timelines_png": {"file": "timelines.png"}}
     page = render(summary)
     idle = re.search(r"<table id='idle'>(.*?)</table>", page).group(1)
     rows = [re.findall(r"<td[^>]*>([^<]*)</td>", r) for r in re.findall(r"<tr>(.*?)</tr>", idle)[1:]]

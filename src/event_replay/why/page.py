@@ -144,7 +144,9 @@ def _timelines(s: dict[str, Any], base: str) -> str:
     zoom = ("" if len(spans) < 2 else
             f" The replay clock is cut into {len(spans)} spans with traffic (one column each); the silent time "
             "between them is left out.")
-    idle = [idle_row(k, v) for k, v in (s.get("idle") or {}).items()]
+    # The stream first, then the splits: summary.json's keys come back sorted when a page is rendered again.
+    idle = [idle_row(k, v) for k, v in sorted((s.get("idle") or {}).items(), key=lambda kv: (kv[0] != "stream",
+                                                                                              kv[0]))]
     buckets = sorted(set(png.get("bucket_ms") or []))
     bucket = (f" Each panel is cut into time buckets of {' / '.join(spoken_duration(b) for b in buckets)}: what a "
               "bucket shows is true of its whole time." if buckets else "")
