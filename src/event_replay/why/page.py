@@ -238,12 +238,14 @@ def render(s: dict[str, Any], nav: str = "", base: str = "") -> str:
     report folder's files ("" next to index.html)."""
     cfg = s.get("config") or {}
     settings = ", ".join(f"{k} {html.escape(str(v))}" for k, v in cfg.items())
+    one = s.get("partition") or len(s.get("partitions") or []) == 1  # a drilled day, a busy hour
+    totals = "Totals of the partition" if one else "Totals of the range, per partition"
     return f"""<!doctype html><html><head><meta charset="utf-8"><meta name="color-scheme" content="light dark">
 <title>Why-report: {html.escape(str(s.get('output_path', '')))}</title><style>{STYLE}</style>{THEME_SCRIPT}</head><body>
 <nav>{nav}{_up(s, base)}</nav><h1>Why-report{': partition ' + html.escape(s['partition']) if s.get('partition') else ''}</h1>
 <p class='muted'>Outputs <code>{html.escape(str(s.get('output_path', '')))}</code>{'; ' + settings if settings else ''}.</p>
 <p class='glance' id='glance'>{glance(s)}</p>
-<h2 id='totals'>{'Totals of the partition' if s.get('partition') else 'Totals of the range, per partition'}</h2>
+<h2 id='totals'>{totals}</h2>
 <p class='muted'>Per partition: its rows and firings, the share of its time the splits were idle, the watermark lag
 (time-weighted over the partition's whole day or hour, silent time included: the timelines below weigh only their own
 span) and the split that held the stream watermark longest.</p>
