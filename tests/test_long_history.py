@@ -86,10 +86,12 @@ def test_the_why_report_reads_partition_by_partition_and_adds_up_to_the_run_repo
         assert p["lag_p50_ms"] is None or 0 <= p["lag_p50_ms"] <= p["lag_p90_ms"] <= p["lag_max_ms"], p
     assert sum(p["lag_p50_ms"] is not None for p in parts) >= len(parts) // 2
     assert why["overview_png"] and (reports["run"] / "why_report" / "overview.png").is_file()
-    spans = why["spans"]
-    assert spans[0]["start_ms"] <= spans[-1]["end_ms"] and all(b >= 1 for b in why["timelines_png"]["bucket_ms"])
+    # No panel of the whole range: its timelines are drawn per partition (their drill-downs).
+    assert why["spans"] == [] and why["timelines_png"] is None
+    assert not (reports["run"] / "why_report" / "timelines.png").exists()
     page = (reports["run"] / "why_report" / "index.html").read_text()
     assert "overview-png" in page and "every-partition" in page  # a long history folds its table
+    assert "timelines-per-partition" in page and "timelines-png" not in page
 
 
 def test_the_runs_page_row_shows_the_same_figures(reports, history, monkeypatch):

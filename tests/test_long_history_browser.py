@@ -82,6 +82,11 @@ def test_the_overview_lists_every_day_and_links_the_drill_down(forty_days, brows
     assert sum(_n(r["late rows"]) for r in every[:-1]) == _n(every[-1]["late rows"]) == s["late_rows"] > 0
     assert sum(_n(r["firings"]) for r in every[:-1]) == _n(every[-1]["firings"]) == s["firings"]
     assert all(r["lag p50"] and r["held the stream most"] for r in every[:-1])
+    # 32 days are not drawn as one panel: the timelines section names the worst days, the drilled one linked.
+    assert not browser.find_elements("css selector", "#timelines-png")
+    named = [li.text for li in browser.find_elements("css selector", "#timeline-pages li")]
+    assert named and named[0].startswith(day) and all("--partition" in t for t in named[1:]), named
+    assert browser.find_elements("css selector", f"#timeline-pages a[href$='partitions/{day}/index.html']")
     link = browser.find_element("css selector", f"#drill-down a[href$='partitions/{day}/index.html']")
     row = next(r for r in every if r["partition"] == day)
     link.click()

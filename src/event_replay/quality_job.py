@@ -18,7 +18,7 @@ import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from . import engine
 from .layout import DATA_QUALITY_FILE, DOCS_FOLDER, WHY_FOLDER
@@ -30,9 +30,11 @@ from .spark_jobs import counted
 from .why.report import why_report
 
 
-def run_quality(cfg: JobConfig, folder: str | Path, run_name: str | None = None, spark=None) -> dict[str, Any]:
-    """The suites (Data Docs in `<folder>/_data_docs/`) and the why-report (`<folder>/why_report/`) on the outputs
-    of `cfg`, in one Spark session (the one given, else spark-submit's); returns what `DATA_QUALITY_FILE` holds."""
+def run_quality(cfg: JobConfig, folder: str | Path, run_name: str | None = None, spark=None,
+                suites: Sequence[str] | None = None) -> dict[str, Any]:
+    """The suites (Data Docs in `<folder>/_data_docs/`; all, or `suites`) and the why-report (`<folder>/why_report/`)
+    on the outputs of `cfg`, in one Spark session (the one given, else spark-submit's); returns what
+    `DATA_QUALITY_FILE` holds."""
     folder = Path(folder).resolve()
     own = spark is None
     if own:
@@ -43,7 +45,8 @@ def run_quality(cfg: JobConfig, folder: str | Path, run_name: str | None = None,
         # which overlap. The why-report is written also when an expectation fails: it explains.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gx") as pool:
             suites = pool.submit(_counted, spark, "gx_suites", validate, cfg.output.path, cfg,
-                                 docs_dir=str(folder / DOCS_FOLDER), spark=spark, run_name=run_name)
+                                 docs_dir=str(folder / DOCS_FOLDER), spark=spark, run_name=run_name,
+                                 suites=suites)
             why, why_jobs = _counted(spark, "why_report", why_report, cfg.output.path, cfg, spark=spark,
                                      report_dir=folder / WHY_FOLDER)
             report, gx_jobs = suites.result()

@@ -12,9 +12,7 @@ import json
 from pathlib import Path
 
 from ..layout import WHY_SUMMARY_FILE
-from .page import render
-
-FOLDER = "partitions"
+from .page import FOLDER, render
 
 
 def partition_report_dir(range_report: Path, partition: str) -> Path:

@@ -21,6 +21,8 @@ FIGURE_COLUMNS = [("idle_share", "idle"), ("lag_p50_ms", "lag p50"), ("lag_p90_m
                   ("lag_max_ms", "lag max"), ("held_most", "held the stream most")]
 LISTED = 31  # partitions listed in full; a longer history lists its worst ones first, the rest in a fold
 WORST = 10
+FOLDER = "partitions"  # drill_down.FOLDER: the partitions' own reports below the range's
+WORST_DRAWN = 5  # a long range's partitions named under "Watermark timelines", with their page or its command
 
 
 def _figure_text(k: str, v: Any) -> str:
@@ -46,8 +48,8 @@ def _drill_down(s: dict[str, Any]) -> str:
         return ""
     done = s.get("drilled") or []
     links = ", ".join(f"<a href='{{base}}partitions/{html.escape(d)}/index.html'>{html.escape(d)}</a>" for d in done)
-    return ("<p class='muted' id='drill-down'>One partition's own timelines and causes: <code>replay why --config "
-            f"&lt;job config&gt; --partition {html.escape(parts[0])}</code> (linked here once written)."
+    return ("<p class='muted' id='drill-down'>One partition's own timelines and causes: "
+            f"<code>{html.escape(draw_command(s, parts[0]))}</code> (linked here once written)."
             + (f" Written: {links}." if links else "") + "</p>")
 
 
@@ -59,7 +61,10 @@ def _partitions(s: dict[str, Any]) -> str:
     has_figures = any(p.get("lag_p50_ms") is not None or p.get("idle_share") is not None for p in parts)
     filtered = [("filtered_rows", "filtered")] if (s.get("counts") or {}).get("filtered_rows") else []
     cols = PARTITION_COLUMNS[:-1] + filtered + PARTITION_COLUMNS[-1:] + (FIGURE_COLUMNS if has_figures else [])
-    full = table(parts or [total], cols, "partitions", total=total if parts else None, text=_figure_text)
+    # One partition is its own total: a second row of the same counts (and no figures) only makes a reader compare.
+    # (an unpartitioned output's single row has no name: its total says it)
+    shown = parts if len(parts) > 1 or (parts and parts[0].get("partition")) else [total]
+    full = table(shown, cols, "partitions", total=total if len(parts) > 1 else None, text=_figure_text)
     png = s.get("overview_png")
     figure = (f"<img id='overview-png' src='{{base}}{html.escape(png['file'])}' width='{png['width']}' "
               f"height='{png['height']}' alt='per-partition overview'>" if png else "")
@@ -90,14 +95,58 @@ def glance(s: dict[str, Any]) -> str:
             f"{cell(late)} late rows{share}{cause}.")
 
 
+def idle_row(series: str, v: dict[str, Any]) -> dict[str, Any]:
+    """A series' line of the idle table: "never idle" rather than a count of periods of no time."""
+    periods, ms = v.get("idle_periods") or 0, v.get("idle_ms") or 0
+    if not periods or not ms:
+        return {"series": series, "idle periods": "never idle", "idle time": "\u2013"}
+    return {"series": series, "idle periods": periods, "idle time": spoken_duration(ms)}
+
+
+def draw_command(s: dict[str, Any], partition: str) -> str:
+    """The command that draws `partition`'s own page below this report: `--out` when the report is not the
+    outputs' own (a DAG run's is in its run folder)."""
+    own = s.get("report_dir")  # set only for a report outside the outputs' own why_report/
+    return (f"replay why --config <job config> --partition {partition}"
+            + (f" --out {own}/{FOLDER}/{partition}" if own else ""))
+
+
+def _late_rows(p: dict[str, Any]) -> str:
+    n = p.get("late_rows") or 0
+    return f"{cell(n)} late row{'' if n == 1 else 's'}"
+
+
+def _per_partition_timelines(s: dict[str, Any], base: str, lag_line: str) -> str:
+    """A long range's timelines: per partition, on its drill-down page (a year in one panel is a grey band)."""
+    parts = s.get("partitions") or []
+    done = set(s.get("drilled") or [])
+    worst = sorted(parts, key=lambda p: (-(p.get("late_rows") or 0), str(p.get("partition"))))[:WORST_DRAWN]
+    items = "".join(
+        f"<li><a href='{base}partitions/{html.escape(p['partition'])}/index.html'>{html.escape(p['partition'])}</a>"
+        f" ({_late_rows(p)})</li>" if p["partition"] in done else
+        f"<li>{html.escape(p['partition'])} ({_late_rows(p)}): "
+        f"<code>{html.escape(draw_command(s, p['partition']))}</code></li>"
+        for p in worst if p.get("partition"))
+    others = sorted(done - {p.get("partition") for p in worst})
+    more = (" Also drawn: " + ", ".join(f"<a href='{base}partitions/{html.escape(d)}/index.html'>{html.escape(d)}</a>"
+                                        for d in others) + "." if others else "")
+    return (f"<h2 id='timelines'>Watermark timelines, per partition</h2><p id='timelines-per-partition'>"
+            f"{len(parts):,} partitions drawn in one panel would each be a few pixels wide, their traffic invisible: "
+            "each partition's timelines (watermarks, lag, idle and holding splits over its own day or hour) are "
+            "drawn on its own page, when asked for, with <code>replay why --partition</code>; the overview above "
+            f"shows where to look.{lag_line}{more} The partitions with the most late rows:</p>"
+            f"<ul id='timeline-pages'>{items}</ul>")
+
+
 def _timelines(s: dict[str, Any], base: str) -> str:
     png = s.get("timelines_png") or {}
     spans = s.get("spans") or []
     zoom = ("" if len(spans) < 2 else
             f" The replay clock is cut into {len(spans)} spans with traffic (one column each); the silent time "
             "between them is left out.")
-    idle = [{"series": k, "idle periods": v.get("idle_periods"), "idle time": spoken_duration(v.get("idle_ms"))}
-            for k, v in (s.get("idle") or {}).items()]
+    # The stream first, then the splits: summary.json's keys come back sorted when a page is rendered again.
+    idle = [idle_row(k, v) for k, v in sorted((s.get("idle") or {}).items(), key=lambda kv: (kv[0] != "stream",
+                                                                                              kv[0]))]
     buckets = sorted(set(png.get("bucket_ms") or []))
     bucket = (f" Each panel is cut into time buckets of {' / '.join(spoken_duration(b) for b in buckets)}: what a "
               "bucket shows is true of its whole time." if buckets else "")
@@ -105,6 +154,8 @@ def _timelines(s: dict[str, Any], base: str) -> str:
     lag_line = (f" Over the whole replay clock the lag is {spoken_duration(round(lag['mean']))} on average and at most "
                 f"{spoken_duration(lag['p99'])} during 99% of the time (time-weighted, as in the what-if tuning)."
                 if lag.get("mean") is not None and lag.get("p99") is not None else "")
+    if not png:
+        return _per_partition_timelines(s, base, lag_line) + _idle_table(s, idle)
     data = png.get("data")
     data_link = (f" The figures of every bucket: <a id='timelines-data' href='{base}{html.escape(data)}'>"
                  f"{html.escape(data)}</a>." if data else "")
@@ -116,11 +167,19 @@ def _timelines(s: dict[str, Any], base: str) -> str:
             f"stream's lane: the share every split was idle at once.{bucket}{zoom}{data_link}</p>"
             f"<img id='timelines-png' src='{base}{html.escape(png.get('file', 'timelines.png'))}' "
             f"width='{png.get('width', '')}' height='{png.get('height', '')}' alt='watermark timelines'>"
-            + ("<p class='muted'>Idle time per split over the whole replay clock, silent stretches included (a split is "
-               "idle once it has sent nothing for the idle timeout; <em>stream</em>: every split idle at once):</p>"
-               if idle else "")
-            + table(idle, [("series", "split"), ("idle periods", "idle periods"), ("idle time", "idle time")],
-                    "idle"))
+            + _idle_table(s, idle))
+
+
+def _idle_table(s: dict[str, Any], idle: list[dict[str, Any]]) -> str:
+    when = s.get("replay_time_utc") or []
+    clock = f" ({when[0]} to {when[1]})" if len(when) == 2 else ""
+    # A partition's row counts its whole day or hour (drill_down.as_in_range); this table only its own changes.
+    own = (" The idle share in the partition's row above is of its whole day or hour, the silence after its "
+           "traffic included." if s.get("partition") else "")
+    return ((f"<p class='muted'>Idle time per split from the first to the last watermark change{clock}, silent "
+             "stretches included (a split is idle once it has sent nothing for the idle timeout; <em>stream</em>: "
+             f"every split idle at once).{own}</p>" if idle else "")
+            + table(idle, [("series", "split"), ("idle periods", "idle periods"), ("idle time", "idle time")], "idle"))
 
 
 SAMPLE_SHOWN = 10  # windows of the holders' sample on the page: a glance, the Parquet file has them all
@@ -179,12 +238,14 @@ def render(s: dict[str, Any], nav: str = "", base: str = "") -> str:
     report folder's files ("" next to index.html)."""
     cfg = s.get("config") or {}
     settings = ", ".join(f"{k} {html.escape(str(v))}" for k, v in cfg.items())
+    one = s.get("partition") or len(s.get("partitions") or []) == 1  # a drilled day, a busy hour
+    totals = "Totals of the partition" if one else "Totals of the range, per partition"
     return f"""<!doctype html><html><head><meta charset="utf-8"><meta name="color-scheme" content="light dark">
 <title>Why-report: {html.escape(str(s.get('output_path', '')))}</title><style>{STYLE}</style>{THEME_SCRIPT}</head><body>
 <nav>{nav}{_up(s, base)}</nav><h1>Why-report{': partition ' + html.escape(s['partition']) if s.get('partition') else ''}</h1>
 <p class='muted'>Outputs <code>{html.escape(str(s.get('output_path', '')))}</code>{'; ' + settings if settings else ''}.</p>
 <p class='glance' id='glance'>{glance(s)}</p>
-<h2 id='totals'>{'Totals of the partition' if s.get('partition') else 'Totals of the range, per partition'}</h2>
+<h2 id='totals'>{totals}</h2>
 <p class='muted'>Per partition: its rows and firings, the share of its time the splits were idle, the watermark lag
 (time-weighted over the partition's whole day or hour, silent time included: the timelines below weigh only their own
 span) and the split that held the stream watermark longest.</p>

@@ -2,9 +2,10 @@
 they did and why rows were late, for the whole replayed range (one scope: range totals, and a row per partition
 that adds up to them).
 
-- timelines.png (timelines.py, plot.py): watermarks, watermark lag and per-split idleness in UTC, zoomed on the
-  spans of the replay clock with traffic, drawn per time bucket (the share of the time each split was idle or held
-  the stream, lag percentiles); the buckets' figures in timelines.parquet, the lag's time-weighted mean and p99 over
+- timelines.png (timelines.py, plot.py), for a range of up to ONE_PANEL partitions or one partition (a longer
+  range's are drawn per partition by `--partition`, drill_down.py): watermarks, watermark lag and per-split
+  idleness in UTC, zoomed on the spans of the replay clock with traffic, drawn per time bucket (the share of the
+  time each split was idle or held the stream, lag percentiles); the buckets' figures in timelines.parquet, the lag's time-weighted mean and p99 over
   the whole replay clock (as the what-if tuning defines them) in the summary.
 - holders: which split held the stream's watermark when each window's end was reached: the split whose published
   watermark equalled the stream value W that fired the window's first firing, at the first change that took the
@@ -56,6 +57,9 @@ TIMELINES_FILE = "timelines.parquet"
 OVERVIEW_FILE = "overview.png"
 END_OF_INPUT = "end of input"
 SAMPLE_ROWS = 50
+# Partitions a range may have and still draw its timelines as one panel (the demo's 3 days, a week): beyond, a day
+# is a few pixel columns and its traffic invisible, so each partition's timelines are its drill-down's.
+ONE_PANEL = 7
 COUNT_COLUMNS = ("rows_read", "rows_in_windows", "late_rows", "quarantined_rows", "skipped_rows", "filtered_rows")
 
 __all__ = ["why_report", "figure_size_px"]
@@ -117,8 +121,10 @@ def _partitions(found: dict[str, list[dict]]) -> tuple[list[dict], dict[str, int
 
 def _idle_frame(cut: DataFrame) -> DataFrame:
     """Per series: how many times it went idle and for how long (until its next change, or the end), from the
-    idle stretches of timelines.intervals."""
-    spans = cut.where(F.col("kind") == IDLE).select("series", (F.col("z") - F.col("a")).alias("d"))
+    idle stretches of timelines.intervals. A stretch of no time is no idle period: a split marked idle at the last
+    moment of the replay clock, or active again at the same instant, was never idle for a millisecond."""
+    spans = (cut.where((F.col("kind") == IDLE) & (F.col("z") > F.col("a")))
+             .select("series", (F.col("z") - F.col("a")).alias("d")))
     return spans.groupBy("series").agg(F.count(F.lit(1)).alias("idle_periods"), F.sum("d").alias("idle_ms"))
 
 
@@ -129,6 +135,17 @@ def _write_buckets(tl, target: Path) -> None:
                         ("held_share", pa.float64()), ("lag_p50_ms", pa.float64()), ("lag_p90_ms", pa.float64()),
                         ("lag_max_ms", pa.int64())])
     pq.write_table(pa.Table.from_pylist(tl.bucket_rows(), schema=schema), target)
+
+
+def _draw_timelines(found: dict[str, list[dict]], spans: list, splits: list[str], cfg: JobConfig,
+                    report: Path) -> dict:
+    """timelines.png and timelines.parquet of the spans' figures; what the summary says of them."""
+    tl = timelines_from(found, spans, splits)
+    w_px, h_px = plot(report / "timelines.png", tl, cfg.watermark.lag_ms)
+    _write_buckets(tl, report / TIMELINES_FILE)
+    return {"file": "timelines.png", "width": w_px, "height": h_px, "spans": len(tl.spans),
+            "split_lanes": min(len(splits), MAX_LANES), "data": TIMELINES_FILE,
+            "bucket_ms": [s.bucket_ms() for s in tl.spans]}
 
 
 def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = None,
@@ -146,6 +163,8 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
     report.mkdir(parents=True, exist_ok=True)
     with one_job_plans(spark):
         summary = _summary(spark, output_path, cfg, report, partition)
+    # A report elsewhere than the outputs' own folder (a DAG run's): where `--partition` must draw below it.
+    summary["report_dir"] = (str(report.resolve()) if "://" not in str(report) else str(report)) if report_dir else None
     (report / WHY_SUMMARY_FILE).write_text(json.dumps(summary, indent=2, sort_keys=True, default=str) + "\n")
     index = report / "index.html"
     index.write_text(render(summary))
@@ -181,15 +200,18 @@ def _summary(spark: SparkSession, output_path: str, cfg: JobConfig, report: Path
     splits = list(fact["splits"])
     segments = lag_segments(wm, cfg.watermark.lag_ms, t1).cache()
     cut = intervals(wm, holders, t1)
-    spans = traffic_spans(wm, t0, t1, pad_ms=2 * (cfg.watermark.idle_timeout_ms or 0))
+    # One panel for a short range; a longer one is drawn per partition, by its drill-down (ONE_PANEL).
+    one_panel = partition is not None or len({r["partition"] for r in found["counts"]}) <= ONE_PANEL
+    spans = traffic_spans(wm, t0, t1, pad_ms=2 * (cfg.watermark.idle_timeout_ms or 0)) if one_panel else []
     hourly = "hour" in partition_columns(out["counts"])
     length_ms = HOUR_MS if hourly else DAY_MS
-    figures_found = gather({**timeline_frames(wm, holders, spans, t1, segments=segments, cut=cut),
-                            "lag_summary": lag_summary(segments), "idle": _idle_frame(cut),
+    panel = timeline_frames(wm, holders, spans, t1, segments=segments, cut=cut) if one_panel else {}
+    figures_found = gather({**panel, "lag_summary": lag_summary(segments), "idle": _idle_frame(cut),
                             "per_partition": partition_figure_frame(cut, segments, len(splits), length_ms)})
-    tl = timelines_from(figures_found, spans, splits)
-    w_px, h_px = plot(report / "timelines.png", tl, cfg.watermark.lag_ms)
-    _write_buckets(tl, report / TIMELINES_FILE)
+    timelines_png = _draw_timelines(figures_found, spans, splits, cfg, report) if one_panel else None
+    if not one_panel:  # a report written into this folder before, of a shorter range, drew them: not these
+        for stale in ("timelines.png", TIMELINES_FILE):
+            (report / stale).unlink(missing_ok=True)
     lag_mean, lag_p99 = lag_figures_of((figures_found["lag_summary"] or [None])[0])
     idle_stats = {r["series"]: {"idle_periods": r["idle_periods"], "idle_ms": r["idle_ms"]}
                   for r in figures_found["idle"]}
@@ -217,12 +239,10 @@ def _summary(spark: SparkSession, output_path: str, cfg: JobConfig, report: Path
         "late_rows": sum(late_by_split.values()), "late_rows_by_split": late_by_split,
         "late_rows_by_split_and_cause": late_causes,
         "spans": [{"start_ms": s.start_ms, "end_ms": s.end_ms, "traffic_ms": list(s.traffic_ms),
-                   "start_utc": utc(s.start_ms), "end_utc": utc(s.end_ms)} for s in tl.spans],
+                   "start_utc": utc(s.start_ms), "end_utc": utc(s.end_ms)} for s in spans],
         "overview_png": ({"file": OVERVIEW_FILE, "width": overview_px[0], "height": overview_px[1]}
                          if overview_px else None),
-        "timelines_png": {"file": "timelines.png", "width": w_px, "height": h_px, "spans": len(tl.spans),
-                          "split_lanes": min(len(splits), MAX_LANES), "data": TIMELINES_FILE,
-                          "bucket_ms": [s.bucket_ms() for s in tl.spans]},
+        "timelines_png": timelines_png,  # None: drawn per partition (drill_down.py)
         "tuning": _tuning_entries(output_path, report),
         "versus_live": versus_live(report, output_path),  # replay compare's result next to the report, calibration
         "partition": partition, "drilled": drilled(report),  # the partitions with a report of their own below
