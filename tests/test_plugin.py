@@ -506,7 +506,8 @@ def test_run_folder_row_has_version_config_cancel_and_dq_off(tmp_path, monkeypat
     from event_replay.orchestration.record import write_record
     from event_replay.orchestration.report import write_chunk_record, write_plan_record
     from replay_runs.table import partitions_cell
-    from replay_runs.runs import list_runs, run_record
+    from replay_runs.artifacts import run_record
+    from replay_runs.runs import list_runs
 
     run = tmp_path / "out" / "_airflow" / "manual__1"
     days = ["2024-01-01", "2024-01-02", "2024-01-03"]
