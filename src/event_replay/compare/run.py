@@ -4,9 +4,11 @@
 returns the summary (also written as compare/summary.json): the hints lead with the settings that differ
 (diagnosis.py), confirmed by replays one setting at a time with `rank_settings` (settings_search.py).
 Calibration (`replay tune --against-live`) uses the same matching without explanations (calibrate.py).
-Its own Spark jobs are a fixed few, whatever the number of windows to explain (15 on the demo, was 44): each query
-planned as one job (spark_jobs.one_job_plans), every small figure (hints, cause evidence, samples, row counts)
-gathered in one job (`_figures`); the settings search's replays are tuning's, planned as a replay is.
+Its own Spark jobs are a fixed few, whatever the number of windows to explain or partitions (9 on the demo, was 44
+then 15): each query planned as one job (spark_jobs.one_job_plans); the live output's checks in one job; the counts
+per partition in one job, which also computes the classified windows and late rows (checkpointed as they are first
+computed, not by a job each); every small figure (hints, cause evidence, samples, row counts) gathered in one job
+(`_figures`); then the writes. The settings search's replays are tuning's, planned as a replay is.
 """
 from __future__ import annotations
 

@@ -8,6 +8,11 @@ validation of that site, also those of an earlier `replay validate` of the same 
 into `<output.path>/_data_docs/` (next to why_report/), so the docs live and are replaced with the output they
 describe. Data Docs need a local filesystem path.
 
+The rules (the custom expectations) are evaluated together before the checkpoints run: every saved query of every
+suite in one Spark job (findings.py), which GX's validation of each expectation then reads; GX's own metrics (the
+row count and the figures' sums of the accounting suite) are its own, bundled per batch. The suites are three
+Spark jobs on the demo, whatever the number of partitions (45 when GX ran each query itself).
+
 Each result names its data asset (the output dataset, the output folder and the partition range) and its run
 (the Airflow run id): GX's Spark dataframe batches carry neither, so both are set on the result before it is
 stored, and the site is built from the stored results afterwards.
