@@ -18,7 +18,7 @@ max timestamp. Agreement = (equal + duplicate) / windows compared (the windows o
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -62,7 +62,13 @@ def classify_late(late: DataFrame, scope: Scope) -> DataFrame:
 
 
 def partition_counts(windows: DataFrame, late: DataFrame | None) -> list[dict]:
-    """Per partition: windows compared, per class, agreement %, late rows matched / one side only, timing notes."""
+    """Per partition: windows compared, per class, agreement %, late rows matched / one side only, timing notes
+    (in one Spark job; partition_count_frames and partition_rows: gathered with other figures)."""
+    return partition_rows(gather(partition_count_frames(windows, late)), late is not None)
+
+
+def partition_count_frames(windows: DataFrame, late: DataFrame | None) -> dict[str, DataFrame]:
+    """partition_counts' small frames, to gather."""
     counts = windows.groupBy("partition").agg(
         F.count(F.lit(1)).alias("windows"),
         *[F.sum((F.col("class") == c).cast("long")).alias(c) for c in CLASSES],
@@ -76,7 +82,11 @@ def partition_counts(windows: DataFrame, late: DataFrame | None) -> list[dict]:
                                                        F.sum("replay_only").alias("late_replay_only"),
                                                        F.sum("live_only").alias("late_live_only"),
                                                        F.sum("live_duplicates").alias("late_live_duplicates"))
-    found = gather(frames)  # both in one Spark job
+    return frames
+
+
+def partition_rows(found: Mapping[str, list[dict]], has_late: bool) -> list[dict]:
+    """partition_counts' rows from the gathered rows of partition_count_frames."""
     per = {r["partition"]: {k: (v if k == "partition" else int(v or 0)) for k, v in r.items()}
            for r in found["windows"]}
     for r in found.get("late", []):
@@ -90,7 +100,7 @@ def partition_counts(windows: DataFrame, late: DataFrame | None) -> list[dict]:
         r["agreeing"] = r["equal"] + r["duplicate"]
         # Unrounded: 100 only when every window agrees (rounded, one window in 10^7 differing read as 100).
         r["agreement_pct"] = 100.0 * r["agreeing"] / r["windows"] if r["windows"] else 100.0
-        if late is not None:
+        if has_late:
             for k in ("late_matched", "late_replay_only", "late_live_only", "late_live_duplicates"):
                 r.setdefault(k, 0)
         rows.append(r)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ..quality.prepare import count_star_column
@@ -19,7 +19,7 @@ from ..semantics.config import JobConfig
 from .evidence import fired_by, idle_evidence, idle_spans, late_evidence, late_match_evidence
 from .hints import hint_frames, hints, hints_from
 from .matching import WINDOW_ID
-from .split_read import source_evidence, with_missing_split
+from .split_read import needing_bounds, source_evidence, with_missing_split
 from .window_text import explanation
 
 @dataclass
@@ -39,10 +39,13 @@ class Explained:
 
 def explain(spark: SparkSession, cfg: JobConfig, classified: DataFrame, replay_late: DataFrame,
             watermarks: DataFrame, late_match: DataFrame | None, aggs: Sequence[str], has: frozenset[str],
-            use_source: bool = True, to_explain: int | None = None, defer_hints: bool = False) -> Explained:
+            use_source: bool = True, to_explain: int | None = None, defer_hints: bool = False,
+            source_bounds: Mapping[str, Any] | None = None) -> Explained:
     """`to_explain`: how many windows are not plainly equal when the caller knows it (the totals' differing,
     duplicate and other_watermark), else a Spark job asks. `defer_hints`: the hints' figures are left in
-    `hint_frames` for the caller to gather with its own (then `with_hints`)."""
+    `hint_frames` for the caller to gather with its own (then `with_hints`). `source_bounds`: the gathered row of
+    `source_needing_bounds` (else a Spark job asks). The explained windows are checkpointed when first computed
+    (by the caller's job that gathers their figures)."""
 
     cnt = count_star_column(cfg)
     cnt = cnt if cnt in aggs else None
@@ -59,10 +62,10 @@ def explain(spark: SparkSession, cfg: JobConfig, classified: DataFrame, replay_l
         ev = ev.withColumn("count_delta", F.col(f"live_{cnt}") - F.col(f"replay_{cnt}"))
     else:
         ev = ev.withColumn("count_delta", F.lit(None).cast("long"))
-    source = _source_rows(spark, cfg, ev) if use_source and cnt is not None else None
+    source = _source_rows(spark, cfg, ev, source_bounds) if use_source and cnt is not None else None
     ev = with_missing_split(ev, source, cnt or "")
     ev = ev.withColumn("explanation", explanation(cfg, aggs, cnt, has, late_match is not None))
-    ev = ev.localCheckpoint(eager=True)
+    ev = ev.localCheckpoint(eager=False)
     if defer_hints:
         return Explained(windows=ev, hints=[], count_agg=cnt, hint_frames=hint_frames(ev, aggs, cnt, late_match))
     return Explained(windows=ev, hints=hints(ev, cfg, aggs, cnt, has, late_match), count_agg=cnt)
@@ -76,8 +79,22 @@ def _with_late(diff: DataFrame, replay_late: DataFrame, late_match: DataFrame | 
         .withColumn("late_live_only_n", F.lit(None).cast("long"))
 
 
-def _source_rows(spark: SparkSession, cfg: JobConfig, ev: DataFrame) -> DataFrame | None:
+def _lacking(count_delta: Column) -> Column:
+    """The windows whose rows the live output lacks (fewer, or none): the windows the source is read for."""
+    return (F.col("class") == "replay_only") | ((F.col("class") == "value_differs") & (count_delta < 0))
+
+
+def _source_rows(spark: SparkSession, cfg: JobConfig, ev: DataFrame, bounds: Mapping[str, Any] | None
+                 ) -> DataFrame | None:
     """Rows per split in the source of the windows whose rows the live output lacks (fewer, or none)."""
-    needing = ev.where((F.col("class") == "replay_only")
-                       | ((F.col("class") == "value_differs") & (F.col("count_delta") < 0)))
-    return source_evidence(spark, cfg, needing.select(*WINDOW_ID))
+    return source_evidence(spark, cfg, ev.where(_lacking(F.col("count_delta"))).select(*WINDOW_ID), bounds)
+
+
+def source_needing_bounds(cfg: JobConfig, classified: DataFrame, aggs: Sequence[str]) -> DataFrame | None:
+    """The span and keys of the windows explain reads the source for (split_read.needing_bounds), from the
+    classified windows, to gather before explain; None when it reads none (no count(*) compared)."""
+    cnt = count_star_column(cfg)
+    if cnt is None or cnt not in aggs:
+        return None
+    return needing_bounds(classified.where(_lacking(F.col(f"live_{cnt}") - F.col(f"replay_{cnt}")))
+                          .select(*WINDOW_ID))

@@ -136,21 +136,35 @@ def _key(df: DataFrame, name: str) -> Column:
     return F.col(f"`{name}`").cast("string")
 
 
-def _bad_values(df: DataFrame, checks: list[tuple[str, str, Column, Column]], what: str,
-                extra: Sequence[Column] = ()):
-    """One pass: the rows, and per check (column, role, raw, converted) the rows whose raw value is set but does
-    not convert, with an example; the first failing check is refused. Returns the row (`_rows`, and `extra`)."""
+def _value_checks(df: DataFrame, checks: list[tuple[str, str, Column, Column]], extra: Sequence[Column] = (),
+                  prefix: str = "") -> DataFrame:
+    """One pass, one row: the rows (`_rows`), and per check (column, role, raw, converted) the rows whose raw value
+    is set but does not convert, with an example; `extra` aggregates beside them; every name after `prefix`."""
     aggs = [F.count(F.lit(1)).alias("_rows"), *extra]
     for i, (_, _, raw, conv) in enumerate(checks):
         bad = raw.isNotNull() & conv.isNull()
         aggs += [F.sum(bad.cast("long")).alias(f"_bad{i}"),
                  F.first(F.when(bad, raw.cast("string")), ignorenulls=True).alias(f"_ex{i}")]
-    r = df.agg(*aggs).first()
+    out = df.agg(*aggs)
+    return out.select(*[F.col(c).alias(prefix + c) for c in out.columns]) if prefix else out
+
+
+def _refuse_bad(r: Mapping, df: DataFrame, checks: list[tuple[str, str, Column, Column]], what: str,
+                prefix: str = "") -> None:
+    """The first failing check of `_value_checks`'s row is refused."""
     for i, (name, role, _, _) in enumerate(checks):
-        if r[f"_bad{i}"]:
+        if r[f"{prefix}_bad{i}"]:
             dtype = df.schema[name].dataType.simpleString()
-            raise CompareInputError(f"live column {name!r}", f"{r[f'_bad{i}']} value(s) of type {dtype} are not a "
-                                                             f"valid {role}, e.g. {r[f'_ex{i}']!r} ({what})")
+            raise CompareInputError(f"live column {name!r}", f"{r[f'{prefix}_bad{i}']} value(s) of type {dtype} are "
+                                                             f"not a valid {role}, e.g. {r[f'{prefix}_ex{i}']!r} "
+                                                             f"({what})")
+
+
+def _bad_values(df: DataFrame, checks: list[tuple[str, str, Column, Column]], what: str,
+                extra: Sequence[Column] = ()):
+    """`_value_checks` collected and refused in a Spark job of its own; returns the row."""
+    r = _value_checks(df, checks, extra).first()
+    _refuse_bad(r, df, checks, what)
     return r
 
 
@@ -206,12 +220,19 @@ def read_live(spark: SparkSession, spec: LiveSpec, cfg: JobConfig, replay_types:
         checks.append((cols["key"], "key", F.col(f"`{cols['key']}`"), F.col(f"`{cols['key']}`")))
     firings = raw.select(*sel)
     starts, ends = (time_ms(raw, cols[r], r) for r in ("window_start", "window_end"))
-    r = _bad_values(raw, checks, "--live", _window_length_aggs(ends - starts, cfg))
+    figures = _value_checks(raw, checks, _window_length_aggs(ends - starts, cfg))
+    late_side = _late_side(spark, spec, cfg) if spec.late_path else None
+    if late_side is not None:  # both sides' checks in one Spark job
+        figures = figures.crossJoin(_value_checks(late_side[2], late_side[3], prefix=_LATE))
+    r = figures.first()
+    _refuse_bad(r, raw, checks, "--live")
     rows = int(r["_rows"])
     _check_window_lengths(r, cfg, cols)
     late, identity, late_rows = (None, None, 0)
-    if spec.late_path:
-        late, identity, late_rows = read_live_late(spark, spec, cfg)
+    if late_side is not None:
+        late, identity, late_raw, late_checks = late_side
+        _refuse_bad(r, late_raw, late_checks, "--live-late", prefix=_LATE)
+        late_rows = int(r[f"{_LATE}_rows"])
     return LiveOutput(firings=firings, aggregates=aggs, has=frozenset(has), late=late, late_identity=identity,
                       rows=rows, late_rows=late_rows)
 
@@ -237,9 +258,20 @@ def _check_window_lengths(r, cfg: JobConfig, cols: Mapping[str, str]) -> None:
             "not the window bounds, or not in milliseconds (epoch seconds?)")
 
 
+_LATE = "late"  # the prefix of the late side's checks when they run with the firings'
+
+
 def read_live_late(spark: SparkSession, spec: LiveSpec, cfg: JobConfig) -> tuple[DataFrame, str, int]:
     """The live job's late side output, normalised: late_split, late_offset (null unless it has both), late_key,
-    late_time_ms (the time the windows read), late_arrival_ms (null if it has none)."""
+    late_time_ms (the time the windows read), late_arrival_ms (null if it has none). Checked in a Spark job of its
+    own (read_live checks it with the firings)."""
+    late, identity, raw, checks = _late_side(spark, spec, cfg)
+    return late, identity, int(_bad_values(raw, checks, "--live-late")["_rows"])
+
+
+def _late_side(spark: SparkSession, spec: LiveSpec, cfg: JobConfig
+               ) -> tuple[DataFrame, str, DataFrame, list[tuple[str, str, Column, Column]]]:
+    """read_live_late's frame and identity, the raw frame and the value checks still to run."""
     raw = _read(spark, spec.late_path, spec.format, spec.options, "--live-late")
     src = cfg.source.columns
     m = {role: spec.late_columns.get(role, src.get(role, role)) for role in LATE_ROLES}
@@ -277,5 +309,4 @@ def read_live_late(spark: SparkSession, spec: LiveSpec, cfg: JobConfig) -> tuple
         sel.append(ac.alias("late_arrival_ms"))
     else:
         sel.append((tc if arrival else F.lit(None).cast("long")).alias("late_arrival_ms"))
-    rows = int(_bad_values(raw, checks, "--live-late")["_rows"])
-    return raw.select(*sel), identity, rows
+    return raw.select(*sel), identity, raw, checks

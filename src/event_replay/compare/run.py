@@ -4,9 +4,11 @@
 returns the summary (also written as compare/summary.json): the hints lead with the settings that differ
 (diagnosis.py), confirmed by replays one setting at a time with `rank_settings` (settings_search.py).
 Calibration (`replay tune --against-live`) uses the same matching without explanations (calibrate.py).
-Its own Spark jobs are a fixed few, whatever the number of windows to explain (15 on the demo, was 44): each query
-planned as one job (spark_jobs.one_job_plans), every small figure (hints, cause evidence, samples, row counts)
-gathered in one job (`_figures`); the settings search's replays are tuning's, planned as a replay is.
+Its own Spark jobs are a fixed few, whatever the number of windows to explain or partitions (9 on the demo, was 44
+then 15): each query planned as one job (spark_jobs.one_job_plans); the live output's checks in one job; the counts
+per partition in one job, which also computes the classified windows and late rows (checkpointed as they are first
+computed, not by a job each); every small figure (hints, cause evidence, samples, row counts) gathered in one job
+(`_figures`); then the writes. The settings search's replays are tuning's, planned as a replay is.
 """
 from __future__ import annotations
 
@@ -22,10 +24,10 @@ from .. import engine
 from ..layout import COMPARE_FOLDER
 from ..quality.prepare import read_outputs
 from ..semantics.config import JobConfig, settings_in_words
-from .classify import classify_late, classify_windows, partition_counts, totals
+from .classify import classify_late, classify_windows, partition_count_frames, partition_rows, totals
 from .diagnosis import diagnose, with_causes
 from .diagnosis_evidence import evidence_frames, evidence_from
-from .explain import explain
+from .explain import explain, source_needing_bounds
 from .settings_search import Ranker, scoped_config, search, with_search
 from .live import read_live
 from .live_spec import LiveSpec
@@ -76,20 +78,22 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
         rules = rules_for(cfg.aggregations, replay.types, live.aggregates, options.summation_order,
                           options.float_tolerance)
         matched = match_windows(replay.firings, live.firings, rules, live.has, spec.keeps_updates)
+        # Checkpointed when first computed: by the job that gathers the counts below, which every later query reads
         windows = classify_windows(matched, live.aggregates, options.scope, spec.keeps_updates) \
-            .localCheckpoint(eager=True)
+            .localCheckpoint(eager=False)
         late = None
         if live.late is not None:
             late = classify_late(match_late(replay.late, live.late, live.late_identity), options.scope) \
-                .localCheckpoint(eager=True)
+                .localCheckpoint(eager=False)
+        per_partition, bounds = _counts(cfg, windows, late, live.aggregates, options)
         phase("match and classify")
-        per_partition = partition_counts(windows, late)
         for r in per_partition:
             r["min_agreement_pct"] = options.min_agreement_pct
         tot = totals(per_partition)
         explained = explain(spark, cfg, windows, replay.late, replay.watermarks, late, live.aggregates, live.has,
                             use_source=options.use_source,
-                            to_explain=tot["differing"] + tot["duplicate"] + tot["other_watermark"], defer_hints=True)
+                            to_explain=tot["differing"] + tot["duplicate"] + tot["other_watermark"], defer_hints=True,
+                            source_bounds=bounds)
         phase("explain")
         explained, causes, samples, row_counts = _figures(spark, cfg, windows, explained, live, replay.watermarks,
                                                           late, options)
@@ -122,6 +126,18 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
     phase("write")
     summary["seconds_total"] = round(time.monotonic() - t0, 3)
     return summary
+
+
+def _counts(cfg: JobConfig, windows, late, aggs, options: CompareOptions):
+    """The counts per partition and the span of the windows explain reads the source for, in one Spark job (the
+    one that computes the classified windows and late rows). (Rows of partition_counts, the bounds' row or None.)"""
+    frames = partition_count_frames(windows, late)
+    needing = source_needing_bounds(cfg, windows, aggs) if options.use_source else None
+    if needing is not None:
+        frames["source_bounds"] = needing
+    found = gather(frames)
+    bounds = found["source_bounds"][0] if needing is not None else None
+    return partition_rows(found, late is not None), bounds
 
 
 def _figures(spark: SparkSession, cfg: JobConfig, windows, explained, live, watermarks, late,

@@ -5,7 +5,7 @@ in (NEVER_READ_SHARE of them), and never for rows the live late output holds (th
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -41,20 +41,28 @@ def read_source(spark: SparkSession, cfg: JobConfig, roles: Sequence[str]) -> Da
     return rows.where(F.col("split").isin(list(src.splits))) if src.splits and "split" in roles else rows
 
 
-def source_evidence(spark: SparkSession, cfg: JobConfig, needing: DataFrame) -> DataFrame | None:
-    """Per window of `needing`: its rows in the source per split, as `split n, split n` and a map."""
+def needing_bounds(needing: DataFrame) -> DataFrame:
+    """The span and keys of the windows that need the source (one row: lo, hi, keys, key_set), a small frame to
+    gather with other figures (source_evidence's `bounds`)."""
+    return needing.agg(F.min("window_start_ms").alias("lo"), F.max("window_end_ms").alias("hi"),
+                       F.count_distinct("key").alias("keys"), F.collect_set("key").alias("key_set"))
+
+
+def source_evidence(spark: SparkSession, cfg: JobConfig, needing: DataFrame,
+                    bounds: Mapping[str, Any] | None = None) -> DataFrame | None:
+    """Per window of `needing`: its rows in the source per split, as `split n, split n` and a map. `bounds`: the
+    gathered row of needing_bounds, else collected here (a Spark job)."""
     rows = read_source(spark, cfg, ("split", "key", "time"))
     if rows is None:
         return None
-    # the windows' span and keys in one job (none: nothing needs the source)
-    bounds = needing.agg(F.min("window_start_ms").alias("lo"), F.max("window_end_ms").alias("hi"),
-                         F.count_distinct("key").alias("keys"), F.collect_set("key").alias("key_set")).first()
-    if bounds is None or bounds.lo is None:
+    if bounds is None:
+        bounds = needing_bounds(needing).first()
+    if bounds is None or bounds["lo"] is None:  # nothing needs the source
         return None
-    lo = bounds.lo - (cfg.window.gap_ms or 0)
-    rows = rows.where(F.col("time").between(lo, bounds.hi))
-    if bounds.keys <= 1000:
-        rows = rows.where(F.col("key").isin(sorted(bounds.key_set)))
+    lo = bounds["lo"] - (cfg.window.gap_ms or 0)
+    rows = rows.where(F.col("time").between(lo, bounds["hi"]))
+    if bounds["keys"] <= 1000:
+        rows = rows.where(F.col("key").isin(sorted(bounds["key_set"])))
     j = with_windows(rows, "time", cfg, needing)
     per = j.groupBy(*WINDOW_ID, "split").agg(F.count(F.lit(1)).alias("n"))
     return per.groupBy(*WINDOW_ID).agg(
@@ -75,7 +83,8 @@ def with_missing_split(ev: DataFrame, source: DataFrame | None, cnt: str) -> Dat
     # of few rows), the one that is a candidate in the most windows.
     cands = F.transform(F.filter(F.map_entries(F.col("source_rows_by_split")), lambda e: e["value"] == lacking),
                         lambda e: e["key"])
-    ev = ev.withColumn("_cands", cands).localCheckpoint(eager=True)
+    # checkpointed when first computed: by the job below, which the explained windows then read
+    ev = ev.withColumn("_cands", cands).localCheckpoint(eager=False)
     best = (ev.select(F.explode("_cands").alias("s")).groupBy("s").count()
             .orderBy(F.col("count").desc(), "s").first())
     if best is not None and best["count"] >= 2:  # one split lacking across windows: only it is named

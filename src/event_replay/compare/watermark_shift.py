@@ -74,9 +74,10 @@ def shift_frames(windows: DataFrame, live: DataFrame, watermarks: DataFrame, cfg
     with their first fire watermarks; `windows`: the classified windows, `live`: the live firings (with
     fire_watermark_ms)."""
     both = windows.where(F.col("in_replay") & F.col("in_live") & (F.col("replay_first_reason") != "end_of_input"))
-    # checkpointed: every figure below and the silences read it (a join with the live firings, read once)
+    # checkpointed when first computed (by the job that gathers the figures): every figure below and the silences
+    # read it (a join with the live firings, read once)
     firsts = both.select(*WINDOW_ID, "replay_first_watermark_ms").join(_first_live(live), WINDOW_ID) \
-        .localCheckpoint(eager=True)
+        .localCheckpoint(eager=False)
     same = F.col("replay_first_watermark_ms") == F.col("live_first_watermark_ms")
     reach = max(MIN_REACH_MS, 4 * cfg.watermark.max_out_of_orderness_ms)
     frames = {"shift_pairs": firsts.agg(F.count(F.lit(1)).alias("pairs"), F.sum(same.cast("long")).alias("same")),

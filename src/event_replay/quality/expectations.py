@@ -16,8 +16,21 @@ from typing import ClassVar
 
 from great_expectations.expectations import UnexpectedRowsExpectation
 
+from .findings import COUNT_METRIC, TABLE_METRIC
 
-class ExpectFiringsUnique(UnexpectedRowsExpectation):
+
+class ReplayRuleExpectation(UnexpectedRowsExpectation):
+    """A rule of the suites: GX's UnexpectedRowsExpectation on the findings of findings.py (the same query, its
+    rows and their count, evaluated with every other rule's in one Spark job), validated by GX's own logic."""
+    metric_dependencies: ClassVar[tuple[str, ...]] = (TABLE_METRIC, COUNT_METRIC)
+
+    def _validate(self, metrics: dict, runtime_configuration: dict | None = None, execution_engine=None):
+        return super()._validate({"unexpected_rows_query.table": metrics[TABLE_METRIC],
+                                  "unexpected_rows_query.row_count": metrics[COUNT_METRIC]},
+                                 runtime_configuration, execution_engine)
+
+
+class ExpectFiringsUnique(ReplayRuleExpectation):
     QUERY: ClassVar[str] = (
         "SELECT key, window_start_ms, window_end_ms, fire_index, count(*) AS copies FROM {batch} "
         "GROUP BY key, window_start_ms, window_end_ms, fire_index HAVING count(*) > 1")
@@ -25,7 +38,7 @@ class ExpectFiringsUnique(UnexpectedRowsExpectation):
                         "(every firing of a window is emitted once).")
 
 
-class ExpectFireIndexContiguous(UnexpectedRowsExpectation):
+class ExpectFireIndexContiguous(ReplayRuleExpectation):
     QUERY: ClassVar[str] = (
         "SELECT key, window_start_ms, window_end_ms, min(fire_index) AS first_index, max(fire_index) AS last_index, "
         "count(DISTINCT fire_index) AS firings FROM {batch} GROUP BY key, window_start_ms, window_end_ms, cfg_having "
@@ -36,7 +49,7 @@ class ExpectFireIndexContiguous(UnexpectedRowsExpectation):
                         "a dropped firing keeps its index (docs/semantics.md: HAVING): the indexes are only >= 0.")
 
 
-class ExpectWatermarkFiringsAfterWindowEnd(UnexpectedRowsExpectation):
+class ExpectWatermarkFiringsAfterWindowEnd(ReplayRuleExpectation):
     QUERY: ClassVar[str] = (
         "SELECT * FROM {batch} WHERE fire_reason = 'watermark' "
         "AND (fire_watermark_ms IS NULL OR fire_watermark_ms < window_end_ms - 1)")
@@ -44,7 +57,7 @@ class ExpectWatermarkFiringsAfterWindowEnd(UnexpectedRowsExpectation):
                         "timestamp: fire_watermark >= window_end - 1 ms (docs/semantics.md: Windows).")
 
 
-class ExpectLateRowFiringsWithinLateness(UnexpectedRowsExpectation):
+class ExpectLateRowFiringsWithinLateness(ReplayRuleExpectation):
     QUERY: ClassVar[str] = (
         "SELECT * FROM {batch} WHERE fire_reason = 'late_row' AND (fire_watermark_ms IS NULL "
         "OR fire_watermark_ms < window_end_ms - 1 "
@@ -55,7 +68,7 @@ class ExpectLateRowFiringsWithinLateness(UnexpectedRowsExpectation):
                         "(docs/semantics.md: Windows).")
 
 
-class ExpectFireReasonsConsistent(UnexpectedRowsExpectation):
+class ExpectFireReasonsConsistent(ReplayRuleExpectation):
     QUERY: ClassVar[str] = (
         "SELECT * FROM {batch} WHERE fire_reason IS NULL "
         "OR fire_reason NOT IN ('watermark', 'late_row', 'end_of_input') "
@@ -66,7 +79,7 @@ class ExpectFireReasonsConsistent(UnexpectedRowsExpectation):
                         "(docs/semantics.md: End of input).")
 
 
-class ExpectFiringsInWatermarkOrder(UnexpectedRowsExpectation):
+class ExpectFiringsInWatermarkOrder(ReplayRuleExpectation):
     QUERY: ClassVar[str] = (
         "WITH f AS (SELECT key, window_start_ms, window_end_ms, fire_index, fire_reason, "
         "coalesce(fire_watermark_ms, 9223372036854775807) AS wm FROM {batch}), "
@@ -80,7 +93,7 @@ class ExpectFiringsInWatermarkOrder(UnexpectedRowsExpectation):
                         "once on its timer (watermark or end_of_input); its other firings are late_row firings.")
 
 
-class ExpectWatermarkNullIffIdle(UnexpectedRowsExpectation):
+class ExpectWatermarkNullIffIdle(ReplayRuleExpectation):
     QUERY: ClassVar[str] = (
         "SELECT * FROM {batch} WHERE idle IS NULL OR replay_time_ms IS NULL "
         "OR scope IS NULL OR scope NOT IN ('split', 'stream') "
@@ -90,7 +103,7 @@ class ExpectWatermarkNullIffIdle(UnexpectedRowsExpectation):
                         "stream and split is null exactly for the stream (docs/semantics.md: Outputs).")
 
 
-class ExpectWatermarkNonDecreasing(UnexpectedRowsExpectation):
+class ExpectWatermarkNonDecreasing(ReplayRuleExpectation):
     QUERY: ClassVar[str] = (
         "WITH g AS (SELECT scope, split, replay_time_ms, min(watermark_ms) AS lowest, max(watermark_ms) AS highest "
         "FROM {batch} WHERE NOT idle AND watermark_ms IS NOT NULL GROUP BY scope, split, replay_time_ms), "
@@ -112,7 +125,7 @@ _LATE_REQUIRED = (
     "ELSE time_ms - pmod(time_ms - cfg_offset_ms, cfg_slide_ms) + cfg_size_ms END - 1 + cfg_allowed_lateness_ms")
 
 
-class ExpectLateRowsPastLateness(UnexpectedRowsExpectation):
+class ExpectLateRowsPastLateness(ReplayRuleExpectation):
     QUERY: ClassVar[str] = (
         "SELECT *, " + _LATE_REQUIRED + " AS required_watermark_ms FROM {batch} "
         "WHERE time_ms IS NULL OR late_watermark_ms IS NULL OR late_watermark_ms < " + _LATE_REQUIRED)
@@ -122,7 +135,7 @@ class ExpectLateRowsPastLateness(UnexpectedRowsExpectation):
                         "allowed_lateness (docs/semantics.md: Windows).")
 
 
-class ExpectEveryRowAccountedFor(UnexpectedRowsExpectation):
+class ExpectEveryRowAccountedFor(ReplayRuleExpectation):
     QUERY: ClassVar[str] = (
         "SELECT * FROM {batch} WHERE counts_rows <> counts_partitions OR rows_read IS NULL "
         "OR rows_read <> rows_in_windows + late_rows + quarantined_rows + skipped_rows + filtered_rows "
@@ -132,19 +145,19 @@ class ExpectEveryRowAccountedFor(UnexpectedRowsExpectation):
                         "skipped_rows + filtered_rows (docs/semantics.md: Outputs, Row filter).")
 
 
-class ExpectLateCountMatchesLateEvents(UnexpectedRowsExpectation):
+class ExpectLateCountMatchesLateEvents(ReplayRuleExpectation):
     QUERY: ClassVar[str] = "SELECT * FROM {batch} WHERE late_rows <> late_events_rows"
     DESCRIPTION: ClassVar[str] = "counts.late_rows equals the number of rows in late_events/."
 
 
-class ExpectQuarantineCountMatches(UnexpectedRowsExpectation):
+class ExpectQuarantineCountMatches(ReplayRuleExpectation):
     QUERY: ClassVar[str] = (
         "SELECT * FROM {batch} WHERE quarantined_rows <> quarantine_rows OR quarantine_without_reason > 0")
     DESCRIPTION: ClassVar[str] = ("counts.quarantined_rows equals the number of rows in quarantine/, and every quarantined "
                         "row carries a reason.")
 
 
-class ExpectNoWindowLeftOpen(UnexpectedRowsExpectation):
+class ExpectNoWindowLeftOpen(ReplayRuleExpectation):
     QUERY: ClassVar[str] = (
         "SELECT * FROM {batch} WHERE held_rows IS NOT NULL AND ("
         "held_rows > rows_in_windows * cfg_windows_per_row "
@@ -161,7 +174,7 @@ class ExpectNoWindowLeftOpen(UnexpectedRowsExpectation):
         "Needs a count(*) aggregate in the config (else not checked).")
 
 
-class ExpectLiveAgreementPerPartition(UnexpectedRowsExpectation):
+class ExpectLiveAgreementPerPartition(ReplayRuleExpectation):
     """On compare/partitions.parquet (event_replay.compare: `replay compare`), not on the replay's outputs."""
     QUERY: ClassVar[str] = (
         "SELECT partition, windows, equal, duplicate, value_differs, replay_only, live_only, agreement_pct, "

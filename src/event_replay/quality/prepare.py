@@ -6,6 +6,7 @@ are the same for every job. The accounting batch is one row: counts/ next to the
 """
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -17,8 +18,9 @@ from pyspark.sql import types as T
 
 from ..history.state_files import MANIFEST
 from ..io.commit import recover
+from ..io.fs import fs_for
 from ..io.parquet_footer import read_parquet
-from ..io.partition_folders import folder_of
+from ..io.partition_folders import folder_of, partitions_present
 from ..layout import DATASETS, state_dir
 from ..semantics.config import JobConfig
 from ..semantics.durations import POS_INF
@@ -167,20 +169,42 @@ def _partition_id(row, parts: list[str]) -> str:
 
 def partition_ids(counts: DataFrame) -> list[str]:
     """The partitions a `dt=` partitioned history holds, in order (counts/ has a row per partition: a small
-    read); [] for the output of one run."""
+    read, a Spark job); [] for the output of one run. `listed_partition_ids` lists them without a job."""
     parts = partition_columns(counts)
     if not parts:
         return []
     return [_partition_id(r, parts) for r in counts.select(*parts).distinct().orderBy(*parts).collect()]
 
 
-def effective_end_of_input(spark: SparkSession, output_path: str, counts: DataFrame, cfg: JobConfig) -> str:
+def listed_partition_ids(spark: SparkSession, output_path: str, counts: DataFrame) -> list[str]:
+    """partition_ids from the folders of counts/ (the driver lists them, as the read did: no Spark job)."""
+    parts = partition_columns(counts)
+    if not parts:
+        return []
+    root = f"{output_path.rstrip('/')}/counts"
+    return partitions_present(fs_for(root, spark), root, hourly="hour" in parts)
+
+
+def effective_end_of_input(spark: SparkSession, output_path: str, counts: DataFrame, cfg: JobConfig,
+                           partitions: list[str] | None = None) -> str:
     """How the replayed history ended. One run: the config's end_of_input. A `dt=` partitioned history: whether
     its last partition flushed, from that partition's carried-state manifest (the DAGs hold every partition but
-    the last of a range, so the config alone cannot say); no manifest = hold (nothing claims the end)."""
+    the last of a range, so the config alone cannot say); no manifest = hold (nothing claims the end).
+    `partitions`: the history's partition ids when the caller listed them (the manifest is then read by the
+    driver: no Spark job)."""
     parts = partition_columns(counts)
     if not parts:
         return cfg.replay.end_of_input
+    if partitions is not None:
+        if not partitions:
+            return "hold"
+        path = f"{state_dir(output_path, partitions[-1])}/{MANIFEST}"
+        try:
+            text = fs_for(path, spark).read_text(path)
+            flushed = bool(json.loads(text).get("flushed")) if text else False
+        except (OSError, ValueError, AttributeError):  # unreadable or not an object: no manifest
+            return "hold"
+        return "flush" if flushed else "hold"
     last = counts.select(*parts).distinct().orderBy(*[F.col(c).desc() for c in parts]).limit(1).collect()
     if not last:
         return "hold"
@@ -245,9 +269,10 @@ class Batches:
 
 def prepare(spark: SparkSession, output_path: str, cfg: JobConfig) -> Batches:
     out = read_outputs(spark, output_path)
-    end = effective_end_of_input(spark, output_path, out["counts"], cfg)
+    partitions = listed_partition_ids(spark, output_path, out["counts"])
+    end = effective_end_of_input(spark, output_path, out["counts"], cfg, partitions)
     if end != cfg.replay.end_of_input:
         cfg = cfg.with_end_of_input(end)
     return Batches(windows=windows_batch(out["windows"], cfg), watermarks=watermarks_batch(out["watermarks"]),
                    late_events=late_events_batch(out["late_events"], cfg),
-                   accounting=accounting_batch(spark, out, cfg), partitions=partition_ids(out["counts"]))
+                   accounting=accounting_batch(spark, out, cfg), partitions=partitions)
