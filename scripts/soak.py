@@ -16,7 +16,8 @@ What runs:
   find the range already committed by an identical run: orchestration/turn.py, committed.py),
   the others each to an output of its own (with --varied, each with other window and watermark settings). Each run replays `--days`
   days in chunks of `--partitions-per-job` (one spark-submit of `replay run --partitions A..B` each).
-- Chaos, at random times (gaps of --min-gap plus an exponential, mean --kill-every seconds in all): kill -9 the
+- Chaos, at random times (gaps of --min-gap plus an exponential, mean --kill-every seconds in all), each time a
+  kind of fault drawn fewest times so far (a driver twice as often), so that a short soak meets several: kill -9 the
   scheduler with its process group (the LocalExecutor's workers, the tasks and their spark-submits with it, as a
   restarted container loses them) and start it again; kill -9 one Spark driver (the spark-submit JVM or the
   Python driver it runs); kill -9 PostgreSQL (postmaster and backends) and start it again 5-30 s later; kill -9 a
@@ -71,6 +72,7 @@ DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")
 FIRST_DAY = "2024-01-01"
 DISK_OUTPUT = "own-1"  # the output on a disk of its own, which the chaos fills up during its chunks
 DISK_SIZE = "256m"
+FAULT_WEIGHT = {"driver": 2}  # drawn twice as often as the other kinds of fault (Soak.chaos)
 # The outputs of their own: each a different window / watermark (the shared output uses the first settings).
 SETTINGS = [
     {"window": {"type": "tumbling", "size": "10s", "allowed_lateness": "2s"},
@@ -100,6 +102,7 @@ class Soak:
         self.runs: dict[str, dict] = {}  # run_id -> {"output": name, "triggered": t}
         self.kills = {"scheduler_group": 0, "driver_jvm": 0, "driver_python": 0, "postgres": 0, "spark_worker": 0,
                       "disk_full": 0}
+        self.drawn = {"scheduler_group": 0, "driver": 0, "postgres": 0, "spark_worker": 0, "disk_full": 0}
         self.undo: list[tuple[float, str, Callable[[], None]]] = []  # (when, what, how): faults to end
         self.db_down = False  # PostgreSQL killed and not started again yet
         self.disk: Path | None = None  # DISK_OUTPUT's tmpfs
@@ -348,14 +351,19 @@ class Soak:
         return found
 
     def chaos(self) -> None:
-        """One fault at random. A killed scheduler takes every running task along (the next one resets them: Airflow's
-        LocalExecutor cannot adopt another scheduler's tasks), so a driver is twice as likely when there is one; the
-        disk fills up only while a chunk of its output runs (its task's job meets the full disk)."""
+        """One fault, of a kind drawn fewest times so far (ties at random): a short soak's few faults are of as many
+        kinds, and a long one meets every kind (drawn purely at random, the short soaks of 2026-11-27/28 drew only
+        the scheduler and PostgreSQL). A driver counts half (FAULT_WEIGHT): a killed scheduler takes every running
+        task along (the next one resets them: Airflow's LocalExecutor cannot adopt another scheduler's tasks), so
+        drivers are killed alone twice as often. A driver is drawn only when one runs, the disk filled only while a
+        chunk of its output runs (its task's job meets the full disk); the others wait for their turn."""
         drivers = self.drivers()
-        choices = ["scheduler_group", "postgres", "spark_worker"] + (["driver"] * 2 if drivers else [])
+        kinds = ["scheduler_group", "postgres", "spark_worker"] + (["driver"] if drivers else [])
         if self.disk is not None and any(str(self.disk) in text for _, _, text in drivers):
-            choices.append("disk_full")
-        what = self.rng.choice(choices)
+            kinds.append("disk_full")
+        score = {kind: self.drawn[kind] / FAULT_WEIGHT.get(kind, 1) for kind in kinds}
+        what = self.rng.choice([kind for kind in kinds if score[kind] == min(score.values())])
+        self.drawn[what] += 1
         getattr(self, f"fault_{what}")(drivers)
 
     def later(self, seconds: float, what: str, how: Callable[[], None]) -> None:
@@ -789,6 +797,13 @@ def finish(s: Soak, result: dict) -> int:
     return 0 if result["ok"] else 1
 
 
+def not_drawn(kills: dict) -> list[str]:
+    """The kinds of fault the soak never caused (a driver: neither its JVM nor its Python killed)."""
+    drawn = {**kills, "driver": kills.get("driver_jvm", 0) + kills.get("driver_python", 0)}
+    return [kind for kind in ("scheduler_group", "driver", "postgres", "spark_worker", "disk_full")
+            if not drawn.get(kind)]
+
+
 def render(r: dict) -> str:
     f, k = r["airflow"], r["kills"]
     lines = [f"# Soak {r['started_utc']}", "", f"command: `{r['command']}`", "",
@@ -803,6 +818,7 @@ def render(r: dict) -> str:
              f"{k['driver_jvm']} / {k['driver_python']} |",
              f"| kill -9 PostgreSQL (restarted) / a Spark worker (restarted) / the disk of {DISK_OUTPUT} filled during "
              f"a chunk | {k.get('postgres', 0)} / {k.get('spark_worker', 0)} / {k.get('disk_full', 0)} |",
+             f"| kinds of fault not drawn | {', '.join(not_drawn(k)) or 'none'} |",
              f"| task retries (all tasks / replay_partitions) | {f['task_retries']} / {f['replay_task_retries']} |",
              f"| refusals at the lock / waits for an output's turn / for a driver left holding the lock | "
              f"{f['lock_refusals']} / {f.get('turn_waits', '-')} / {f.get('driver_waits', '-')} |",

@@ -1,0 +1,74 @@
+"""The soak's draw of faults (scripts/soak.py `Soak.chaos`): each fault is of a kind drawn fewest times so far, a
+driver counting half, so a short soak's three or four faults are of as many kinds and a long one meets every kind;
+a driver only while one runs, the disk of DISK_OUTPUT only while one of its chunks runs. The faults themselves are
+test_chaos.py's; here each `fault_*` only records that it was chosen (running them needs the soak's services)."""
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib.util
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+KINDS = ("scheduler_group", "driver", "postgres", "spark_worker", "disk_full")
+
+
+@functools.cache
+def _soak_module():
+    spec = importlib.util.spec_from_file_location("soak_script", ROOT / "scripts" / "soak.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _soak(tmp_path, drivers, seed=32):
+    soak = _soak_module()
+    s = soak.Soak(argparse.Namespace(work=str(tmp_path), seed=seed))
+    chosen: list[str] = []
+    s.drivers = lambda: drivers
+    for kind in KINDS:
+        setattr(s, f"fault_{kind}", lambda _drivers, kind=kind: chosen.append(kind))
+    return soak, s, chosen
+
+
+def test_a_short_soaks_faults_are_of_as_many_kinds(tmp_path):
+    disk = tmp_path / "own-1-disk"
+    drivers = [(101, "driver_jvm", f"spark-submit jobs/replay_job.py --config {disk}/run.yaml")]
+    for seed in range(20):
+        _, s, chosen = _soak(tmp_path, drivers, seed)
+        s.disk = disk
+        for _ in range(3):
+            s.chaos()
+        assert len(set(chosen)) == 3, (seed, chosen)
+        for _ in range(3):
+            s.chaos()
+        assert set(chosen) == set(KINDS), (seed, chosen)  # six faults: every kind, a driver twice or another once
+
+
+def test_a_long_soak_kills_drivers_twice_as_often(tmp_path):
+    drivers = [(101, "driver_python", "python jobs/replay_job.py")]
+    _, s, chosen = _soak(tmp_path, drivers)
+    for _ in range(40):
+        s.chaos()
+    counts = Counter(chosen)
+    assert "disk_full" not in counts  # no chunk of DISK_OUTPUT's ran (its disk is not mounted)
+    assert counts == {"driver": 16, "scheduler_group": 8, "postgres": 8, "spark_worker": 8}
+
+
+def test_without_a_driver_running_none_is_drawn_and_it_comes_next(tmp_path):
+    _, s, chosen = _soak(tmp_path, [])
+    for _ in range(3):
+        s.chaos()
+    assert sorted(chosen) == ["postgres", "scheduler_group", "spark_worker"]
+    s.drivers = lambda: [(101, "driver_jvm", "spark-submit jobs/replay_job.py")]
+    s.chaos()
+    assert chosen[-1] == "driver"  # drawn fewest times (never) now that one runs
+
+
+def test_the_report_names_the_kinds_never_drawn():
+    soak = _soak_module()
+    kills = {"scheduler_group": 2, "driver_jvm": 0, "driver_python": 1, "postgres": 1, "spark_worker": 0,
+             "disk_full": 0}
+    assert soak.not_drawn(kills) == ["spark_worker", "disk_full"]
+    assert soak.not_drawn({**kills, "spark_worker": 1, "disk_full": 1}) == []
