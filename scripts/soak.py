@@ -105,6 +105,7 @@ class Soak:
         self.drawn = {"scheduler_group": 0, "driver": 0, "postgres": 0, "spark_worker": 0, "disk_full": 0}
         self.undo: list[tuple[float, str, Callable[[], None]]] = []  # (when, what, how): faults to end
         self.db_down = False  # PostgreSQL killed and not started again yet
+        self.disk_pending = False  # the disk fault drawn, waiting for a chunk of DISK_OUTPUT (Soak.pending_faults)
         self.disk: Path | None = None  # DISK_OUTPUT's tmpfs
         self.t0 = now()
         self.pg_dir: Path | None = None
@@ -355,16 +356,33 @@ class Soak:
         kinds, and a long one meets every kind (drawn purely at random, the short soaks of 2026-11-27/28 drew only
         the scheduler and PostgreSQL). A driver counts half (FAULT_WEIGHT): a killed scheduler takes every running
         task along (the next one resets them: Airflow's LocalExecutor cannot adopt another scheduler's tasks), so
-        drivers are killed alone twice as often. A driver is drawn only when one runs, the disk filled only while a
-        chunk of its output runs (its task's job meets the full disk); the others wait for their turn."""
+        drivers are killed alone twice as often. A driver is drawn only when one runs. The disk is filled only while a
+        chunk of its output runs (its task's job meets the full disk): drawn between two of them, it waits for the
+        next one (`pending_faults`; a short soak's chunks of one output run a fraction of the time)."""
         drivers = self.drivers()
         kinds = ["scheduler_group", "postgres", "spark_worker"] + (["driver"] if drivers else [])
-        if self.disk is not None and any(str(self.disk) in text for _, _, text in drivers):
+        if self.disk is not None and not self.disk_pending:
             kinds.append("disk_full")
         score = {kind: self.drawn[kind] / FAULT_WEIGHT.get(kind, 1) for kind in kinds}
         what = self.rng.choice([kind for kind in kinds if score[kind] == min(score.values())])
         self.drawn[what] += 1
+        if what == "disk_full" and not self.disk_chunk_runs(drivers):
+            self.disk_pending = True
+            self.event("fault_pending", target="disk_full", until=f"a chunk of {DISK_OUTPUT} runs")
+            return
         getattr(self, f"fault_{what}")(drivers)
+
+    def disk_chunk_runs(self, drivers: list[tuple[int, str, str]]) -> bool:
+        """A driver of DISK_OUTPUT runs (its config, in the output's run folder, is on the disk)."""
+        return self.disk is not None and any(str(self.disk) in text for _, _, text in drivers)
+
+    def pending_faults(self) -> None:
+        """A disk fault drawn between two chunks of its output: caused once the next one runs."""
+        if self.disk_pending:
+            drivers = self.drivers()
+            if self.disk_chunk_runs(drivers):
+                self.disk_pending = False
+                self.fault_disk_full(drivers)
 
     def later(self, seconds: float, what: str, how: Callable[[], None]) -> None:
         self.undo.append((now() + seconds, what, how))
@@ -455,6 +473,7 @@ class Soak:
             for o in own:
                 if not by_output.get(o):
                     self.trigger(o)
+            self.pending_faults()
             if now() >= next_kill:
                 self.chaos()
                 # At least --min-gap between two kills: a scheduler started again needs a while (tens of seconds on
@@ -462,6 +481,9 @@ class Soak:
                 next_kill = now() + a.min_gap + self.rng.expovariate(1 / max(1.0, a.kill_every - a.min_gap))
             self.supervise()
             time.sleep(5)
+        if self.disk_pending:
+            self.event("fault_dropped", target="disk_full", why=f"no chunk of {DISK_OUTPUT} ran before the soak's end")
+            self.disk_pending = False
         if self.stop_drain:  # SIGUSR1 during the soak: it ends now (the next SIGUSR1 ends the drain)
             self.event("soak_stopped", by="SIGUSR1")
             self.stop_drain = False

@@ -1,6 +1,7 @@
 """The soak's draw of faults (scripts/soak.py `Soak.chaos`): each fault is of a kind drawn fewest times so far, a
 driver counting half, so a short soak's three or four faults are of as many kinds and a long one meets every kind;
-a driver only while one runs, the disk of DISK_OUTPUT only while one of its chunks runs. The faults themselves are
+a driver only while one runs, the disk of DISK_OUTPUT filled only while one of its chunks runs (drawn between two,
+it waits for the next). The faults themselves are
 test_chaos.py's; here each `fault_*` only records that it was chosen (running them needs the soak's services)."""
 from __future__ import annotations
 
@@ -64,6 +65,22 @@ def test_without_a_driver_running_none_is_drawn_and_it_comes_next(tmp_path):
     s.drivers = lambda: [(101, "driver_jvm", "spark-submit jobs/replay_job.py")]
     s.chaos()
     assert chosen[-1] == "driver"  # drawn fewest times (never) now that one runs
+
+
+def test_a_full_disk_drawn_between_two_chunks_waits_for_the_next(tmp_path):
+    soak, s, chosen = _soak(tmp_path, [(101, "driver_jvm", "spark-submit jobs/replay_job.py --config other.yaml")])
+    s.disk = tmp_path / "disk"
+    while "disk_full" not in {e.get("target") for e in s.events}:
+        s.chaos()
+    assert s.disk_pending and "disk_full" not in chosen  # no chunk of its output runs: not filled yet
+    before = list(chosen)
+    s.chaos()  # the next fault is of another kind; the disk stays pending
+    assert chosen[-1] != "disk_full" and len(chosen) == len(before) + 1 and s.disk_pending
+    s.pending_faults()
+    assert "disk_full" not in chosen
+    s.drivers = lambda: [(102, "driver_jvm", f"spark-submit jobs/replay_job.py --config {s.disk}/own-1/job.yaml")]
+    s.pending_faults()
+    assert chosen[-1] == "disk_full" and not s.disk_pending
 
 
 def test_the_report_names_the_kinds_never_drawn():
