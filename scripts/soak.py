@@ -72,6 +72,7 @@ DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")
 FIRST_DAY = "2024-01-01"
 DISK_OUTPUT = "own-1"  # the output on a disk of its own, which the chaos fills up during its chunks
 DISK_SIZE = "256m"
+FAULT_KINDS = ("scheduler_group", "driver", "postgres", "spark_worker", "disk_full")
 FAULT_WEIGHT = {"driver": 2}  # drawn twice as often as the other kinds of fault (Soak.chaos)
 # The outputs of their own: each a different window / watermark (the shared output uses the first settings).
 SETTINGS = [
@@ -102,7 +103,8 @@ class Soak:
         self.runs: dict[str, dict] = {}  # run_id -> {"output": name, "triggered": t}
         self.kills = {"scheduler_group": 0, "driver_jvm": 0, "driver_python": 0, "postgres": 0, "spark_worker": 0,
                       "disk_full": 0}
-        self.drawn = {"scheduler_group": 0, "driver": 0, "postgres": 0, "spark_worker": 0, "disk_full": 0}
+        self.drawn = {kind: 0 for kind in FAULT_KINDS}
+        self.faults = set(args.faults.split(",")) if getattr(args, "faults", None) else set(FAULT_KINDS)
         self.undo: list[tuple[float, str, Callable[[], None]]] = []  # (when, what, how): faults to end
         self.db_down = False  # PostgreSQL killed and not started again yet
         self.disk_pending = False  # the disk fault drawn, waiting for a chunk of DISK_OUTPUT (Soak.pending_faults)
@@ -363,6 +365,9 @@ class Soak:
         kinds = ["scheduler_group", "postgres", "spark_worker"] + (["driver"] if drivers else [])
         if self.disk is not None and not self.disk_pending:
             kinds.append("disk_full")
+        kinds = [kind for kind in kinds if kind in self.faults]
+        if not kinds:  # --faults names only kinds that cannot happen now (no driver runs): none this time
+            return
         score = {kind: self.drawn[kind] / FAULT_WEIGHT.get(kind, 1) for kind in kinds}
         what = self.rng.choice([kind for kind in kinds if score[kind] == min(score.values())])
         self.drawn[what] += 1
@@ -733,6 +738,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--drain-minutes", type=float, default=15.0)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=32)
+    p.add_argument("--faults", default=None,
+                   help=f"the kinds of fault to draw from, comma-separated (default: all of {','.join(FAULT_KINDS)})")
     p.add_argument("--work", default=str(ROOT / "build" / "soak"))
     p.add_argument("--airflow-port", type=int, default=8290)
     p.add_argument("--pg-port", type=int, default=5442)
@@ -745,6 +752,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.active < 2:
         p.error("--active must be at least 2 (half of the runs share an output)")
+    if args.faults and not set(args.faults.split(",")) <= set(FAULT_KINDS):
+        p.error(f"--faults: kinds of {', '.join(FAULT_KINDS)}")
     if args.check_only:
         return check_only(args)
     s = Soak(args)
@@ -822,8 +831,7 @@ def finish(s: Soak, result: dict) -> int:
 def not_drawn(kills: dict) -> list[str]:
     """The kinds of fault the soak never caused (a driver: neither its JVM nor its Python killed)."""
     drawn = {**kills, "driver": kills.get("driver_jvm", 0) + kills.get("driver_python", 0)}
-    return [kind for kind in ("scheduler_group", "driver", "postgres", "spark_worker", "disk_full")
-            if not drawn.get(kind)]
+    return [kind for kind in FAULT_KINDS if not drawn.get(kind)]
 
 
 def render(r: dict) -> str:

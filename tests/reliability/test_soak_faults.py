@@ -23,9 +23,9 @@ def _soak_module():
     return module
 
 
-def _soak(tmp_path, drivers, seed=32):
+def _soak(tmp_path, drivers, seed=32, faults=None):
     soak = _soak_module()
-    s = soak.Soak(argparse.Namespace(work=str(tmp_path), seed=seed))
+    s = soak.Soak(argparse.Namespace(work=str(tmp_path), seed=seed, faults=faults))
     chosen: list[str] = []
     s.drivers = lambda: drivers
     for kind in KINDS:
@@ -81,6 +81,21 @@ def test_a_full_disk_drawn_between_two_chunks_waits_for_the_next(tmp_path):
     s.drivers = lambda: [(102, "driver_jvm", f"spark-submit jobs/replay_job.py --config {s.disk}/own-1/job.yaml")]
     s.pending_faults()
     assert chosen[-1] == "disk_full" and not s.disk_pending
+
+
+def test_faults_limits_the_kinds(tmp_path):
+    _, s, chosen = _soak(tmp_path, [], faults="driver,postgres")
+    for _ in range(2):
+        s.chaos()
+    assert chosen == ["postgres", "postgres"]  # no driver runs: PostgreSQL is the one kind that can happen
+    s.drivers = lambda: [(101, "driver_jvm", "spark-submit jobs/replay_job.py")]
+    for _ in range(5):
+        s.chaos()
+    # a driver catches up (counting half: 4 draws to PostgreSQL's 2), then they alternate
+    assert chosen[2:6] == ["driver"] * 4 and sorted(chosen[6:]) in (["driver"], ["postgres"])
+    _, s, chosen = _soak(tmp_path, [], faults="driver")
+    s.chaos()
+    assert chosen == []  # only drivers, and none runs: no fault this time
 
 
 def test_the_report_names_the_kinds_never_drawn():
