@@ -22,7 +22,8 @@ What runs:
   restarted container loses them) and start it again; kill -9 one Spark driver (the spark-submit JVM or the
   Python driver it runs); kill -9 PostgreSQL (postmaster and backends) and start it again 5-30 s later; kill -9 a
   Spark worker with its executors and start a new one 5-30 s later; or, while a chunk of DISK_OUTPUT runs, fill
-  its disk (a tmpfs of its own; root only) and free it 20-60 s later (tests/reliability/chaos.py).
+  its disk (a tmpfs of its own; root only) and free it 20-60 s after that chunk's driver ended
+  (tests/reliability/chaos.py).
 
 After the time is up no run is triggered and nothing is killed; the runs still going are let finish (at most
 --drain-minutes; SIGUSR1 ends the soak early, a second one the wait), the services are stopped, and the outputs
@@ -108,6 +109,7 @@ class Soak:
         self.undo: list[tuple[float, str, Callable[[], None]]] = []  # (when, what, how): faults to end
         self.db_down = False  # PostgreSQL killed and not started again yet
         self.disk_pending = False  # the disk fault drawn, waiting for a chunk of DISK_OUTPUT (Soak.pending_faults)
+        self.disk_full_for: set[int] | None = None  # the disk is full: the drivers it waits for (empty: none left)
         self.disk: Path | None = None  # DISK_OUTPUT's tmpfs
         self.t0 = now()
         self.pg_dir: Path | None = None
@@ -363,7 +365,7 @@ class Soak:
         next one (`pending_faults`; a short soak's chunks of one output run a fraction of the time)."""
         drivers = self.drivers()
         kinds = ["scheduler_group", "postgres", "spark_worker"] + (["driver"] if drivers else [])
-        if self.disk is not None and not self.disk_pending:
+        if self.disk is not None and not self.disk_pending and self.disk_full_for is None:
             kinds.append("disk_full")
         kinds = [kind for kind in kinds if kind in self.faults]
         if not kinds:  # --faults names only kinds that cannot happen now (no driver runs): none this time
@@ -382,7 +384,12 @@ class Soak:
         return self.disk is not None and any(str(self.disk) in text for _, _, text in drivers)
 
     def pending_faults(self) -> None:
-        """A disk fault drawn between two chunks of its output: caused once the next one runs."""
+        """A disk fault drawn between two chunks of its output: caused once the next one runs. A full disk: freed
+        20-60 s after the drivers it was filled under have ended."""
+        if self.disk_full_for and not any(Path(f"/proc/{pid}").exists() for pid in self.disk_full_for):
+            self.disk_full_for = set()  # still full; no longer waiting for a driver
+            self.event("fault_chunk_ended", target="disk_full")
+            self.later(self.rng.uniform(20, 60), "disk freed", self.free_disk)
         if self.disk_pending:
             drivers = self.drivers()
             if self.disk_chunk_runs(drivers):
@@ -394,6 +401,9 @@ class Soak:
 
     def end_faults(self, every: bool = False) -> None:
         """End the faults whose time has come (`every`: all of them, as the soak time is up)."""
+        if every and self.disk_full_for is not None and not any(u[1] == "disk freed" for u in self.undo):
+            self.free_disk()  # full and still waiting for its chunk to end
+            self.event("fault_ended", what="disk freed")
         for item in sorted(self.undo, key=lambda u: u[0]):
             if every or now() >= item[0]:
                 self.undo.remove(item)
@@ -448,12 +458,20 @@ class Soak:
                    lambda: self.workers.__setitem__(i, self.start_worker(i, log=f"worker-{i}-{n}.log")))
 
     def fault_disk_full(self, drivers: list[tuple[int, str, str]]) -> None:
-        """DISK_OUTPUT's disk fills up during one of its chunks, and is freed 20-60 s later (the task's retries
-        meet it full, then not)."""
+        """DISK_OUTPUT's disk fills up during one of its chunks and stays full until that chunk's driver has ended,
+        then 20-60 s more (`pending_faults`): the chunk meets it at its next write, and the task's first retries meet
+        it too, then not. (Freed after a fixed 20-60 s, a chunk that computed for minutes before writing met no full
+        disk at all: the short soak of 2026-11-28 09:00 filled it 3 times, and its chunks committed untouched.)"""
         fill(self.disk)
+        self.disk_full_for = {pid for pid, _, text in drivers if str(self.disk) in text}
         self.kills["disk_full"] += 1
-        self.event("fault", target="disk_full", disk=str(self.disk))
-        self.later(self.rng.uniform(20, 60), "disk freed", lambda: free(self.disk))
+        self.event("fault", target="disk_full", disk=str(self.disk), until_ended=sorted(self.disk_full_for))
+        if not self.disk_full_for:  # its chunk's driver was gone already
+            self.later(self.rng.uniform(20, 60), "disk freed", self.free_disk)
+
+    def free_disk(self) -> None:
+        free(self.disk)
+        self.disk_full_for = None
 
     # --- the soak ------------------------------------------------------------------------------------------------
     def soak(self) -> None:

@@ -8,8 +8,14 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib.util
+import os
+import subprocess
 from collections import Counter
 from pathlib import Path
+
+import pytest
+
+from chaos import mount_tmpfs, unmount
 
 ROOT = Path(__file__).resolve().parents[2]
 KINDS = ("scheduler_group", "driver", "postgres", "spark_worker", "disk_full")
@@ -96,6 +102,38 @@ def test_faults_limits_the_kinds(tmp_path):
     _, s, chosen = _soak(tmp_path, [], faults="driver")
     s.chaos()
     assert chosen == []  # only drivers, and none runs: no fault this time
+
+
+def test_a_full_disk_stays_full_until_its_chunk_has_ended(tmp_path):
+    disk = mount_tmpfs("1m")
+    if disk is None:
+        pytest.skip("cannot mount a tmpfs here (needs root and a kernel that allows it)")
+    chunk = subprocess.Popen(["sleep", "600"])  # the chunk's driver
+    try:
+        soak = _soak_module()
+        s = soak.Soak(argparse.Namespace(work=str(tmp_path), seed=32, faults="disk_full"))
+        s.disk = disk
+        s.drivers = lambda: [(chunk.pid, "driver_jvm", f"spark-submit jobs/replay_job.py --config {disk}/own-1/job.yaml")]
+        s.chaos()
+        assert s.disk_full_for == {chunk.pid} and not _room(disk)
+        s.chaos()  # no second fill while it is full
+        s.pending_faults()
+        s.end_faults()
+        assert s.kills["disk_full"] == 1 and not _room(disk) and not s.undo  # its chunk still runs: still full
+        chunk.kill()
+        chunk.wait()
+        s.pending_faults()
+        assert [u[1] for u in s.undo] == ["disk freed"] and not _room(disk)  # freed 20-60 s later
+        s.end_faults(every=True)  # (the soak's end: every fault ended now)
+        assert _room(disk) and s.disk_full_for is None
+    finally:
+        chunk.kill()
+        unmount(disk)
+
+
+def _room(disk: Path) -> int:
+    st = os.statvfs(disk)
+    return st.f_bavail * st.f_frsize
 
 
 def test_the_report_names_the_kinds_never_drawn():
