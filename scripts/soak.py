@@ -16,12 +16,14 @@ What runs:
   find the range already committed by an identical run: orchestration/turn.py, committed.py),
   the others each to an output of its own (with --varied, each with other window and watermark settings). Each run replays `--days`
   days in chunks of `--partitions-per-job` (one spark-submit of `replay run --partitions A..B` each).
-- Chaos, at random times (gaps of --min-gap plus an exponential, mean --kill-every seconds in all): kill -9 the
+- Chaos, at random times (gaps of --min-gap plus an exponential, mean --kill-every seconds in all), each time a
+  kind of fault drawn fewest times so far (a driver twice as often), so that a short soak meets several: kill -9 the
   scheduler with its process group (the LocalExecutor's workers, the tasks and their spark-submits with it, as a
   restarted container loses them) and start it again; kill -9 one Spark driver (the spark-submit JVM or the
   Python driver it runs); kill -9 PostgreSQL (postmaster and backends) and start it again 5-30 s later; kill -9 a
   Spark worker with its executors and start a new one 5-30 s later; or, while a chunk of DISK_OUTPUT runs, fill
-  its disk (a tmpfs of its own; root only) and free it 20-60 s later (tests/reliability/chaos.py).
+  its disk (a tmpfs of its own; root only) and free it 20-60 s after that chunk's driver ended
+  (tests/reliability/chaos.py).
 
 After the time is up no run is triggered and nothing is killed; the runs still going are let finish (at most
 --drain-minutes; SIGUSR1 ends the soak early, a second one the wait), the services are stopped, and the outputs
@@ -71,6 +73,8 @@ DATASETS = ("windows", "late_events", "watermarks", "quarantine", "counts")
 FIRST_DAY = "2024-01-01"
 DISK_OUTPUT = "own-1"  # the output on a disk of its own, which the chaos fills up during its chunks
 DISK_SIZE = "256m"
+FAULT_KINDS = ("scheduler_group", "driver", "postgres", "spark_worker", "disk_full")
+FAULT_WEIGHT = {"driver": 2}  # drawn twice as often as the other kinds of fault (Soak.chaos)
 # The outputs of their own: each a different window / watermark (the shared output uses the first settings).
 SETTINGS = [
     {"window": {"type": "tumbling", "size": "10s", "allowed_lateness": "2s"},
@@ -100,8 +104,12 @@ class Soak:
         self.runs: dict[str, dict] = {}  # run_id -> {"output": name, "triggered": t}
         self.kills = {"scheduler_group": 0, "driver_jvm": 0, "driver_python": 0, "postgres": 0, "spark_worker": 0,
                       "disk_full": 0}
+        self.drawn = {kind: 0 for kind in FAULT_KINDS}
+        self.faults = set(args.faults.split(",")) if getattr(args, "faults", None) else set(FAULT_KINDS)
         self.undo: list[tuple[float, str, Callable[[], None]]] = []  # (when, what, how): faults to end
         self.db_down = False  # PostgreSQL killed and not started again yet
+        self.disk_pending = False  # the disk fault drawn, waiting for a chunk of DISK_OUTPUT (Soak.pending_faults)
+        self.disk_full_for: set[int] | None = None  # the disk is full: the drivers it waits for (empty: none left)
         self.disk: Path | None = None  # DISK_OUTPUT's tmpfs
         self.t0 = now()
         self.pg_dir: Path | None = None
@@ -348,21 +356,54 @@ class Soak:
         return found
 
     def chaos(self) -> None:
-        """One fault at random. A killed scheduler takes every running task along (the next one resets them: Airflow's
-        LocalExecutor cannot adopt another scheduler's tasks), so a driver is twice as likely when there is one; the
-        disk fills up only while a chunk of its output runs (its task's job meets the full disk)."""
+        """One fault, of a kind drawn fewest times so far (ties at random): a short soak's few faults are of as many
+        kinds, and a long one meets every kind (drawn purely at random, the short soaks of 2026-11-27/28 drew only
+        the scheduler and PostgreSQL). A driver counts half (FAULT_WEIGHT): a killed scheduler takes every running
+        task along (the next one resets them: Airflow's LocalExecutor cannot adopt another scheduler's tasks), so
+        drivers are killed alone twice as often. A driver is drawn only when one runs. The disk is filled only while a
+        chunk of its output runs (its task's job meets the full disk): drawn between two of them, it waits for the
+        next one (`pending_faults`; a short soak's chunks of one output run a fraction of the time)."""
         drivers = self.drivers()
-        choices = ["scheduler_group", "postgres", "spark_worker"] + (["driver"] * 2 if drivers else [])
-        if self.disk is not None and any(str(self.disk) in text for _, _, text in drivers):
-            choices.append("disk_full")
-        what = self.rng.choice(choices)
+        kinds = ["scheduler_group", "postgres", "spark_worker"] + (["driver"] if drivers else [])
+        if self.disk is not None and not self.disk_pending and self.disk_full_for is None:
+            kinds.append("disk_full")
+        kinds = [kind for kind in kinds if kind in self.faults]
+        if not kinds:  # --faults names only kinds that cannot happen now (no driver runs): none this time
+            return
+        score = {kind: self.drawn[kind] / FAULT_WEIGHT.get(kind, 1) for kind in kinds}
+        what = self.rng.choice([kind for kind in kinds if score[kind] == min(score.values())])
+        self.drawn[what] += 1
+        if what == "disk_full" and not self.disk_chunk_runs(drivers):
+            self.disk_pending = True
+            self.event("fault_pending", target="disk_full", until=f"a chunk of {DISK_OUTPUT} runs")
+            return
         getattr(self, f"fault_{what}")(drivers)
+
+    def disk_chunk_runs(self, drivers: list[tuple[int, str, str]]) -> bool:
+        """A driver of DISK_OUTPUT runs (its config, in the output's run folder, is on the disk)."""
+        return self.disk is not None and any(str(self.disk) in text for _, _, text in drivers)
+
+    def pending_faults(self) -> None:
+        """A disk fault drawn between two chunks of its output: caused once the next one runs. A full disk: freed
+        20-60 s after the drivers it was filled under have ended."""
+        if self.disk_full_for and not any(Path(f"/proc/{pid}").exists() for pid in self.disk_full_for):
+            self.disk_full_for = set()  # still full; no longer waiting for a driver
+            self.event("fault_chunk_ended", target="disk_full")
+            self.later(self.rng.uniform(20, 60), "disk freed", self.free_disk)
+        if self.disk_pending:
+            drivers = self.drivers()
+            if self.disk_chunk_runs(drivers):
+                self.disk_pending = False
+                self.fault_disk_full(drivers)
 
     def later(self, seconds: float, what: str, how: Callable[[], None]) -> None:
         self.undo.append((now() + seconds, what, how))
 
     def end_faults(self, every: bool = False) -> None:
         """End the faults whose time has come (`every`: all of them, as the soak time is up)."""
+        if every and self.disk_full_for is not None and not any(u[1] == "disk freed" for u in self.undo):
+            self.free_disk()  # full and still waiting for its chunk to end
+            self.event("fault_ended", what="disk freed")
         for item in sorted(self.undo, key=lambda u: u[0]):
             if every or now() >= item[0]:
                 self.undo.remove(item)
@@ -417,12 +458,20 @@ class Soak:
                    lambda: self.workers.__setitem__(i, self.start_worker(i, log=f"worker-{i}-{n}.log")))
 
     def fault_disk_full(self, drivers: list[tuple[int, str, str]]) -> None:
-        """DISK_OUTPUT's disk fills up during one of its chunks, and is freed 20-60 s later (the task's retries
-        meet it full, then not)."""
+        """DISK_OUTPUT's disk fills up during one of its chunks and stays full until that chunk's driver has ended,
+        then 20-60 s more (`pending_faults`): the chunk meets it at its next write, and the task's first retries meet
+        it too, then not. (Freed after a fixed 20-60 s, a chunk that computed for minutes before writing met no full
+        disk at all: the short soak of 2026-11-28 09:00 filled it 3 times, and its chunks committed untouched.)"""
         fill(self.disk)
+        self.disk_full_for = {pid for pid, _, text in drivers if str(self.disk) in text}
         self.kills["disk_full"] += 1
-        self.event("fault", target="disk_full", disk=str(self.disk))
-        self.later(self.rng.uniform(20, 60), "disk freed", lambda: free(self.disk))
+        self.event("fault", target="disk_full", disk=str(self.disk), until_ended=sorted(self.disk_full_for))
+        if not self.disk_full_for:  # its chunk's driver was gone already
+            self.later(self.rng.uniform(20, 60), "disk freed", self.free_disk)
+
+    def free_disk(self) -> None:
+        free(self.disk)
+        self.disk_full_for = None
 
     # --- the soak ------------------------------------------------------------------------------------------------
     def soak(self) -> None:
@@ -447,6 +496,7 @@ class Soak:
             for o in own:
                 if not by_output.get(o):
                     self.trigger(o)
+            self.pending_faults()
             if now() >= next_kill:
                 self.chaos()
                 # At least --min-gap between two kills: a scheduler started again needs a while (tens of seconds on
@@ -454,6 +504,9 @@ class Soak:
                 next_kill = now() + a.min_gap + self.rng.expovariate(1 / max(1.0, a.kill_every - a.min_gap))
             self.supervise()
             time.sleep(5)
+        if self.disk_pending:
+            self.event("fault_dropped", target="disk_full", why=f"no chunk of {DISK_OUTPUT} ran before the soak's end")
+            self.disk_pending = False
         if self.stop_drain:  # SIGUSR1 during the soak: it ends now (the next SIGUSR1 ends the drain)
             self.event("soak_stopped", by="SIGUSR1")
             self.stop_drain = False
@@ -703,6 +756,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--drain-minutes", type=float, default=15.0)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=32)
+    p.add_argument("--faults", default=None,
+                   help=f"the kinds of fault to draw from, comma-separated (default: all of {','.join(FAULT_KINDS)})")
     p.add_argument("--work", default=str(ROOT / "build" / "soak"))
     p.add_argument("--airflow-port", type=int, default=8290)
     p.add_argument("--pg-port", type=int, default=5442)
@@ -715,6 +770,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.active < 2:
         p.error("--active must be at least 2 (half of the runs share an output)")
+    if args.faults and not set(args.faults.split(",")) <= set(FAULT_KINDS):
+        p.error(f"--faults: kinds of {', '.join(FAULT_KINDS)}")
     if args.check_only:
         return check_only(args)
     s = Soak(args)
@@ -789,6 +846,12 @@ def finish(s: Soak, result: dict) -> int:
     return 0 if result["ok"] else 1
 
 
+def not_drawn(kills: dict) -> list[str]:
+    """The kinds of fault the soak never caused (a driver: neither its JVM nor its Python killed)."""
+    drawn = {**kills, "driver": kills.get("driver_jvm", 0) + kills.get("driver_python", 0)}
+    return [kind for kind in FAULT_KINDS if not drawn.get(kind)]
+
+
 def render(r: dict) -> str:
     f, k = r["airflow"], r["kills"]
     lines = [f"# Soak {r['started_utc']}", "", f"command: `{r['command']}`", "",
@@ -803,6 +866,7 @@ def render(r: dict) -> str:
              f"{k['driver_jvm']} / {k['driver_python']} |",
              f"| kill -9 PostgreSQL (restarted) / a Spark worker (restarted) / the disk of {DISK_OUTPUT} filled during "
              f"a chunk | {k.get('postgres', 0)} / {k.get('spark_worker', 0)} / {k.get('disk_full', 0)} |",
+             f"| kinds of fault not drawn | {', '.join(not_drawn(k)) or 'none'} |",
              f"| task retries (all tasks / replay_partitions) | {f['task_retries']} / {f['replay_task_retries']} |",
              f"| refusals at the lock / waits for an output's turn / for a driver left holding the lock | "
              f"{f['lock_refusals']} / {f.get('turn_waits', '-')} / {f.get('driver_waits', '-')} |",

@@ -24,7 +24,7 @@ import pytest
 from chaos import fill, mount_tmpfs, unmount
 from decoded import digests
 from event_replay.io.commit import NoSpaceError
-from event_replay.io.lock import LOCK
+from event_replay.io.lock import LOCK, output_lock
 from event_replay.history.progress import RangeRequest
 from event_replay.range_replay import run_range
 from event_replay.semantics.config import parse_config
@@ -129,5 +129,22 @@ def test_a_really_full_tmpfs(spark, source):
         fresh = where / "fresh"
         run_range(spark, parse_config(_cfg_dict(source, fresh, size="20s")), REQUEST, progress=_quiet)
         assert digests(out) == digests(fresh)
+    finally:
+        unmount(where)
+
+
+def test_a_disk_full_before_the_lock_is_taken_is_one_line():
+    # The soak of 2026-11-28 09:12: the disk of own-1 filled while its job's Spark started; the job's lock could not be
+    # created and the run ended with "failed: OSError: [Errno 28]" and a traceback.
+    where = mount_tmpfs("1m")
+    if where is None:
+        pytest.skip("cannot mount a tmpfs here (needs root and a kernel that allows it)")
+    try:
+        (where / "out").mkdir()
+        fill(where)
+        with pytest.raises(NoSpaceError, match="while taking the output's lock .*nothing was written"):
+            with output_lock(str(where / "out")):
+                pass
+        assert os.listdir(where / "out") == []  # no lock (not even a half-created one), no draft
     finally:
         unmount(where)

@@ -22,6 +22,7 @@ import uuid
 from contextlib import contextmanager
 from typing import Iterator
 
+from .commit import NoSpaceError, no_space
 from .fs import Fs, fs_for
 
 LOCK = "_lock"
@@ -130,10 +131,19 @@ def output_lock(output: str, spark=None, args: list[str] | None = None, fs: Fs |
         yield lock_path(key)
         return
     fs = fs or fs_for(key, spark)
-    fs.mkdirs(key)
     path = lock_path(key)
     text = json.dumps(holder_record(args), sort_keys=True)
-    taken, raw, holder = take(fs, path, text)
+    try:
+        fs.mkdirs(key)
+        taken, raw, holder = take(fs, path, text)
+    except Exception as exc:
+        # A full disk met at the lock, before any work (seen in a soak: the output's disk filled while the job's
+        # Spark started): one line, as at the outputs' writes, not a traceback.
+        if no_space(exc):
+            raise NoSpaceError(f"no space left on the device (or quota) of {key} while taking the output's lock "
+                               f"{path}: nothing was written, the previous outputs are untouched; free space and run "
+                               "again") from None
+        raise
     if not taken and raw is None and holder is None:
         raise OutputLocked(f"output {key}: could not take the lock {path}")
     if not taken:
