@@ -248,6 +248,8 @@ def main_dry_run(cfg: JobConfig, request: RangeRequest) -> int:
     else:
         continues = (predecessor(None, cfg, ids[0]) or NO_PREDECESSOR) if local else NOT_LOOKED_UP
     output = cfg.output.path.rstrip("/")
+    if local:
+        request = request.resolved(None, cfg)
     resume = resume_point(fs_for(output), output, cfg, request, ids) if is_local(output) else None
     print("\n".join(lines(dry_run(cfg, ids, continues=continues, resume_after=resume))), flush=True)
     return 0

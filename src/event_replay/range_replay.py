@@ -46,6 +46,7 @@ def run_range(spark, cfg: JobConfig, request: RangeRequest,
     """Replay request.first_id..request.last_id as one span, then commit it partition by partition (see the
     module doc)."""
     say = progress or (lambda line: print(line, flush=True))
+    request = request.resolved(spark, cfg)  # its progress key names the state it continues, as the planner's does
     ids = partition_ids(Partition.parse(request.first_id), Partition.parse(request.last_id))
     output = cfg.output.path.rstrip("/")
     fs = fs_for(output, spark)

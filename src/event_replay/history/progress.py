@@ -3,6 +3,7 @@ committed, so that a rerun of the same request commits only the partitions after
 means starting the range over, which is always correct."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from dataclasses import asdict, dataclass
@@ -10,6 +11,7 @@ from dataclasses import asdict, dataclass
 from ..io.fs import Fs
 from ..layout import RANGE_PROGRESS_FILE
 from ..semantics.config import JobConfig
+from .partitions import predecessor
 from .state import fingerprint
 
 
@@ -29,6 +31,14 @@ class RangeRequest:
         args = ["--partitions", f"{self.first_id}..{self.last_id}", "--end-of-input", self.end_of_input]
         args += ["--first"] if self.first else (["--previous", self.previous] if self.previous else [])
         return args + (["--allow-missing"] if self.allow_missing else [])
+
+    def resolved(self, spark, cfg: JobConfig) -> "RangeRequest":
+        """The request with the state it continues named (`previous`: partitions.predecessor when not given), so
+        that a request typed without --previous and the DAG's (whose planner names it) are the same request and
+        continue each other's progress. A first partition, or one with no predecessor, stays as asked."""
+        if self.first or self.previous is not None:
+            return self
+        return dataclasses.replace(self, previous=predecessor(spark, cfg, self.first_id))
 
 
 def _progress_key(cfg: JobConfig, request: RangeRequest) -> dict:
