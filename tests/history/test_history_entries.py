@@ -24,7 +24,7 @@ import yaml
 
 from event_replay.cli import main as replay
 from event_replay.layout import DATASETS, STATE_FOLDER
-from event_replay.orchestration.chunks import chunk_runs, range_args
+from event_replay.orchestration.chunks import job_args
 from event_replay.orchestration.plan import PlannedRuns
 from event_replay.orchestration.tasks import plan_partitions, validate_backfill, validate_nightly
 from partition_cases import hourly_log
@@ -206,7 +206,7 @@ def test_the_dag_and_the_cli_continue_the_same_history(spark, tmp_path, run_here
     planned = _dag_plan(case, dag_config, tmp_path)
     plan = PlannedRuns.from_dict(planned["plan"])
     dag_named = (None if plan.runs[0].first else plan.runs[0].previous, planned.get("resume_after"))
-    jobs = [range_args(chunk, planned["config_path"]) for chunk in chunk_runs(plan.runs, 31)]
+    jobs = [job_args(planned["config_path"], job) for job in planned["jobs"]]  # the replay task's spark-submits
     assert len(jobs) == 1
     cli_args = ["--partitions", f"{case.first}..{case.last}", "--end-of-input", "flush"]
     cli_args += ["--first"] if not case.continues else []
