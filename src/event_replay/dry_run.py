@@ -22,9 +22,8 @@ from typing import Any, Sequence
 
 import pyarrow.parquet as pq
 
-from .history.partitions import Partition
+from .history.partitions import Partition, has_state
 from .history.progress import resume_point
-from .history.state_files import has_state
 from .io.files import list_files
 from .io.fs import fs_for, is_local, local_path
 from .layout import AIRFLOW_FOLDER, DATASETS, RECORD_FILE

@@ -28,8 +28,10 @@ from .history.state_files import continued_state, stage_state
 from .io.commit import commit, discard_staging, new_staging, recover, remove_orphan_staging
 from .io.fs import Fs, fs_for
 from .io.lock import output_lock
+from .extension import refusal
 from .io.output import WriteSummary, stage_outputs
 from .io.partition_source import read_partition_source
+from .io.preflight import check_source
 from .io.scratch import scratch_space
 from .io.source import SourceData, read_source
 from .io.span_output import stage_span_outputs
@@ -239,6 +241,14 @@ class PartitionSpan(HistoryPlan):
             ids = [p.id for p in self.span.parts]
             self.say(f"replay: {ids[0]}..{ids[-1]} replayed as one span in {seconds:.1f} s ({len(ids)} partitions, "
                      f"rows read {sum(c.summary.rows_read for c in commits)})")
+
+
+def preflight(cfg: JobConfig) -> str | None:
+    """The checks of a run that need no Spark beyond its plan's own (`checked`), for every plan: a local source
+    has every role's column (a ConfigError otherwise: exit 2); returns why the run is refused (a session config
+    without the extension's jar), or None."""
+    check_source(cfg)
+    return refusal(cfg)
 
 
 @contextmanager

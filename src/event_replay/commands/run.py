@@ -20,13 +20,11 @@ import time
 from contextlib import ExitStack
 
 from ..dry_run import main_dry_run
-from ..extension import refusal
 from ..history.state import require_declared_splits
 from ..io.fs import is_local
 from ..io.lock import OutputLocked, output_lock
-from ..io.preflight import check_source
 from ..orchestration.cancel import cancellable
-from ..pipeline import OnePartition, PartitionSpan, Plan, WholeSource, run
+from ..pipeline import OnePartition, PartitionSpan, Plan, WholeSource, preflight, run
 from ..range_replay import run_range
 from ..semantics.config import JobConfig, load_config
 from ..spark import build_session, driver_memory_note, parse_conf
@@ -103,8 +101,7 @@ def _checked_run_config(args: argparse.Namespace) -> tuple[JobConfig, Plan] | No
     elif args.plan:
         plan = PartitionSpan.from_dict(json.loads(args.plan))
         require_declared_splits(cfg)
-    check_source(cfg)  # a role's column missing from a local source: refused before Spark starts
-    why = refusal(cfg)  # a session config without the extension's jar
+    why = preflight(cfg)  # a role's column missing from a local source; session windows without the extension's jar
     if why is not None:
         print(f"replay: {why}", file=sys.stderr)
         return None
