@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
@@ -25,14 +24,13 @@ from .history.partitions import Clock, Partition, parse_range, partition_ids, pr
 from .history.span import Span, cut_by_partition, stream_at_ends
 from .history.state import CarriedState, Manifest, require_declared_splits
 from .history.state_files import continued_state, stage_state
-from .io.commit import commit, discard_staging, new_staging, recover, remove_orphan_staging
+from .io.commit import commit, discard_staging, new_staging
 from .io.fs import Fs, fs_for
-from .io.lock import output_lock
+from .io.lock import held_output
 from .extension import refusal
 from .io.output import WriteSummary, stage_outputs
 from .io.partition_source import read_partition_source
 from .io.preflight import check_source
-from .io.scratch import scratch_space
 from .io.source import SourceData, read_source
 from .io.span_output import stage_span_outputs
 from .io.span_source import read_span_source
@@ -251,24 +249,9 @@ def preflight(cfg: JobConfig) -> str | None:
     return refusal(cfg)
 
 
-@contextmanager
-def held_output(spark, cfg: JobConfig) -> Iterator[str]:
-    """The output under its lock (io/lock.py) with a scratch folder, an interrupted commit of an earlier run
-    rolled forward and staging left by dead runs removed: what every run does first. Yields the output path."""
-    output = cfg.output.path.rstrip("/")
-    with output_lock(output, spark), scratch_space(spark, output):
-        done = recover(output, spark)
-        if done:
-            print(f"replay: {output}: {done}", file=sys.stderr, flush=True)
-        for name in remove_orphan_staging(output, spark):
-            print(f"replay: {output}: removed {name} (left by a run that died before committing)", file=sys.stderr,
-                  flush=True)
-        yield output
-
-
 def run(spark, cfg: JobConfig, plan: Plan) -> WriteSummary:
     """Read, replay, write `plan` under the output's lock; the last commit's counts."""
-    with held_output(spark, cfg):
+    with held_output(spark, cfg.output.path):
         summary = None
         for _, summary, _ in commits(spark, cfg, plan):
             pass

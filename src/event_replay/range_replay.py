@@ -29,7 +29,8 @@ from .io.fs import fs_for, hadoop_fs
 from .io.output import WriteSummary
 from .io.partition_source import MissingPartitionError
 from .layout import state_dir
-from .pipeline import PartitionSpan, commits, held_output
+from .io.lock import held_output
+from .pipeline import PartitionSpan, commits
 from .semantics.config import JobConfig
 
 
@@ -50,7 +51,7 @@ def run_range(spark, cfg: JobConfig, plan: PartitionSpan,
     request, ids = plan.to_dict(), plan.ids
     output = cfg.output.path.rstrip("/")
     fs = fs_for(output, spark)
-    with held_output(spark, cfg):
+    with held_output(spark, cfg.output.path):
         present = set(source_partitions(spark, cfg, "T" in ids[0]))
         missing = [i for i in ids if i not in present]
         if missing and not plan.allow_missing:
