@@ -75,3 +75,8 @@ def test_a_serialised_plan_goes_with_no_other_partition_option(config, capsys):
     plan = json.dumps(PartitionSpan.between("2024-01-01", "2024-01-02").to_dict())
     assert main(["run", "--config", str(config), "--plan", plan, "--first"]) == 2
     assert "--plan is the whole request" in capsys.readouterr().err
+
+
+def test_a_plan_that_is_not_one_exits_2_naming_it(config, capsys):
+    assert main(["run", "--config", str(config), "--plan", '{"partitions": "2024-01-01..2024-01-02"}']) == 2
+    assert "--plan" in capsys.readouterr().err

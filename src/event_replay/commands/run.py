@@ -27,6 +27,7 @@ from ..orchestration.cancel import cancellable
 from ..pipeline import OnePartition, PartitionSpan, Plan, WholeSource, preflight, run
 from ..range_replay import run_range
 from ..semantics.config import JobConfig, load_config
+from ..semantics.config_keys import ConfigError
 from ..spark import build_session, driver_memory_note, parse_conf
 
 
@@ -99,7 +100,12 @@ def _checked_run_config(args: argparse.Namespace) -> tuple[JobConfig, Plan] | No
     elif args.partitions:
         plan = PartitionSpan.checked(cfg, args.partitions, **history)
     elif args.plan:
-        plan = PartitionSpan.from_dict(json.loads(args.plan))
+        try:
+            plan = PartitionSpan.from_dict(json.loads(args.plan))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:  # a ConfigError (a bad id) passes as it is
+            if isinstance(exc, ConfigError):
+                raise
+            raise ConfigError("--plan", f"not a range's plan (pipeline.PartitionSpan.to_dict): {exc!r}") from None
         require_declared_splits(cfg)
     why = preflight(cfg)  # a role's column missing from a local source; session windows without the extension's jar
     if why is not None:
