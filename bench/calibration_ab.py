@@ -34,7 +34,11 @@ def main() -> int:
     args = ap.parse_args()
 
     from event_replay.compare.live_spec import LiveSpec
-    from event_replay.history.progress import RangeRequest
+    try:  # this tree's plan of a range; a checkout before 49's one plan type named it RangeRequest
+        from event_replay.pipeline import PartitionSpan
+        whole_range = PartitionSpan.between
+    except (ImportError, AttributeError):
+        from event_replay.history.progress import RangeRequest as whole_range
     from event_replay.range_replay import run_range
     from event_replay.samples.days import generate_days, write_days
     from event_replay.semantics.config import load_config
@@ -58,7 +62,7 @@ def main() -> int:
         for _ in range(2):
             t = time.monotonic()
             with counted(spark, "replay") as replay_jobs:
-                run_range(spark, cfg, RangeRequest(ids[0], ids[-1], True, None, "flush", False),
+                run_range(spark, cfg, whole_range(ids[0], ids[-1], True, None, "flush", False),
                           progress=lambda line: None)
             replays.append(time.monotonic() - t)
         spec = LiveSpec(path=str(out / "replay" / "windows"), keeps_updates=True,

@@ -31,7 +31,7 @@ def main() -> int:
     args = ap.parse_args()
 
     from event_replay import cli
-    from event_replay.history.progress import RangeRequest
+    from event_replay.pipeline import PartitionSpan
     from event_replay.quality.validation import validate
     from event_replay.range_replay import run_range
     from event_replay.samples.days import generate_days, write_days
@@ -51,7 +51,7 @@ def main() -> int:
     spark = build_session(app_name="bench-report-steps")
     idle = ",".join(f"{5 * (i + 1)}s" for i in range(args.variants))
     steps = [
-        ("replay", lambda: run_range(spark, cfg, RangeRequest(ids[0], ids[-1], True, None, "flush", False),
+        ("replay", lambda: run_range(spark, cfg, PartitionSpan.between(ids[0], ids[-1], True, None, "flush", False),
                                      progress=lambda line: None)),
         ("compare", lambda: cli.main(["compare", "--config", str(out / "job.yaml"), "--live",
                                       str(out / "replay" / "windows"), "--live-keeps-updates", "--partitions",

@@ -5,9 +5,10 @@
                                     [--previous 2023-12-31]
     spark-submit jobs/replay_job.py --config FILE --partitions 2024-01-01..2024-01-31 --end-of-input hold|flush
                                     [--first | --previous 2023-12-31] [--allow-missing]
+    spark-submit jobs/replay_job.py --config FILE --plan JSON      (what the Airflow DAGs submit)
     spark-submit jobs/replay_job.py quality --config FILE --out DIR [--run-name ID]
 
-Arguments (stable: the Airflow DAGs pass them through SparkSubmitOperator, see history/progress.py RangeRequest.args):
+Arguments (`replay run`'s; the Airflow DAGs pass --config and --plan, orchestration/chunks.py job_args):
     --config FILE         the job config (YAML); validated before the Spark session starts.
     --partition ID        replay only the source partition `dt=YYYY-MM-DD` (ID `YYYY-MM-DD`) or
                           `dt=YYYY-MM-DD/hour=HH` (ID `YYYY-MM-DDTHH`), arrival times [start, end) of that day/hour.
@@ -23,6 +24,8 @@ Arguments (stable: the Airflow DAGs pass them through SparkSubmitOperator, see h
     --end-of-input        hold (default with --partition) or flush (the last partition of a history).
     --previous ID         the partition whose state to continue from (default: the latest one before ID).
     --allow-missing       a partition with no folder in the source replays as empty instead of failing.
+    --plan JSON           a range's whole request as the DAG's planner serialised it once (pipeline.PartitionSpan
+                          .to_dict: partitions, first, previous, end_of_input, missing); no other option with it.
 
 `compare` as the first argument runs `replay compare` (the DAGs' optional compare_live task,
 orchestration/compare_task.py).

@@ -13,7 +13,8 @@ Prints, from `sys.setprofile` call events in src/event_replay/ during the traced
     tests/test_package_imports.py counts them) into one it does not import, even indirectly (a callback);
   - the stops that follow `cfg` (functions given a JobConfig) as the package hops they make (caller's package >
     callee's), in the order first made: a hop up is a return;
-  - the functions given a JobConfig that run more than once (outside engine/, which runs per chunk and window).
+  - the functions given a JobConfig that run more than once (outside engine/, which runs per chunk and window);
+  - in all: the modules and the hops (the counts docs/architecture.md and issue 49 compare).
 """
 from __future__ import annotations
 
@@ -132,6 +133,7 @@ def _report(trace: Trace, reach: dict[str, set[str]]) -> None:
     print(f"functions given cfg more than once (outside engine/): {len(repeated)}")
     for (module, name), n in sorted(repeated.items()):
         print(f"  {module} {name}: {n}")
+    print(f"in all: {len(trace.first)} modules, {len(hops)} hops between packages")
 
 
 def _dag_plan(tasks, cfg: Path, day: str, work: Path) -> int:

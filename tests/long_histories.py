@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
-from event_replay.history.progress import RangeRequest
+from event_replay.pipeline import PartitionSpan
 from event_replay.range_replay import run_range
 from event_replay.samples.days import generate_days, write_days
 from event_replay.semantics.config import JobConfig, parse_config
@@ -48,8 +48,8 @@ def config_file(out: Path) -> Path:
     return out.parent / "job.yaml"
 
 
-def _request(first: str, last: str, previous: str | None, end_of_input: str) -> RangeRequest:
-    return RangeRequest(first_id=first, last_id=last, first=previous is None, previous=previous,
+def _request(first: str, last: str, previous: str | None, end_of_input: str) -> PartitionSpan:
+    return PartitionSpan.between(first_id=first, last_id=last, first=previous is None, previous=previous,
                         end_of_input=end_of_input, allow_missing=False)
 
 

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 from airflow_env import ROOT, VENV_BIN, airflow, airflow_env, prepare, write_config
-from event_replay.history.state_files import has_state
+from event_replay.history.partitions import has_state
 from event_replay.layout import DATASETS
 from event_replay.samples.days import generate_days, write_days
 from cluster import canonical

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from airflow_env import airflow, airflow_env, prepare, write_config
-from event_replay.history.state_files import has_state
+from event_replay.history.partitions import has_state
 from event_replay.layout import DATASETS
 from event_replay.samples.days import generate_days, write_days
 

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.spark  # in `make test`: 32 days of 6 rows in the sessi
 
 @pytest.fixture(scope="module")
 def forty_days(spark, tmp_path_factory):
-    from event_replay.history.progress import RangeRequest
+    from event_replay.pipeline import PartitionSpan
     from event_replay.range_replay import run_range
     from event_replay.samples.days import generate_days, write_days
     from event_replay.why.report import why_report
@@ -34,7 +34,7 @@ def forty_days(spark, tmp_path_factory):
     table = generate_days("2024-03-01", days=DAYS, rows_per_day=6, splits=2, rate=1.0, cross_day_stragglers=1)
     ids = write_days(root / "source", table)
     cfg = long_histories.config(root / "source", root / "out")
-    run_range(spark, cfg, RangeRequest(first_id=ids[0], last_id=ids[-1], first=True, previous=None,
+    run_range(spark, cfg, PartitionSpan.between(first_id=ids[0], last_id=ids[-1], first=True, previous=None,
                                        end_of_input="flush", allow_missing=False), progress=lambda line: None)
     index = Path(why_report(cfg.output.path, cfg, spark=spark))
     summary = json.loads((index.parent / "summary.json").read_text())

@@ -41,8 +41,8 @@ def demo(spark, tmp_path_factory):
     from event_replay.compare.live_spec import LiveSpec, parse_mapping
     from event_replay.compare.replay_side import Scope
     from event_replay.compare.run import CompareOptions, compare
-    from event_replay.history.progress import RangeRequest
     from event_replay.orchestration.tasks import data_quality_result
+    from event_replay.pipeline import PartitionSpan
     from event_replay.orchestration.report import build_report, write_plan_record, write_report
     from event_replay.quality_job import run_quality, write_result
     from event_replay.range_replay import run_range
@@ -65,7 +65,7 @@ def demo(spark, tmp_path_factory):
     write_plan_record(run, DAYS, partitions_per_job=31)
     # The backfill DAG's tasks, in order, as their modules call them: the range replay, compare_live, data quality
     # (GX suites and why-report), the run report; a what-if grid of the config's own settings beside them.
-    run_range(spark, cfg, RangeRequest(first_id=DAYS[0], last_id=DAYS[-1], first=True, previous=None,
+    run_range(spark, cfg, PartitionSpan.between(first_id=DAYS[0], last_id=DAYS[-1], first=True, previous=None,
                                        end_of_input="flush", allow_missing=False), progress=lambda line: None)
     (run / "done").mkdir()
     for d in DAYS:

@@ -13,7 +13,8 @@ import pytest
 from event_replay.history.partitions import Partition
 from event_replay.history.span import Span
 from event_replay.layout import DATASETS, STATE_FOLDER
-from event_replay.pipeline import OnePartition, PartitionSpan, WholeSource, commits, held_output, run
+from event_replay.io.lock import held_output
+from event_replay.pipeline import OnePartition, PartitionSpan, WholeSource, commits, run
 from event_replay.semantics.config_keys import ConfigError
 from partition_cases import hourly_cfg, hourly_log
 from source_logs import make_cfg
@@ -65,7 +66,7 @@ def test_a_span_commits_partition_by_partition_and_resumes(spark, log, tmp_path)
     cfg = hourly_cfg(root, out)
     heard: list[str] = []
     span = Span(tuple(Partition.parse(h) for h in HOURS))
-    with held_output(spark, cfg):
+    with held_output(spark, cfg.output.path):
         for pid, summary, _ in commits(spark, cfg, PartitionSpan(span, first=True, end_of_input="flush",
                                                                  say=heard.append)):
             heard.append(pid)
@@ -77,7 +78,7 @@ def test_a_span_commits_partition_by_partition_and_resumes(spark, log, tmp_path)
     # A run interrupted after its first commit resumes from the second: the first partition is not written again.
     again = tmp_path / "again"
     cfg2 = hourly_cfg(root, again)
-    with held_output(spark, cfg2):
+    with held_output(spark, cfg2.output.path):
         made = [pid for pid, _, _ in commits(spark, cfg2, PartitionSpan(span, first=True, start=1))]
     assert made == list(HOURS[1:])
     assert not (again / "windows" / "dt=2024-01-01" / "hour=00").exists()

@@ -18,7 +18,7 @@ import pytest
 
 from event_replay.io.partition_source import MissingPartitionError
 from event_replay.layout import RANGE_PROGRESS_FILE
-from event_replay.history.progress import RangeRequest
+from event_replay.pipeline import PartitionSpan
 from event_replay.history.partitions import Partition, parse_range, partition_ids
 from event_replay.range_replay import run_range
 from event_replay.semantics.config import parse_config
@@ -108,8 +108,8 @@ def _with_output(cfg, out: Path):
     return dataclasses.replace(cfg, output=dataclasses.replace(cfg.output, path=str(out)))
 
 
-def _request(ids, **kw) -> RangeRequest:
-    return RangeRequest(**{"first_id": ids[0], "last_id": ids[-1], "first": True, "previous": None,
+def _request(ids, **kw) -> PartitionSpan:
+    return PartitionSpan.between(**{"first_id": ids[0], "last_id": ids[-1], "first": True, "previous": None,
                            "end_of_input": "flush", "allow_missing": False, **kw})
 
 

@@ -31,7 +31,7 @@ def run(spark, tmp_path_factory):
     from event_replay.compare.live_spec import LiveSpec
     from event_replay.compare.replay_side import Scope
     from event_replay.compare.run import CompareOptions, compare
-    from event_replay.history.progress import RangeRequest
+    from event_replay.pipeline import PartitionSpan
     from event_replay.orchestration.report import build_report, write_report
     from event_replay.quality_job import run_quality
     from event_replay.range_replay import run_range
@@ -47,7 +47,7 @@ def run(spark, tmp_path_factory):
         "aggregations": {"cnt": "count(*)", "total": "sum(value)"},
         "filter": "value > 30", "having": "cnt > 2",
         "replay": {"end_of_input": "flush"}, "output": {"path": str(base / "out")}})
-    run_range(spark, cfg, RangeRequest(first_id=DAYS[0], last_id=DAYS[-1], first=True, previous=None,
+    run_range(spark, cfg, PartitionSpan.between(first_id=DAYS[0], last_id=DAYS[-1], first=True, previous=None,
                                        end_of_input="flush", allow_missing=False), progress=lambda line: None)
     folder = base / "run"
     dq = run_quality(cfg, folder, run_name="keyless", spark=spark)

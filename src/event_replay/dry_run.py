@@ -9,7 +9,7 @@ last runs on the same output (their run records, record.py: seconds and rows of 
 measured in BENCHMARKS.md (a job's fixed cost, then rows per second on 2 cores).
 
 Which state the first partition continues and where an interrupted run resumes come from history/, as the run's
-own do (partitions.predecessor, progress.resume_point): a dry run names what the run will do.
+own do (pipeline.PartitionSpan.resolved, progress.resume_point): a dry run names what the run will do.
 
 Only a local source and output can be listed without Spark; a remote one is named as not listed.
 """
@@ -22,12 +22,12 @@ from typing import Any, Sequence
 
 import pyarrow.parquet as pq
 
-from .history.partitions import Partition, parse_range, partition_ids, predecessor
-from .history.progress import RangeRequest, resume_point
-from .history.state_files import has_state
+from .history.partitions import Partition, has_state
+from .history.progress import resume_point
 from .io.files import list_files
 from .io.fs import fs_for, is_local, local_path
 from .layout import AIRFLOW_FOLDER, DATASETS, RECORD_FILE
+from .pipeline import PartitionSpan
 from .semantics.config import JobConfig
 
 # Measured (`git show e98f581:bench/results/SESSIONS.md`, "One span per chunk"): a 31-day chunk of 155,000 rows
@@ -238,17 +238,20 @@ def lines(d: DryRun, prog: str = "replay") -> list[str]:
     return out
 
 
-def main_dry_run(cfg: JobConfig, request: RangeRequest) -> int:
+def main_dry_run(cfg: JobConfig, plan: PartitionSpan) -> int:
     """`replay run --config F --partitions A..B --dry-run [--first | --previous P] [...]`: prints the dry run of the
-    very request the run would make; exit 0."""
-    ids = partition_ids(*parse_range(f"{request.first_id}..{request.last_id}"))
+    very plan the run would run (its predecessor and resume point named as range_replay.run_range names them);
+    exit 0."""
+    ids = plan.ids
     local = is_local(cfg.source.path) and is_local(cfg.output.path)
-    if request.first or request.previous:
-        continues = request.previous
+    if local:
+        plan = plan.resolved(None, cfg)
+    if plan.first or plan.previous or local:
+        continues = plan.previous if plan.first or plan.previous else NO_PREDECESSOR
     else:
-        continues = (predecessor(None, cfg, ids[0]) or NO_PREDECESSOR) if local else NOT_LOOKED_UP
+        continues = NOT_LOOKED_UP
     output = cfg.output.path.rstrip("/")
-    resume = resume_point(fs_for(output), output, cfg, request, ids) if is_local(output) else None
+    resume = resume_point(fs_for(output), output, cfg, plan.to_dict(), ids) if is_local(output) else None
     print("\n".join(lines(dry_run(cfg, ids, continues=continues, resume_after=resume))), flush=True)
     return 0
 

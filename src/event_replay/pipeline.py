@@ -4,31 +4,33 @@ A plan says what is replayed: the whole source (`WholeSource`, every dataset rep
 partition continuing its predecessor's carried state (`OnePartition`), or a span of consecutive partitions
 (`PartitionSpan`, committed partition by partition); the last two share what a plan in a history has
 (`HistoryPlan`). The DAG's planner (orchestration/plan.py) plans a backfill as `OnePartition` plans, one per
-partition, handed on as plain values (`OnePartition.to_dict`). Each plan has one read and one staging of the outputs (the span's variants: io/span_source.py,
-io/span_output.py); the pipeline does the rest the same way for all. `replay run` builds a partition's plan here
-(`OnePartition.checked`) and a range's in range_replay.py; job.py runs the whole source; tuning/runner.py reads
-through WholeSource and replays each variant itself."""
+partition, and each of its Spark jobs as one `PartitionSpan`, serialised once (`PartitionSpan.to_dict`: what
+`replay run --plan` reads back). Each plan has one read and one staging of the outputs (the span's variants:
+io/span_source.py, io/span_output.py); the pipeline does the rest the same way for all. `replay run` builds a
+partition's plan (`OnePartition.checked`) and a range's (`PartitionSpan.checked`) here; range_replay.py runs a
+range's; tuning/runner.py reads through WholeSource and replays each variant itself."""
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from . import engine
 from .engine.carry import Carry
 from .engine.contract import EngineResult
-from .history.partitions import Clock, Partition
+from .history.partitions import Clock, Partition, parse_range, partition_ids, predecessor
 from .history.span import Span, cut_by_partition, stream_at_ends
 from .history.state import CarriedState, Manifest, require_declared_splits
 from .history.state_files import continued_state, stage_state
-from .io.commit import commit, discard_staging, new_staging, recover, remove_orphan_staging
+from .io.commit import commit, discard_staging, new_staging
 from .io.fs import Fs, fs_for
-from .io.lock import output_lock
+from .io.lock import held_output
+from .extension import refusal
 from .io.output import WriteSummary, stage_outputs
 from .io.partition_source import read_partition_source
-from .io.scratch import scratch_space
+from .io.preflight import check_source
 from .io.source import SourceData, read_source
 from .io.span_output import stage_span_outputs
 from .io.span_source import read_span_source
@@ -158,16 +160,56 @@ class OnePartition(HistoryPlan):
 class PartitionSpan(HistoryPlan):
     """Consecutive partitions replayed as one span, its outputs cut by partition (history/span.py) and committed
     partition by partition from index `start` on. Only the last partition's state is written; a stale state of the
-    others is removed before their commit. `say` hears the span's replay once it is staged."""
+    others is removed before their commit. `say` hears the span's replay once it is staged. What `replay run
+    --partitions` asks for, and what each of the DAG's Spark jobs receives (`to_dict`)."""
 
     span: Span
     start: int = 0
-    say: Callable[[str], None] | None = None
+    say: Callable[[str], None] | None = field(default=None, compare=False)
     with_cause = True  # a late firing is emitted by the partition of the row that caused it
+
+    @staticmethod
+    def between(first_id: str, last_id: str, first: bool = False, previous: str | None = None,
+                end_of_input: str = "hold", allow_missing: bool = False) -> "PartitionSpan":
+        """Every partition of first_id..last_id (days or hours, inclusive); a bad range is a ConfigError."""
+        ids = partition_ids(*parse_range(f"{first_id}..{last_id}"))
+        return PartitionSpan(Span(tuple(Partition.parse(i) for i in ids)), first=first, previous=previous,
+                             end_of_input=end_of_input, allow_missing=allow_missing)
+
+    @staticmethod
+    def checked(cfg: JobConfig, partitions: str, **history) -> "PartitionSpan":
+        """`replay run --partitions FROM..TO`'s plan, checked without Spark (as OnePartition.checked)."""
+        lo, hi = parse_range(partitions)
+        require_declared_splits(cfg)
+        return PartitionSpan.between(lo.id, hi.id, **history)
+
+    @property
+    def ids(self) -> list[str]:
+        return [p.id for p in self.span.parts]
 
     @property
     def head(self) -> Partition:
         return self.span.parts[0]
+
+    def to_dict(self) -> dict:
+        """The plan as plain values: what the DAG's planner serialises once per Spark job, `replay run --plan`
+        reads back (from_dict) and a range's progress file keys on (history/progress.py)."""
+        return {"partitions": f"{self.ids[0]}..{self.ids[-1]}", "first": self.first, "previous": self.previous,
+                "end_of_input": self.end_of_input, "missing": self.allow_missing}
+
+    @staticmethod
+    def from_dict(d: dict) -> "PartitionSpan":
+        lo, _, hi = d["partitions"].partition("..")
+        return PartitionSpan.between(lo, hi, first=d["first"], previous=d["previous"], end_of_input=d["end_of_input"],
+                                     allow_missing=d["missing"])
+
+    def resolved(self, spark, cfg: JobConfig) -> "PartitionSpan":
+        """The plan with the state it continues named (`previous`: partitions.predecessor when not given), so
+        that a range typed without --previous and the DAG's (whose planner names it) are the same plan and
+        continue each other's progress. A first partition, or one with no predecessor, stays as asked."""
+        if self.first or self.previous is not None:
+            return self
+        return dataclasses.replace(self, previous=predecessor(spark, cfg, self.head.id))
 
     def read(self, spark, cfg: JobConfig, carried: CarriedState | None) -> SourceData:
         return read_span_source(spark, cfg, list(self.span.parts), self.allow_missing,
@@ -199,24 +241,17 @@ class PartitionSpan(HistoryPlan):
                      f"rows read {sum(c.summary.rows_read for c in commits)})")
 
 
-@contextmanager
-def held_output(spark, cfg: JobConfig) -> Iterator[str]:
-    """The output under its lock (io/lock.py) with a scratch folder, an interrupted commit of an earlier run
-    rolled forward and staging left by dead runs removed: what every run does first. Yields the output path."""
-    output = cfg.output.path.rstrip("/")
-    with output_lock(output, spark), scratch_space(spark, output):
-        done = recover(output, spark)
-        if done:
-            print(f"replay: {output}: {done}", file=sys.stderr, flush=True)
-        for name in remove_orphan_staging(output, spark):
-            print(f"replay: {output}: removed {name} (left by a run that died before committing)", file=sys.stderr,
-                  flush=True)
-        yield output
+def preflight(cfg: JobConfig) -> str | None:
+    """The checks of a run that need no Spark beyond its plan's own (`checked`), for every plan: a local source
+    has every role's column (a ConfigError otherwise: exit 2); returns why the run is refused (a session config
+    without the extension's jar), or None."""
+    check_source(cfg)
+    return refusal(cfg)
 
 
 def run(spark, cfg: JobConfig, plan: Plan) -> WriteSummary:
     """Read, replay, write `plan` under the output's lock; the last commit's counts."""
-    with held_output(spark, cfg):
+    with held_output(spark, cfg.output.path):
         summary = None
         for _, summary, _ in commits(spark, cfg, plan):
             pass

@@ -20,8 +20,8 @@ import dataclasses
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
-from .history.partitions import Partition, partition_ids, source_partitions
-from .history.progress import RangeRequest, clear_progress, resume_point, save_progress
+from .history.partitions import Partition, source_partitions
+from .history.progress import clear_progress, resume_point, save_progress
 from .history.span import Span
 from .history.state import require_declared_splits
 from .io.files import DamagedFileError, damage, data_files
@@ -29,7 +29,8 @@ from .io.fs import fs_for, hadoop_fs
 from .io.output import WriteSummary
 from .io.partition_source import MissingPartitionError
 from .layout import state_dir
-from .pipeline import PartitionSpan, commits, held_output
+from .io.lock import held_output
+from .pipeline import PartitionSpan, commits
 from .semantics.config import JobConfig
 
 
@@ -41,18 +42,19 @@ class RangeSummary:
     totals: WriteSummary | None = None
 
 
-def run_range(spark, cfg: JobConfig, request: RangeRequest,
+def run_range(spark, cfg: JobConfig, plan: PartitionSpan,
               progress: Callable[[str], None] | None = None) -> RangeSummary:
-    """Replay request.first_id..request.last_id as one span, then commit it partition by partition (see the
-    module doc)."""
+    """Replay the plan's span (`replay run --partitions`, or `--plan` as the DAG's jobs pass it) as one span, then
+    commit it partition by partition (see the module doc)."""
     say = progress or (lambda line: print(line, flush=True))
-    ids = partition_ids(Partition.parse(request.first_id), Partition.parse(request.last_id))
+    plan = plan.resolved(spark, cfg)  # its progress key names the state it continues, as the planner's does
+    request, ids = plan.to_dict(), plan.ids
     output = cfg.output.path.rstrip("/")
     fs = fs_for(output, spark)
-    with held_output(spark, cfg):
+    with held_output(spark, cfg.output.path):
         present = set(source_partitions(spark, cfg, "T" in ids[0]))
         missing = [i for i in ids if i not in present]
-        if missing and not request.allow_missing:
+        if missing and not plan.allow_missing:
             # Refused before the first partition runs, not half-way through the range.
             raise MissingPartitionError(f"{len(missing)} partition(s) of {ids[0]}..{ids[-1]} have no folder in "
                                         f"{cfg.source.path}: {', '.join(missing[:10])}"
@@ -69,10 +71,9 @@ def run_range(spark, cfg: JobConfig, request: RangeRequest,
         # inside the range), then the run fails naming the file; a rerun once it is fixed continues after them.
         damaged = first_damaged(spark, cfg, ids)
         stop = damaged[0] if damaged else len(ids)
-        span_request = request if stop == len(ids) else dataclasses.replace(request, end_of_input="hold")
+        span_plan = plan if stop == len(ids) else dataclasses.replace(plan, end_of_input="hold")
         # (start == len(ids): an interrupted run committed every partition and died before its last words.)
-        for pid, s, seconds in (replay_span(spark, cfg, span_request, ids[:stop], start, say) if start < stop
-                                else ()):
+        for pid, s, seconds in (replay_span(spark, cfg, span_plan, stop, start, say) if start < stop else ()):
             save_progress(fs, output, cfg, request, pid)
             summary.replayed.append(pid)
             summary.totals = _add(summary.totals, s)
@@ -109,16 +110,13 @@ def first_damaged(spark, cfg: JobConfig, ids: list[str]) -> tuple[int, str, str]
     return None
 
 
-def replay_span(spark, cfg: JobConfig, request: RangeRequest, ids: list[str], start: int,
-                say: Callable[[str], None]):
-    """Under the output's lock: replay the span `ids` from its first partition's predecessor and commit partitions
-    ids[start:] one after the other (pipeline.PartitionSpan): yields (id, WriteSummary, seconds of its commit) after
-    each commit. Then removes the states an earlier, stopped run of the range left before `start`."""
+def replay_span(spark, cfg: JobConfig, plan: PartitionSpan, stop: int, start: int, say: Callable[[str], None]):
+    """Under the output's lock: replay the plan's first `stop` partitions as one span from its first partition's
+    predecessor and commit partitions [start, stop) one after the other: yields (id, WriteSummary, seconds of its
+    commit) after each commit. Then removes the states an earlier, stopped run of the range left before `start`."""
     require_declared_splits(cfg)
-    plan = PartitionSpan(Span(tuple(Partition.parse(i) for i in ids)), first=request.first,
-                         previous=request.previous, end_of_input=request.end_of_input,
-                         allow_missing=request.allow_missing, start=start, say=say)
-    yield from commits(spark, cfg, plan)
+    ids = plan.ids[:stop]
+    yield from commits(spark, cfg, dataclasses.replace(plan, span=Span(plan.span.parts[:stop]), start=start, say=say))
     output = cfg.output.path.rstrip("/")
     fs = fs_for(output, spark)
     for k in range(min(start, len(ids) - 1)):  # a state an earlier, stopped run of the range left inside it

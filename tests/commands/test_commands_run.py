@@ -7,8 +7,10 @@ import pytest
 import yaml
 
 from event_replay.cli import build_parser, main
-from event_replay.commands.run import range_request
-from event_replay.history.progress import RangeRequest
+import json
+
+from event_replay.commands.run import _checked_run_config
+from event_replay.pipeline import PartitionSpan
 
 JOB = {"source": {"path": "nowhere"}, "window": {"type": "tumbling", "size": "2s"},
        "watermark": {"max_out_of_orderness": "1s"}, "aggregations": {"cnt": "count(*)"}, "output": {"path": "out"}}
@@ -51,13 +53,30 @@ def test_a_bad_partition_id_exits_2(config, capsys):
     assert "2024-13-01" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("request_", [
-    RangeRequest("2024-01-01", "2024-01-03", first=True, previous=None, end_of_input="flush", allow_missing=False),
-    RangeRequest("2024-01-01T01", "2024-01-01T02", first=False, previous="2024-01-01T00", end_of_input="hold",
-                 allow_missing=True),
-    RangeRequest("2024-01-04", "2024-01-04", first=False, previous=None, end_of_input="hold", allow_missing=False),
+@pytest.mark.parametrize("plan, options", [
+    (PartitionSpan.between("2024-01-01", "2024-01-03", first=True, end_of_input="flush"),
+     ["--partitions", "2024-01-01..2024-01-03", "--first", "--end-of-input", "flush"]),
+    (PartitionSpan.between("2024-01-01T01", "2024-01-01T02", previous="2024-01-01T00", allow_missing=True),
+     ["--partitions", "2024-01-01T01..2024-01-01T02", "--previous", "2024-01-01T00", "--allow-missing"]),
+    (PartitionSpan.between("2024-01-04", "2024-01-04"), ["--partitions", "2024-01-04..2024-01-04"]),
 ])
-def test_a_range_request_is_what_its_arguments_ask_for(request_):
-    """The DAG's jobs pass RangeRequest.args; `replay run` reads the same request back (its progress file's key)."""
-    args = build_parser().parse_args(["run", "--config", "c.yaml", *request_.args()])
-    assert range_request(args) == request_
+def test_a_range_plan_is_what_its_options_or_its_serialised_form_ask_for(config, plan, options):
+    """The DAG's jobs pass the plan serialised (--plan); a user types the options: one plan either way."""
+    raw = yaml.safe_load(config.read_text())
+    raw["source"]["splits"] = ["p0"]
+    config.write_text(yaml.safe_dump(raw))
+    (config.parent / "log").mkdir()  # an empty source: nothing to check its columns against
+    for given in (options, ["--plan", json.dumps(plan.to_dict())]):
+        args = build_parser().parse_args(["run", "--config", str(config), *given])
+        assert _checked_run_config(args)[1] == plan
+
+
+def test_a_serialised_plan_goes_with_no_other_partition_option(config, capsys):
+    plan = json.dumps(PartitionSpan.between("2024-01-01", "2024-01-02").to_dict())
+    assert main(["run", "--config", str(config), "--plan", plan, "--first"]) == 2
+    assert "--plan is the whole request" in capsys.readouterr().err
+
+
+def test_a_plan_that_is_not_one_exits_2_naming_it(config, capsys):
+    assert main(["run", "--config", str(config), "--plan", '{"partitions": "2024-01-01..2024-01-02"}']) == 2
+    assert "--plan" in capsys.readouterr().err

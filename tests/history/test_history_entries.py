@@ -3,9 +3,10 @@ one per chunk), `replay run --dry-run` and `replay run` name the same predecesso
 same history, and the DAG's outputs equal the CLI's firing for firing (every dataset, every carried state).
 
 Histories: a day replayed as empty (--allow-missing: a state, no folder), a gap (a day never replayed, no folder),
-hours, and a range interrupted after its first commit. Each is built once, then copied: the DAG replays the next
-step on one copy, the CLI on the other. In process, on the tests' one Spark session (the CLI's own session start
-and stop are bypassed); no Airflow scheduler: the functions the DAG's tasks call."""
+an hour replayed as empty (hourly partitions), and a range interrupted after its first commit in a continued history.
+Each is built once, then copied: the DAG replays the next step on one copy, the CLI on the other. A one-day step is
+also planned by the nightly DAG's validate task. In process, on the tests' one Spark session (the CLI's own session
+start and stop are bypassed); no Airflow scheduler: the functions the DAG's tasks call."""
 from __future__ import annotations
 
 import datetime as dt
@@ -23,9 +24,9 @@ import yaml
 
 from event_replay.cli import main as replay
 from event_replay.layout import DATASETS, STATE_FOLDER
-from event_replay.orchestration.chunks import chunk_runs, range_args
+from event_replay.orchestration.chunks import job_args
 from event_replay.orchestration.plan import PlannedRuns
-from event_replay.orchestration.tasks import plan_partitions, validate_backfill
+from event_replay.orchestration.tasks import plan_partitions, validate_backfill, validate_nightly
 from partition_cases import hourly_log
 
 pytestmark = [pytest.mark.spark]
@@ -49,7 +50,7 @@ class Case:
     and the next step: the range both replay, whether it continues the history, and what both must name."""
 
     layout: str  # days | hours
-    missing: tuple[str, ...]  # days without a source folder
+    missing: tuple[str, ...]  # days (or hours) without a source folder
     setup: tuple[tuple[str, ...], ...]
     first: str
     last: str
@@ -67,12 +68,13 @@ CASES = {
     "a gap": Case(
         "days", ("2024-01-03",), (("--partitions", "2024-01-01..2024-01-02", "--first"),),
         "2024-01-04", "2024-01-04", True, "2024-01-02"),
-    "hours": Case(
-        "hours", (), (("--partition", "2024-01-01T00", "--first"),),
-        "2024-01-01T01", "2024-01-01T02", True, "2024-01-01T00"),
+    "an hour replayed as empty": Case(
+        "hours", ("2024-01-01T01",), (("--partition", "2024-01-01T00", "--first"),
+                                      ("--partition", "2024-01-01T01", "--allow-missing")),
+        "2024-01-01T02", "2024-01-01T02", True, "2024-01-01T01"),
     "an interrupted range": Case(
-        "days", (), (), "2024-01-01", "2024-01-03", False, None, resume="2024-01-01",
-        interrupt=("--partitions", "2024-01-01..2024-01-03", "--first", "--end-of-input", "flush")),
+        "days", (), (("--partition", "2024-01-01", "--first"),), "2024-01-02", "2024-01-04", True, "2024-01-01",
+        resume="2024-01-02", interrupt=("--partitions", "2024-01-02..2024-01-04", "--end-of-input", "flush")),
 }
 
 
@@ -105,6 +107,8 @@ def _project(tmp_path: Path, case: Case) -> tuple[Path, Path]:
     log = tmp_path / "log"
     if case.layout == "hours":
         hourly_log(log)
+        for hour in case.missing:
+            shutil.rmtree(log / f"dt={hour[:10]}" / f"hour={hour[11:]}")
     else:
         _days(log, case.missing)
     raw = yaml.safe_load((ROOT / "jobs" / "configs" / "demo_partitioned.yaml").read_text())
@@ -167,6 +171,15 @@ def _dag_plan(case: Case, config: Path, tmp_path: Path) -> dict:
     return plan_partitions({**v, "start": case.first, "end": case.last})
 
 
+def _nightly_named(case: Case, config: Path, tmp_path: Path) -> str | None:
+    """The predecessor the nightly DAG's validate and plan tasks name for a one-day step (None: a new history)."""
+    params = {"config": str(config), "end_of_input": "flush", "allow_missing_partitions": bool(case.missing),
+              "run_data_quality": False}
+    v = validate_nightly(params, dt.date.fromisoformat(case.first), str(tmp_path), "scheduled__history")
+    run = PlannedRuns.from_dict(plan_partitions(v)["plan"]).runs[0]
+    return None if run.first else run.previous
+
+
 def _outputs(spark, out: Path) -> dict:
     """Every dataset's rows (all partitions, sorted) and every carried state's manifest."""
     found = {ds: sorted(map(repr, spark.read.parquet(str(out / ds)).collect())) for ds in DATASETS
@@ -193,7 +206,7 @@ def test_the_dag_and_the_cli_continue_the_same_history(spark, tmp_path, run_here
     planned = _dag_plan(case, dag_config, tmp_path)
     plan = PlannedRuns.from_dict(planned["plan"])
     dag_named = (None if plan.runs[0].first else plan.runs[0].previous, planned.get("resume_after"))
-    jobs = [range_args(chunk, planned["config_path"]) for chunk in chunk_runs(plan.runs, 31)]
+    jobs = [job_args(planned["config_path"], job) for job in planned["jobs"]]  # the replay task's spark-submits
     assert len(jobs) == 1
     cli_args = ["--partitions", f"{case.first}..{case.last}", "--end-of-input", "flush"]
     cli_args += ["--first"] if not case.continues else []
@@ -203,6 +216,8 @@ def test_the_dag_and_the_cli_continue_the_same_history(spark, tmp_path, run_here
     code, dry = run_here(replay, ["run", "--config", str(cli_config), *cli_args, "--dry-run"])
     assert code == 0, dry
     assert dag_named == (case.predecessor, case.resume), planned
+    if case.layout == "days" and case.first == case.last and case.continues:
+        assert _nightly_named(case, dag_config, tmp_path) == case.predecessor
     assert _named(dry) == dag_named, dry
     code, ran = run_here(replay, ["run", "--config", str(cli_config), *cli_args])
     assert code == 0, ran

@@ -2,14 +2,17 @@
 request, another config, a torn file or a committed id outside the range start over."""
 from __future__ import annotations
 
-from event_replay.history.progress import RangeRequest, clear_progress, resume_point, save_progress
+import dataclasses
+
+from event_replay.history.progress import clear_progress, resume_point, save_progress
 from event_replay.io.fs import LocalFs
+from event_replay.pipeline import PartitionSpan
 from event_replay.layout import RANGE_PROGRESS_FILE
 from source_logs import make_cfg
 
 IDS = ["2024-01-01", "2024-01-02", "2024-01-03"]
-REQUEST = RangeRequest(first_id=IDS[0], last_id=IDS[-1], first=True, previous=None, end_of_input="flush",
-                       allow_missing=False)
+PLAN = PartitionSpan.between(IDS[0], IDS[-1], first=True, previous=None, end_of_input="flush", allow_missing=False)
+REQUEST = PLAN.to_dict()  # the key: the range's plan as plain values
 
 
 def _setup(tmp_path):
@@ -31,7 +34,7 @@ def test_a_rerun_of_the_same_request_resumes_after_its_last_commit(tmp_path):
 def test_another_request_or_config_starts_over(tmp_path, capsys):
     fs, out, cfg = _setup(tmp_path)
     save_progress(fs, out, cfg, REQUEST, IDS[1])
-    other = RangeRequest(**{**REQUEST.__dict__, "end_of_input": "hold"})
+    other = dataclasses.replace(PLAN, end_of_input="hold").to_dict()
     assert resume_point(fs, out, cfg, other, IDS) is None
     assert "belongs to another range request" in capsys.readouterr().err
     changed = make_cfg(tmp_path / "in", out=tmp_path / "out", window={"size": "20s"})

@@ -10,7 +10,8 @@ import pytest
 from event_replay.commands.run import replay_line
 from event_replay.history.partitions import Partition
 from event_replay.history.span import Span
-from event_replay.pipeline import PartitionSpan, WholeSource, commits, held_output, run
+from event_replay.io.lock import held_output
+from event_replay.pipeline import PartitionSpan, WholeSource, commits, run
 from event_replay.semantics.config import parse_config
 from event_replay.semantics.config_keys import ConfigError
 from event_replay.semantics.model import LogRow
@@ -72,7 +73,7 @@ def test_a_span_counts_filtered_rows_per_partition(spark, tmp_path):
     rows = hourly_log(tmp_path / "log")
     out = tmp_path / "out"
     cfg = with_filter(hourly_cfg(tmp_path / "log", out), "value % 3 <> 0")
-    with held_output(spark, cfg):
+    with held_output(spark, cfg.output.path):
         summaries = {pid: s for pid, s, _ in commits(spark, cfg, PartitionSpan(
             Span(tuple(Partition.parse(h) for h in HOURS)), first=True, end_of_input="flush"))}
     counts = _counts(spark, out)

@@ -41,3 +41,15 @@ def test_not_local_or_not_parquet_is_left_to_spark(spark, tmp_path):
     (tmp_path / "plain").mkdir()
     (tmp_path / "plain" / "part-0.csv").write_text("a,b\n")
     assert footer_schema(spark, str(tmp_path / "plain")) is None
+
+
+def test_a_read_of_one_known_file_takes_its_schema_without_a_job(spark, tmp_path):
+    """A source partition of one file (io/partition_source.py): its footer's schema, files looked up recursively."""
+    path = _written(spark, tmp_path)
+    folder = f"{path}/dt=2024-01-01"
+    one = next(p for p in (tmp_path / "ds" / "dt=2024-01-01").iterdir() if p.name.endswith(".parquet"))
+    with counted(spark, "one-file-read") as jobs:
+        ours = read_parquet(spark, [folder], recursive=True, one_file=str(one))
+    assert jobs.jobs == 0
+    theirs = spark.read.option("recursiveFileLookup", "true").parquet(folder)
+    assert ours.schema == theirs.schema and ours.collect() == theirs.collect()

@@ -4,6 +4,7 @@ them (loaded by DagBag, its task run on such an event)."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -11,6 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from event_replay.orchestration.chunks import job_plans
 from event_replay.orchestration.plan import plan_range
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,7 +67,8 @@ def _planned(tmp_path, days=5, missing=()):
     plan = plan_range([d for d in have if d not in missing], have[0], have[-1], end_of_input="flush",
                       allow_missing=bool(missing))
     return {"plan": plan.to_dict(), "run_dir": str(tmp_path / "run"), "output_path": str(tmp_path / "out") + "/",
-            "config_path": "/c.yaml", "config_file": "jobs/configs/demo_partitioned.yaml", "partitions_per_job": 2}
+            "config_path": "/c.yaml", "config_file": "jobs/configs/demo_partitioned.yaml", "partitions_per_job": 2,
+            "jobs": job_plans(plan.runs, 2)}
 
 
 def test_the_replay_task_emits_the_range_and_output_path_on_every_asset(monkeypatch, tmp_path):
@@ -79,7 +82,7 @@ def test_the_replay_task_emits_the_range_and_output_path_on_every_asset(monkeypa
 
     def fake_submit(self, application="", **kwargs):  # each job "commits" its partitions' states
         args = list(self.replay_args)
-        lo, hi = (D(x) for x in args[args.index("--partitions") + 1].split(".."))
+        lo, hi = (D(x) for x in json.loads(args[args.index("--plan") + 1])["partitions"].split(".."))
         for i in range((hi - lo).days + 1):
             state = tmp_path / "out" / "_state" / (lo + dt.timedelta(days=i)).isoformat()
             state.mkdir(parents=True)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from event_replay.orchestration.assets import outlet_extras
 from event_replay.orchestration.backfill import Backfill
+from event_replay.orchestration.chunks import job_plans
 from event_replay.orchestration.plan import plan_range
 
 D = dt.date.fromisoformat
@@ -21,11 +22,11 @@ def test_the_walk_submits_each_chunk_in_order_and_records_it(tmp_path, monkeypat
     plan = plan_range(days, days[0], days[-1], end_of_input="flush", allow_missing=False)
     out = tmp_path / "out"
     planned = {"plan": plan.to_dict(), "run_dir": str(out / "_airflow" / "r1"), "output_path": str(out),
-               "config_path": "/c.yaml", "partitions_per_job": 2}
+               "config_path": "/c.yaml", "partitions_per_job": 2, "jobs": job_plans(plan.runs, 2)}
     submitted, on = [], []
 
     def submit(args):
-        span = args[args.index("--partitions") + 1]
+        span = json.loads(args[args.index("--plan") + 1])["partitions"]
         submitted.append(span)
         for day in span.split(".."):
             (out / "_state" / day).mkdir(parents=True, exist_ok=True)

@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from event_replay.history.progress import RangeRequest
+from event_replay.pipeline import PartitionSpan
 from event_replay.orchestration.chunks import (
     DEFAULT_PARTITIONS_PER_JOB,
-    chunk_request,
+    chunk_plan,
     chunk_runs,
+    job_args,
+    job_plans,
     partitions_per_job,
-    range_args,
 )
 from event_replay.orchestration.failures import Failed
 from event_replay.orchestration.plan import plan_range
@@ -35,22 +36,26 @@ def test_chunks_cover_the_plan_in_order_and_continue_each_other():
     chunks = chunk_runs(plan.runs, 3)
     assert [len(c) for c in chunks] == [3, 3, 1]
     assert [r for c in chunks for r in c] == list(plan.runs)
-    assert range_args(chunks[0], "/c.yaml") == ["--config", "/c.yaml", "--partitions", "2024-01-01..2024-01-03",
-                                                "--end-of-input", "hold", "--first"]
+    jobs = [json.loads(j) for j in job_plans(plan.runs, 3)]
+    assert jobs[0] == {"partitions": "2024-01-01..2024-01-03", "first": True, "previous": None, "end_of_input": "hold",
+                       "missing": False}
     # The chunk with the missing day allows it; it continues the previous chunk's last partition.
-    assert range_args(chunks[1], "c")[2:] == ["--partitions", "2024-01-04..2024-01-06", "--end-of-input", "hold",
-                                              "--previous", "2024-01-03", "--allow-missing"]
-    assert range_args(chunks[2], "c")[2:] == ["--partitions", "2024-01-07..2024-01-07", "--end-of-input", "flush",
-                                              "--previous", "2024-01-06"]
+    assert jobs[1] == {"partitions": "2024-01-04..2024-01-06", "first": False, "previous": "2024-01-03",
+                       "end_of_input": "hold", "missing": True}
+    assert jobs[2] == {"partitions": "2024-01-07..2024-01-07", "first": False, "previous": "2024-01-06",
+                       "end_of_input": "flush", "missing": False}
     assert chunk_runs(plan.runs, 31) == [plan.runs]
-    # What each job asks for is the request `replay run` builds from those arguments (its progress file's key).
-    assert chunk_request(chunks[1]) == RangeRequest("2024-01-04", "2024-01-06", first=False, previous="2024-01-03",
-                                                    end_of_input="hold", allow_missing=True)
+    # What each job receives is the pipeline's plan of its range, read back as it was serialised.
+    want = PartitionSpan.between("2024-01-04", "2024-01-06", first=False, previous="2024-01-03", end_of_input="hold",
+                                 allow_missing=True)
+    assert chunk_plan(chunks[1]) == PartitionSpan.from_dict(jobs[1]) == want
+    assert job_args("/c.yaml", job_plans(plan.runs, 3)[1]) == ["--config", "/c.yaml", "--plan",
+                                                               json.dumps(want.to_dict())]
 
 
 def test_a_range_continuing_the_history_names_its_predecessor():
     plan = _plan(2, continue_from="2023-12-31")
-    assert range_args(chunk_runs(plan.runs, 5)[0], "c")[-2:] == ["--previous", "2023-12-31"]
+    assert json.loads(job_plans(plan.runs, 5)[0])["previous"] == "2023-12-31"
 
 
 @pytest.mark.parametrize("value,want", [(None, DEFAULT_PARTITIONS_PER_JOB), ("", DEFAULT_PARTITIONS_PER_JOB),
@@ -91,7 +96,7 @@ def operator(monkeypatch, tmp_path):
 
     def fake_submit(self, application="", **kwargs):
         args = list(self.replay_args)
-        submitted.append(args[args.index("--partitions") + 1])
+        submitted.append(json.loads(args[args.index("--plan") + 1])["partitions"])
         if submitted[-1] in fail_on:
             fail_on.discard(submitted[-1])
             raise JobFailed("spark-submit failed")
@@ -108,7 +113,7 @@ def operator(monkeypatch, tmp_path):
 def test_operator_submits_one_job_per_chunk_and_a_retry_resumes(operator, tmp_path):
     op, submitted, fail_on = operator
     planned = {"plan": _plan(7).to_dict(), "run_dir": str(tmp_path / "run"), "output_path": str(tmp_path / "out"),
-               "config_path": "/c.yaml", "partitions_per_job": 3}
+               "config_path": "/c.yaml", "partitions_per_job": 3, "jobs": job_plans(_plan(7).runs, 3)}
     context = _context(planned)
     fail_on.add("2024-01-04..2024-01-06")
     with pytest.raises(Failed, match="^the Spark job failed: spark-submit failed"):  # no traceback: a SystemExit
@@ -145,7 +150,7 @@ def test_on_kill_records_the_cancel_for_the_runs_page(operator, tmp_path):
 def test_operator_default_is_one_job_for_a_month(operator, tmp_path):
     op, submitted, _ = operator
     planned = {"plan": _plan(7).to_dict(), "run_dir": str(tmp_path / "run"), "output_path": str(tmp_path / "out"),
-               "config_path": "/c.yaml"}
+               "config_path": "/c.yaml", "jobs": job_plans(_plan(7).runs, DEFAULT_PARTITIONS_PER_JOB)}
     op.execute(_context(planned))
     assert submitted == ["2024-01-01..2024-01-07"]
 

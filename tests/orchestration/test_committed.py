@@ -15,7 +15,8 @@ import pytest
 import yaml
 
 from event_replay.orchestration.committed import config_fingerprint
-from event_replay.orchestration.plan import plan_range
+from event_replay.orchestration.chunks import job_plans
+from event_replay.orchestration.plan import PlannedRuns, plan_range
 from event_replay.samples.days import generate_days, write_days
 from event_replay.semantics.config import load_config, to_raw
 
@@ -51,7 +52,7 @@ def backfill(monkeypatch, tmp_path):
 
     def fake_submit(self, application="", **kwargs):  # the job commits its partitions: their counts rows and the last one's state
         args = list(self.replay_args)
-        submitted.append(args[args.index("--partitions") + 1])
+        submitted.append(json.loads(args[args.index("--plan") + 1])["partitions"])
         lo, hi = (dt.date.fromisoformat(x) for x in submitted[-1].split(".."))
         for i in range((hi - lo).days + 1):
             day = (lo + dt.timedelta(days=i)).isoformat()
@@ -68,7 +69,8 @@ def backfill(monkeypatch, tmp_path):
         plan = plan_range(have, have[0], have[-1], end_of_input="flush")
         return {"plan": plan.to_dict(), "run_dir": str(out / "_airflow" / run_id), "output_path": str(out),
                 "source_path": str(tmp_path / "log"), "config_path": None, "config_raw": config_raw,
-                "partitions_per_job": 2, "start": DAYS[0], "end": DAYS[-1], "end_of_input": "flush", **changes}
+                "partitions_per_job": 2, "start": DAYS[0], "end": DAYS[-1], "end_of_input": "flush",
+                "jobs": job_plans(PlannedRuns.from_dict(changes.get("plan", plan.to_dict())).runs, 2), **changes}
 
     def run(p: dict, run_id: str, **params) -> tuple[list[str], list[str]]:
         from airflow.sdk.execution_time.context import OutletEventAccessors
@@ -157,7 +159,7 @@ def test_the_chunks_an_identical_run_committed_before_it_was_killed_are_skipped(
     runs: list[str] = []  # the run ids, in order of their tries
 
     def killed_in_the_second_chunk(self, application="", **kwargs):
-        if runs[-1] == "run-a" and "2024-01-03..2024-01-03" in self.replay_args:
+        if runs[-1] == "run-a" and json.loads(self.replay_args[-1])["partitions"] == "2024-01-03..2024-01-03":
             raise JobFailed("spark-submit killed")  # what the hook raises for a job that ended badly
         commit(self, application, **kwargs)
 

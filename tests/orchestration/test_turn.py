@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from event_replay.orchestration import turn
+from event_replay.orchestration.chunks import job_plans
 from event_replay.orchestration.plan import plan_range
 from event_replay.orchestration.turn import output_turn, turn_path
 
@@ -86,7 +87,7 @@ def _planned(tmp_path: Path, name: str) -> dict:
     plan = plan_range(have, have[0], have[-1], end_of_input="flush")
     out = tmp_path / "out"
     return {"plan": plan.to_dict(), "run_dir": str(out / "_airflow" / name), "output_path": str(out),
-            "config_path": "/c.yaml", "partitions_per_job": 2}
+            "config_path": "/c.yaml", "partitions_per_job": 2, "jobs": job_plans(plan.runs, 2)}
 
 
 class TaskLog:
@@ -120,7 +121,7 @@ def test_two_runs_on_one_output_take_turns_range_by_range(monkeypatch, tmp_path)
 
     def fake_submit(self, application="", **kwargs):
         args = list(self.replay_args)
-        span = args[args.index("--partitions") + 1]
+        span = json.loads(args[args.index("--plan") + 1])["partitions"]
         submitted.append((current.run_id, span))
         if current.run_id == "run-a" and span.startswith("2024-01-03"):
             assert go_on.wait(30), "the test never let run A's last job end"

@@ -33,7 +33,7 @@ from decoded import digests, partition_digests
 from event_replay.io.files import DamagedFileError, damage
 from event_replay.io.lock import LOCK
 from event_replay.layout import RANGE_PROGRESS_FILE
-from event_replay.history.progress import RangeRequest
+from event_replay.pipeline import PartitionSpan
 from event_replay.range_replay import run_range
 from event_replay.semantics.config import parse_config
 
@@ -64,8 +64,8 @@ def _cfg_dict(source: Path, out: Path) -> dict:
             "replay": {"end_of_input": "flush"}, "output": {"path": str(out)}}
 
 
-def _request() -> RangeRequest:
-    return RangeRequest(first_id=DAYS[0], last_id=DAYS[-1], first=True, previous=None, end_of_input="flush",
+def _request() -> PartitionSpan:
+    return PartitionSpan.between(first_id=DAYS[0], last_id=DAYS[-1], first=True, previous=None, end_of_input="flush",
                         allow_missing=False)
 
 

@@ -25,7 +25,7 @@ from chaos import fill, mount_tmpfs, unmount
 from decoded import digests
 from event_replay.io.commit import NoSpaceError
 from event_replay.io.lock import LOCK, output_lock
-from event_replay.history.progress import RangeRequest
+from event_replay.pipeline import PartitionSpan
 from event_replay.range_replay import run_range
 from event_replay.semantics.config import parse_config
 
@@ -43,7 +43,7 @@ def _cfg_dict(source: Path, out: Path, size: str = "10s") -> dict:
             "replay": {"end_of_input": "flush"}, "output": {"path": str(out)}}
 
 
-REQUEST = RangeRequest(first_id=DAYS[0], last_id=DAYS[-1], first=True, previous=None, end_of_input="flush",
+REQUEST = PartitionSpan.between(first_id=DAYS[0], last_id=DAYS[-1], first=True, previous=None, end_of_input="flush",
                        allow_missing=False)
 
 

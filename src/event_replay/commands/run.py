@@ -4,30 +4,30 @@
     replay run --config FILE --partition 2024-01-01[THH] [--first] [--end-of-input hold|flush] [--previous P]
     replay run --config FILE --partitions 2024-01-01..2024-12-31 [--first] [...]   (one Spark application)
     replay run --config FILE --partitions 2024-01-01..2024-01-31 --dry-run   (what it would read; nothing written)
+    replay run --config FILE --plan JSON   (a range's plan as the DAG's planner serialised it: its Spark jobs)
 
 Every check that needs no Spark (the config, the options together, the partition ids, the declared splits, the
-source's columns, the extension's jar) runs before a JVM starts: a bad one exits 2 naming it.
+source's columns, the extension's jar) runs before a JVM starts: a bad one exits 2 naming it. The options become
+one plan of pipeline.py (WholeSource, OnePartition or PartitionSpan), run by one call: a range's (from its options
+or from --plan, as the DAG's jobs pass it) by range_replay.run_range, any other by pipeline.run.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from contextlib import ExitStack
 
-from ..extension import refusal
 from ..dry_run import main_dry_run
-from ..history.partitions import parse_range
-from ..history.progress import RangeRequest
 from ..history.state import require_declared_splits
 from ..io.fs import is_local
 from ..io.lock import OutputLocked, output_lock
-from ..io.preflight import check_source
-from ..job import run_replay
 from ..orchestration.cancel import cancellable
-from ..pipeline import OnePartition, run
+from ..pipeline import OnePartition, PartitionSpan, Plan, WholeSource, preflight, run
 from ..range_replay import run_range
 from ..semantics.config import JobConfig, load_config
+from ..semantics.config_keys import ConfigError
 from ..spark import build_session, driver_memory_note, parse_conf
 
 
@@ -48,7 +48,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 2
     cfg, plan = checked
     if args.dry_run:  # no Spark, nothing written
-        return main_dry_run(cfg, range_request(args))
+        return main_dry_run(cfg, as_span(plan))
     conf = parse_conf(args.conf or [])
     try:
         with ExitStack() as stack:
@@ -59,7 +59,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             stack.enter_context(cancellable(cfg.output.path))  # SIGTERM: stop, keep what is committed, clean up
             spark = build_session(master=args.master, app_name="event-replay", conf=conf)
             try:
-                summary = _replay(spark, cfg, args, plan)
+                summary = _replay(spark, cfg, plan)
                 memory = driver_memory_note(spark)
             finally:
                 spark.stop()
@@ -67,17 +67,23 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"replay: refused: {exc}", file=sys.stderr)
         return 1
     if summary is None:
-        print(f"replay: {args.partitions}: every partition was already committed", flush=True)
+        print(f"replay: {plan.to_dict()['partitions']}: every partition was already committed", flush=True)
         return 0
     print(replay_line(summary, time.monotonic() - t0, memory), flush=True)
     return 0
 
 
-def _checked_run_config(args: argparse.Namespace) -> tuple[JobConfig, OnePartition | None] | None:
-    """The config `replay run` replays and, with --partition, its plan, every check that needs no Spark done (a
-    ConfigError propagates: exit 2); None after printing why the options do not go together."""
+def _checked_run_config(args: argparse.Namespace) -> tuple[JobConfig, Plan] | None:
+    """The config `replay run` replays and its plan, every check that needs no Spark done (a ConfigError
+    propagates: exit 2); None after printing why the options do not go together."""
     cfg = load_config(args.config)
-    partitioned = args.partition or args.partitions
+    history = {"first": args.first, "previous": args.previous, "end_of_input": args.end_of_input or "hold",
+               "allow_missing": args.allow_missing}
+    if args.plan and (args.partition or args.partitions or args.first or args.previous or args.allow_missing
+                      or args.end_of_input):
+        print("replay: --plan is the whole request: no other partition option goes with it", file=sys.stderr)
+        return None
+    partitioned = args.partition or args.partitions or args.plan
     if args.partition and args.partitions:
         print("replay: --partition and --partitions exclude each other", file=sys.stderr)
         return None
@@ -85,46 +91,47 @@ def _checked_run_config(args: argparse.Namespace) -> tuple[JobConfig, OnePartiti
         option = "--first" if args.first else ("--allow-missing" if args.allow_missing else "--dry-run")
         print(f"replay: {option} needs --partition or --partitions", file=sys.stderr)
         return None
+    plan: Plan = WholeSource()
     if args.end_of_input and not partitioned:
         cfg = cfg.with_end_of_input(args.end_of_input)
-    plan = None
-    if args.partition:  # a bad id or undeclared splits fail before Spark starts, checked once, by the plan
-        plan = OnePartition.checked(cfg, args.partition, first=args.first, end_of_input=args.end_of_input or "hold",
-                                    previous=args.previous, allow_missing=args.allow_missing)
+    # A bad id or undeclared splits fail before Spark starts, checked once, by the plan.
+    if args.partition:
+        plan = OnePartition.checked(cfg, args.partition, **history)
     elif args.partitions:
-        parse_range(args.partitions)
+        plan = PartitionSpan.checked(cfg, args.partitions, **history)
+    elif args.plan:
+        try:
+            plan = PartitionSpan.from_dict(json.loads(args.plan))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:  # a ConfigError (a bad id) passes as it is
+            if isinstance(exc, ConfigError):
+                raise
+            raise ConfigError("--plan", f"not a range's plan (pipeline.PartitionSpan.to_dict): {exc!r}") from None
         require_declared_splits(cfg)
-    check_source(cfg)  # a role's column missing from a local source: refused before Spark starts
-    why = refusal(cfg)  # a session config without the extension's jar
+    why = preflight(cfg)  # a role's column missing from a local source; session windows without the extension's jar
     if why is not None:
         print(f"replay: {why}", file=sys.stderr)
         return None
     return cfg, plan
 
 
-def _replay(spark, cfg: JobConfig, args: argparse.Namespace, plan: OnePartition | None):
-    if args.partitions:
-        return _run_range(spark, cfg, args)
-    if plan is not None:
-        return run(spark, cfg, plan)
-    return run_replay(spark, cfg)
+def _replay(spark, cfg: JobConfig, plan: Plan):
+    """The one call that runs the plan: a range's totals as one WriteSummary (None: nothing was left to replay)."""
+    if isinstance(plan, PartitionSpan):
+        return run_range(spark, cfg, plan).totals
+    return run(spark, cfg, plan)
 
 
-def _run_range(spark, cfg: JobConfig, args: argparse.Namespace):
-    """The range replay (range_replay.py); its totals as one WriteSummary (None: nothing was left to replay)."""
-    return run_range(spark, cfg, range_request(args)).totals
-
-
-def range_request(args: argparse.Namespace) -> RangeRequest:
-    """What `--partitions FROM..TO` (or, for a dry run, `--partition ID`) asks for (RangeRequest.args: back)."""
-    lo, hi = parse_range(args.partitions or f"{args.partition}..{args.partition}")
-    return RangeRequest(first_id=lo.id, last_id=hi.id, first=args.first, previous=args.previous,
-                        end_of_input=args.end_of_input or "hold", allow_missing=args.allow_missing)
+def as_span(plan: OnePartition | PartitionSpan) -> PartitionSpan:
+    """The range a dry run describes: a range's plan, or a partition's as the range of it alone."""
+    if isinstance(plan, PartitionSpan):
+        return plan
+    p = plan.partition.id
+    return PartitionSpan.between(p, p, plan.first, plan.previous, plan.end_of_input, plan.allow_missing)
 
 
 def add_partition_arguments(parser: argparse.ArgumentParser) -> None:
-    """The partition-replay arguments, shared by `replay run` and jobs/replay_job.py (keep them stable:
-    the Airflow DAGs pass them: history/progress.py RangeRequest.args)."""
+    """The partition-replay arguments of `replay run` (jobs/replay_job.py runs the same; the Airflow DAGs pass
+    --plan, as their planner serialised it)."""
     parser.add_argument("--partition", default=None, metavar="YYYY-MM-DD[THH]",
                         help="replay only this dt= (or dt=/hour=) partition of source.path, continuing from the "
                              "state its predecessor left under <output.path>/_state/")
@@ -146,7 +153,9 @@ def add_partition_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--previous", default=None, metavar="PARTITION",
                         help="the partition whose state to continue from (default: the latest partition before "
                              "--partition with a source folder or a state)")
-
+    parser.add_argument("--plan", default=None, metavar="JSON",
+                        help="a range's whole request as the DAG's planner serialised it (pipeline.PartitionSpan."
+                             "to_dict: partitions, first, previous, end_of_input, missing)")
 
 
 def add_run_parser(sub) -> None:

@@ -48,7 +48,8 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     # The timeline's rows feed the windows and the late rows (_kept says when they are materialised). The outputs
     # themselves are left lazy: each is written once. The caller frees what was cached when done (release()).
     tl_rows, stream_values = _kept(timeline)
-    tl_rows = windowed_only(tl_rows)  # every row drove the timeline; only the filter's reach the windows
+    if cfg.filter is not None:  # every row drove the timeline; only the filter's reach the windows
+        tl_rows = windowed_only(tl_rows)
     window_rows, carried_rows_in = tl_rows, None
     if carried is not None:
         carried_rows_in = carried.rows

@@ -2,7 +2,7 @@
 and the replay clock's range (`Clock`) a replay runs over: a whole source's, a partition's or a span's. A partition
 is a clock range with the id its state is written under (`<output.path>/_state/<id>/`); its folders are
 io/partition_folders.py's. The one enumeration of partitions: a range's ids (`partition_ids`, a missing folder
-included), the source's folders (`source_partitions`) and the saved states (`saved_states`), on any file system
+included), the source's folders (`source_partitions`) and the saved states (`saved_states`, `has_state`), on any file system
 io/fs.py reaches (a local one without Spark).
 
 Which partition a partition continues (`predecessor`): the latest partition before it, of its length (days continue
@@ -19,11 +19,12 @@ from dataclasses import dataclass
 
 from ..io.fs import fs_for
 from ..io.partition_folders import folder_of, partitions_present
-from ..layout import STATE_FOLDER
+from ..layout import STATE_FOLDER, state_dir
 from ..io.source import SourceData
 from ..semantics.config import JobConfig
 from ..semantics.config_keys import ConfigError
 
+MANIFEST = "manifest.json"  # a state's scalars, written last (state_files.py): a folder with one is whole
 _ID = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:T(\d{2}))?$")
 
 
@@ -114,6 +115,12 @@ def saved_states(spark, cfg: JobConfig, hourly: bool) -> list[str]:
     whole: it is committed with its partition's outputs (io/commit.py)."""
     root = f"{cfg.output.path.rstrip('/')}/{STATE_FOLDER}"
     return sorted(name for name in fs_for(root, spark).list_dirs(root) if _is_id(name, hourly))
+
+
+def has_state(spark, output: str, partition: str) -> bool:
+    """Whether `partition` left a carried state under `output` (its manifest). A local output needs no Spark."""
+    folder = state_dir(output, partition)
+    return fs_for(folder, spark).exists(f"{folder}/{MANIFEST}")
 
 
 def predecessor(spark, cfg: JobConfig, partition_id: str, sources: list[str] | None = None) -> str | None:

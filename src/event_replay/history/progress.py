@@ -1,11 +1,12 @@
-"""A range run's progress, `<output.path>/_range.json` (range_replay.py): the request and the last partition it
-committed, so that a rerun of the same request commits only the partitions after it. A torn or foreign file only
-means starting the range over, which is always correct."""
+"""A range run's progress, `<output.path>/_range.json` (range_replay.py): the request (the range's plan as plain
+values, pipeline.PartitionSpan.to_dict) and the last partition it committed, so that a rerun of the same request
+commits only the partitions after it. A torn or foreign file only means starting the range over, which is always
+correct."""
 from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict, dataclass
+from typing import Any, Mapping
 
 from ..io.fs import Fs
 from ..layout import RANGE_PROGRESS_FILE
@@ -13,29 +14,11 @@ from ..semantics.config import JobConfig
 from .state import fingerprint
 
 
-@dataclass(frozen=True)
-class RangeRequest:
-    """What `--partitions FROM..TO` asked for; equal requests continue each other's progress."""
-
-    first_id: str
-    last_id: str
-    first: bool
-    previous: str | None
-    end_of_input: str  # of the last partition; the others hold
-    allow_missing: bool
-
-    def args(self) -> list[str]:
-        """The `replay run` (jobs/replay_job.py) arguments that make this request: what the DAG's jobs pass."""
-        args = ["--partitions", f"{self.first_id}..{self.last_id}", "--end-of-input", self.end_of_input]
-        args += ["--first"] if self.first else (["--previous", self.previous] if self.previous else [])
-        return args + (["--allow-missing"] if self.allow_missing else [])
+def _progress_key(cfg: JobConfig, request: Mapping[str, Any]) -> dict:
+    return {**request, "fingerprint": fingerprint(cfg), "source": cfg.source.path}
 
 
-def _progress_key(cfg: JobConfig, request: RangeRequest) -> dict:
-    return {**asdict(request), "fingerprint": fingerprint(cfg), "source": cfg.source.path}
-
-
-def resume_point(fs: Fs, output: str, cfg: JobConfig, request: RangeRequest, ids: list[str],
+def resume_point(fs: Fs, output: str, cfg: JobConfig, request: Mapping[str, Any], ids: list[str],
                  warn: bool = True) -> str | None:
     """The last partition an interrupted run of this very request committed (None: start at the beginning): the one
     reader of the progress, for the run, its dry run and the DAG's planner. `warn`: say so when the progress is
@@ -59,7 +42,7 @@ def resume_point(fs: Fs, output: str, cfg: JobConfig, request: RangeRequest, ids
     return committed
 
 
-def save_progress(fs: Fs, output: str, cfg: JobConfig, request: RangeRequest, committed: str | None) -> None:
+def save_progress(fs: Fs, output: str, cfg: JobConfig, request: Mapping[str, Any], committed: str | None) -> None:
     """Written after the partition's commit: a crash in between only replays that partition once more, which
     gives the same outputs (its predecessor's state has not changed)."""
     fs.write_text(f"{output}/{RANGE_PROGRESS_FILE}", json.dumps({"request": _progress_key(cfg, request),

@@ -15,10 +15,9 @@ from ..io.fs import fs_for
 from ..io.output import write_dataset
 from ..layout import state_dir
 from ..semantics.config import JobConfig
-from .partitions import Partition, predecessor
+from .partitions import MANIFEST, Partition, predecessor
 from .state import CarriedState, Manifest, StateError, checked_manifest, manifest_json
 
-MANIFEST = "manifest.json"
 SPLIT_STATE_DDL = "split string, t long, m long"
 
 
@@ -47,13 +46,6 @@ def continued_state(spark, cfg: JobConfig, part: Partition, previous: str | None
             raise StateError(f"partition {part.id} has no predecessor under {cfg.source.path}: "
                              "start the history with --first")
     return read_state(spark, cfg, part, previous)
-
-
-def has_state(spark, output: str, partition: str) -> bool:
-    """Whether `partition` left a carried state under `output` (its manifest: written last, so a folder with one is
-    complete). A local output needs no Spark."""
-    folder = state_dir(output, partition)
-    return fs_for(folder, spark).exists(f"{folder}/{MANIFEST}")
 
 
 def stage_state(spark, cfg: JobConfig, manifest: Manifest, carry: Carry, staging: str) -> tuple[str, str]:

@@ -22,8 +22,9 @@ import uuid
 from contextlib import contextmanager
 from typing import Iterator
 
-from .commit import NoSpaceError, no_space
+from .commit import NoSpaceError, no_space, recover, remove_orphan_staging
 from .fs import Fs, fs_for
+from .scratch import scratch_space
 
 LOCK = "_lock"
 _HELD: set[str] = set()  # outputs this process holds (re-entrant: the CLI takes it before Spark, the job again)
@@ -155,3 +156,19 @@ def output_lock(output: str, spark=None, args: list[str] | None = None, fs: Fs |
     finally:
         _HELD.discard(key)
         release(fs, path, text)
+
+
+@contextmanager
+def held_output(spark, output: str) -> Iterator[str]:
+    """The output under its lock with a scratch folder (io/scratch.py), an interrupted commit of an earlier run
+    rolled forward and staging left by dead runs removed (io/commit.py): what every run does first (pipeline.run,
+    range_replay.run_range). Yields the output path."""
+    output = output.rstrip("/")
+    with output_lock(output, spark), scratch_space(spark, output):
+        done = recover(output, spark)
+        if done:
+            print(f"replay: {output}: {done}", file=sys.stderr, flush=True)
+        for name in remove_orphan_staging(output, spark):
+            print(f"replay: {output}: removed {name} (left by a run that died before committing)", file=sys.stderr,
+                  flush=True)
+        yield output

@@ -1,15 +1,18 @@
-"""Read a Parquet dataset that Spark wrote, without a Spark job to learn its schema.
+"""Read Parquet without a Spark job to learn its schema: the one reader that skips schema inference.
 
-`spark.read.parquet(path)` runs a Spark job to read a footer and infer the schema, once per dataset: a report that
-reads five outputs pays five jobs before its first figure. On a local disk the driver finds the first data file (in
-name order) and reads its schema itself, with Spark's own footer conversion (files.inferred_schema), and hands it to
-the reader; partition columns are still discovered from the folder names. Elsewhere (HDFS, object stores), the
-reader infers as usual.
+`spark.read.parquet(path)` runs a Spark job to read a footer and infer the schema, once per read: a report that
+reads five outputs pays five jobs before its first figure, a partition's replay one before its first pass. The
+driver reads the schema itself, with Spark's own footer conversion (files.inferred_schema), and hands it to the
+reader: from the one file a read is known to be (a source partition of one file, io/partition_source.py), or, for
+a dataset Spark wrote on a local disk, from its first data file in name order (partition columns are still
+discovered from the folder names). Elsewhere (HDFS, object stores, several source folders) the reader infers as
+usual.
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Sequence
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
@@ -54,10 +57,18 @@ def footer_schema(spark: SparkSession, path: str) -> T.StructType | None:
         return None
 
 
-def read_parquet(spark: SparkSession, path: str, base_path: str | None = None) -> DataFrame:
-    """spark.read.parquet(path), with the footer's schema when it can be read on the driver (module doc)."""
-    reader = spark.read
+def read_parquet(spark: SparkSession, paths: str | Sequence[str], base_path: str | None = None, *,
+                 recursive: bool = False, one_file: str | None = None) -> DataFrame:
+    """spark.read.parquet(paths), with the schema read on the driver when it can be (module doc). `one_file`: the
+    read is that one file (its footer's schema: a file that is not Parquet fails here, as Spark's inference would);
+    `recursive`: files looked up recursively with partition discovery off (source folders: a day of `hour=`
+    folders reads as its data columns only), whose schema comes only from `one_file`."""
+    paths = [paths] if isinstance(paths, str) else list(paths)
+    reader = spark.read.option("recursiveFileLookup", "true") if recursive else spark.read
     if base_path is not None:
         reader = reader.option("basePath", base_path)
-    schema = footer_schema(spark, path)
-    return (reader.schema(schema) if schema is not None else reader).parquet(path)
+    if one_file is not None:
+        schema = inferred_schema(spark, one_file)
+    else:
+        schema = footer_schema(spark, paths[0]) if len(paths) == 1 and not recursive else None
+    return (reader.schema(schema) if schema is not None else reader).parquet(*paths)

@@ -14,8 +14,9 @@ from pyspark.sql import types as T
 from ..semantics.config import JobConfig
 from ..semantics.config_keys import ConfigError
 from ..spark import local_frame
-from .files import check_schema_drift, csv_reader, data_files, inferred_schema, neighbour_file
+from .files import check_schema_drift, csv_reader, data_files, neighbour_file
 from .fs import hadoop_fs
+from .parquet_footer import read_parquet
 from .source import SourceData, prepare_source
 
 
@@ -58,19 +59,19 @@ def read_partition_source(spark: SparkSession, cfg: JobConfig, subpath: str, sta
         return prepare_source(local_frame(spark, [], borrowed_schema(spark, cfg, subpath)), pcfg, carried_offsets)
     # Drift is judged against the past (the nearest earlier partition): a later partition's drift is its own.
     check_schema_drift(spark, files, pcfg.source.format, neighbour_file(spark, cfg, subpath, earlier_only=True))
-    # One Parquet file: its schema is the one Spark would infer, read here without the job inference runs.
-    schema = inferred_schema(spark, files[0]) if pcfg.source.format == "parquet" and len(files) == 1 else None
-    return prepare_source(read_folders(spark, pcfg.source.format, [path], schema), pcfg, carried_offsets)
+    # One file: its schema is the one Spark would infer, read without the job inference runs (parquet_footer.py).
+    return prepare_source(read_folders(spark, pcfg.source.format, [path], files[0] if len(files) == 1 else None),
+                          pcfg, carried_offsets)
 
 
-def read_folders(spark: SparkSession, fmt: str, paths: list[str], schema: T.StructType | None = None) -> DataFrame:
+def read_folders(spark: SparkSession, fmt: str, paths: list[str], one_file: str | None = None) -> DataFrame:
     """The files under partition folders, looked up recursively with partition discovery off (a day made of
-    `hour=` folders reads as its data columns only); CSV as strings, as source.read_raw. `schema`: the Parquet
-    schema Spark would infer (files.inferred_schema), None to let Spark infer it."""
-    reader = spark.read.option("recursiveFileLookup", "true")
+    `hour=` folders reads as its data columns only); CSV as strings, as source.read_raw. `one_file`: the read's one
+    file, when known: a Parquet read takes its schema from it (parquet_footer.read_parquet)."""
     if fmt == "csv":
-        return reader.option("header", True).option("mode", "PERMISSIVE").csv(paths)
-    return (reader if schema is None else reader.schema(schema)).parquet(*paths)
+        return spark.read.option("recursiveFileLookup", "true").option("header", True).option(
+            "mode", "PERMISSIVE").csv(paths)
+    return read_parquet(spark, paths, recursive=True, one_file=one_file)
 
 
 def missing_partition(subpath: str, path: str) -> MissingPartitionError:

@@ -151,7 +151,7 @@ def prepare_source(raw: DataFrame, cfg: JobConfig, carried_offsets: Mapping[str,
     clean_stats = by_status.get("clean")
     start_ms, end_ms = _range(cfg, clean_stats)
     every_row_clean = n["clean"] == sum(n.values())
-    windowed = windowed_flag(cfg, parsed, plain.columns)
+    windowed = windowed_flag(cfg, parsed, plain.columns) if cfg.filter is not None else None
     filtered = _filtered_by_folder(parsed, windowed, folders) if windowed is not None and n["clean"] else {}
     return SourceData(rows=_clean_rows(parsed, roles, every_row_clean, windowed),
                       quarantine=_quarantined_rows(parsed, plain, folders),

@@ -1,8 +1,8 @@
 """The replay task's walk over its plan (the operator, operators.py, only wires it to Airflow and the hook).
 
 The partitions of a run carry state from one to the next, so they run strictly in order and stop at the first
-failure: one spark-submit of jobs/replay_job.py per chunk of `partitions_per_job` partitions (`replay run
---partitions A..B`, chunks.py). Before its first job it writes the run record (record.py, run.json: version, config,
+failure: one spark-submit of jobs/replay_job.py per chunk of `partitions_per_job` partitions (`replay run --plan
+JSON`: the chunk's range plan as the plan task serialised it, chunks.py). Before its first job it writes the run record (record.py, run.json: version, config,
 input fingerprint, Spark), after each job its time and rows; it holds the output's turn from its first job to its
 last (turn.py), saying which run it waits for; a retry skips the chunks this run already replayed (done markers in
 the run folder) and resubmits the one that failed, which continues after its last committed partition
@@ -23,7 +23,7 @@ from ..dry_run import dry_run, dry_run_line, lines
 from ..layout import CANCEL_FILE, DONE_FOLDER
 from ..semantics.config import parse_config
 from .assets import OUTPUT_ASSETS, outlet_extras
-from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, range_args
+from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_runs, job_args
 from .committed import all_committed, chunk_committed, committed_lines
 from .failures import DRY_RUN_KEY, fail
 from .plan import PlanError, PlannedRuns, check_state
@@ -141,7 +141,8 @@ class Backfill:
             write_chunk_record(run_dir, k, len(chunks), partitions)  # the runs page
             self.on_job((str(run_dir), k, len(chunks), partitions))
             t0 = time.monotonic()
-            self.submit(range_args(chunk, p["config_path"]))  # the job logs each partition: i of n, ...
+            # The planner's serialised plan of this job, passed on as it is. The job logs each partition: i of n, ...
+            self.submit(job_args(p["config_path"], p["jobs"][k - 1]))
             seconds = time.monotonic() - t0
             self.on_job(None)
             done_dir.mkdir(parents=True, exist_ok=True)

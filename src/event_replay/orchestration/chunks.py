@@ -1,4 +1,5 @@
-"""The plan's partitions in jobs of `partitions_per_job`: one spark-submit of `replay run --partitions A..B` each.
+"""The plan's partitions in jobs of `partitions_per_job`: one spark-submit each of `replay run --plan JSON`, the
+job's range plan (pipeline.PartitionSpan) as the planner serialised it once (`job_plans`).
 
 A job pays the JVM start and the Spark session once for its whole chunk (range_replay.py), so a larger chunk means
 fewer start-ups; a smaller chunk means a retry has less to redo when a job fails outright (within a chunk the job
@@ -6,11 +7,11 @@ itself continues after its last committed partition). The chunks run strictly in
 """
 from __future__ import annotations
 
+import json
 from typing import Any, Mapping, Sequence
 
-from ..history.progress import RangeRequest
+from ..pipeline import OnePartition, PartitionSpan
 from ..semantics.config_keys import ConfigError
-from ..pipeline import OnePartition
 
 DEFAULT_PARTITIONS_PER_JOB = 31  # a month of days: 12 JVM starts a year
 
@@ -31,15 +32,20 @@ def chunk_runs(runs: Sequence[OnePartition], size: int) -> list[tuple[OnePartiti
     return [tuple(runs[i:i + size]) for i in range(0, len(runs), size)]
 
 
-def chunk_request(chunk: Sequence[OnePartition]) -> RangeRequest:
-    """The range request of the job replaying the chunk in one Spark application. The plan's partitions are
-    consecutive, each continuing the one before, so the range needs only what its first and last runs say."""
+def chunk_plan(chunk: Sequence[OnePartition]) -> PartitionSpan:
+    """The plan of the job replaying the chunk in one Spark application. The plan's partitions are consecutive,
+    each continuing the one before, so the range needs only what its first and last runs say."""
     first, last = chunk[0], chunk[-1]
-    return RangeRequest(first_id=first.partition.id, last_id=last.partition.id, first=first.first,
-                        previous=None if first.first else first.previous, end_of_input=last.end_of_input,
-                        allow_missing=any(r.allow_missing for r in chunk))
+    return PartitionSpan.between(first.partition.id, last.partition.id, first=first.first,
+                                 previous=None if first.first else first.previous, end_of_input=last.end_of_input,
+                                 allow_missing=any(r.allow_missing for r in chunk))
 
 
-def range_args(chunk: Sequence[OnePartition], config_path: str) -> list[str]:
-    """Arguments of jobs/replay_job.py (`replay run`) for the chunk's request."""
-    return ["--config", config_path, *chunk_request(chunk).args()]
+def job_plans(runs: Sequence[OnePartition], size: int) -> list[str]:
+    """Each job's plan serialised, once, by the planner: the `--plan` argument of its spark-submit."""
+    return [json.dumps(chunk_plan(chunk).to_dict()) for chunk in chunk_runs(runs, size)]
+
+
+def job_args(config_path: str, plan: str) -> list[str]:
+    """Arguments of jobs/replay_job.py (`replay run`) for a job's serialised plan."""
+    return ["--config", config_path, "--plan", plan]

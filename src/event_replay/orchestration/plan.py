@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..history.partitions import Partition, parse_range, partition_ids
-from ..history.state_files import has_state
+from ..history.partitions import has_state
 from ..io.fs import is_local
 from ..io.partition_folders import folder_of
 from ..layout import state_dir

@@ -18,7 +18,7 @@ from typing import Any, Sequence
 import pyarrow.parquet as pq
 
 from ..compare.summary import pct
-from ..history.state_files import has_state
+from ..history.partitions import has_state
 from ..io.output import COUNTS_COLUMNS
 from ..io.partition_folders import folder_of
 from ..layout import CHUNK_FILE, COMPARE_FOLDER, COMPARE_JOBS_FILE, COMPARE_SUMMARY_FILE, COUNTS, DATASETS, \

@@ -20,7 +20,7 @@ from ..io.fs import fs_for, is_local
 from ..layout import CHUNK_FILE, DATA_QUALITY_FILE, DONE_FOLDER
 from ..semantics.config import JobConfig, parse_config, to_raw
 from ..semantics.config_keys import ConfigError
-from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_request, chunk_runs, partitions_per_job
+from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_plan, chunk_runs, job_plans, partitions_per_job
 from .failures import current_ti, fail
 from .form import user_message
 from .params import run_dir, validate_request, write_effective_config
@@ -66,7 +66,8 @@ def validate_nightly(params: Mapping[str, Any], day: dt.date, project_dir: str, 
 
 
 def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
-    """The ordered partition runs of `v["start"]..v["end"]` (partition ids). With continue_from_state the first
+    """The ordered partition runs of `v["start"]..v["end"]` (partition ids), and each Spark job's range plan
+    serialised once (`jobs`: chunks.job_plans, what the replay task submits). With continue_from_state the first
     continues its predecessor's state (history/partitions.predecessor: the latest partition before the range with a
     source folder or a state, as `replay run` picks it; none = the range starts the history). `resume_after`: where
     an interrupted job of this plan continues (history/progress.py), as its rerun will. A dry run is planned
@@ -94,13 +95,15 @@ def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
                                    for r in plan.runs))
     if plan.missing:
         log.warning("days without a partition, replayed as empty: %s", ", ".join(plan.missing))
-    resume = resume_after(cfg, plan, v.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB)
+    size = v.get("partitions_per_job") or DEFAULT_PARTITIONS_PER_JOB
+    resume = resume_after(cfg, plan, size)
     if resume:
         log.info("an interrupted job of this plan committed up to %s: it continues after it", resume)
     if v.get("run_dir") and not dry:  # for the Replay runs page: partitions done / planned while the run goes on
         write_plan_record(v["run_dir"], plan.partitions, plan.missing, v.get("partitions_per_job"),
                           run_data_quality=v.get("run_data_quality", True))
-    return {**v, "plan": plan.to_dict(), "refusal": refusal, "resume_after": resume}
+    return {**v, "plan": plan.to_dict(), "jobs": job_plans(plan.runs, size), "refusal": refusal,
+            "resume_after": resume}
 
 
 def resume_after(cfg: JobConfig, plan: PlannedRuns, partitions_per_job: int) -> str | None:
@@ -112,7 +115,8 @@ def resume_after(cfg: JobConfig, plan: PlannedRuns, partitions_per_job: int) -> 
         return None
     fs = fs_for(output)
     for chunk in chunk_runs(plan.runs, partitions_per_job):
-        found = resume_point(fs, output, cfg, chunk_request(chunk), [r.partition.id for r in chunk], warn=False)
+        found = resume_point(fs, output, cfg, chunk_plan(chunk).to_dict(), [r.partition.id for r in chunk],
+                             warn=False)
         if found:
             return found
     return None

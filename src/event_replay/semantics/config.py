@@ -69,8 +69,10 @@ def parse_config(raw: Any) -> JobConfig:
     replay = parse_replay_range(read_mapping(root.get("replay"), "replay"))
     output = parse_output(read_mapping(root["output"], "output"))
     return JobConfig(source=source, watermark=watermark, window=window, aggregations=aggregations,
-                     replay=replay, output=output, filter=parse_filter(root.get("filter")),
-                     having=parse_having(root.get("having"), aggregations))
+                     replay=replay, output=output,
+                     # Optional keys: a job without them never enters their modules.
+                     filter=parse_filter(root["filter"]) if root.get("filter") is not None else None,
+                     having=parse_having(root["having"], aggregations) if root.get("having") is not None else None)
 
 
 def load_config(path: str | Path) -> JobConfig:
