@@ -5,7 +5,7 @@ into one folder (the Airflow run's: `_data_docs/`, `why_report/`), and the outco
 
     {"success": true, "expectations": 12, "failed": 0, "failed_names": [], "data_docs": ".../_data_docs/index.html",
      "why_report": ".../why_report/index.html", "output_path": "...", "summary": "validate ...: OK (...)",
-     "spark_jobs": {"gx_suites": 40, "why_report": 48}}
+     "spark_jobs": {"gx_suites": 3, "why_report": 4}}
 
 The Airflow task (orchestration/operators.py DataQualityOperator) submits this job through the `replay_spark`
 connection and pool (jobs/replay_job.py quality ...) and reads only that file: the worker never loads the outputs.

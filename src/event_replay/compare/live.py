@@ -21,8 +21,8 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from ..quality.prepare import to_ms
 from ..semantics.config import JobConfig
+from .live_values import INTEGRAL, aggregate_value, check_type, key_value, time_ms
 from .live_spec import (DEFAULT_PARTITION_COLUMN, LATE_ROLES, OPTIONAL_ROLES, WINDOW_ROLES, CompareInputError,
                         LiveSpec)
 
@@ -76,66 +76,6 @@ def _column(df: DataFrame, role: str, mapping: Mapping[str, str], what: str, req
     return None
 
 
-_TIME_TYPES = (T.TimestampType, T.TimestampNTZType, T.DateType, T.StringType, T.IntegerType, T.LongType)
-_INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
-_NUMERIC = _INTEGRAL + (T.FloatType, T.DoubleType, T.DecimalType)
-
-
-def _check_type(df: DataFrame, name: str, allowed: tuple, role: str, what: str) -> T.DataType:
-    dtype = df.schema[name].dataType
-    if not isinstance(dtype, allowed):
-        raise CompareInputError(f"live column {name!r}", f"type {dtype.simpleString()} for {role}: {what}")
-    return dtype
-
-
-def time_ms(df: DataFrame, name: str, role: str) -> Column:
-    dtype = _check_type(df, name, _TIME_TYPES, role,
-                        "not a time (a timestamp, a date, epoch-ms integers or ISO-8601 / epoch-ms strings)")
-    return to_ms(F.col(f"`{name}`"), dtype)
-
-
-def aggregate_value(df: DataFrame, name: str, agg: str, replay_type: T.DataType) -> Column:
-    """The live column as the replay's aggregate type: integral -> long (non-integral values do not convert),
-    floating/decimal -> double, anything else -> string."""
-    dtype = df.schema[name].dataType
-    c = F.col(f"`{name}`")
-    if isinstance(replay_type, _INTEGRAL):
-        if isinstance(dtype, _INTEGRAL):
-            return c.cast("long")
-        if isinstance(dtype, (T.FloatType, T.DoubleType, T.DecimalType, T.StringType)):
-            d = c.try_cast("double") if isinstance(dtype, T.StringType) else c.cast("double")
-            return F.when(d == F.floor(d), d.try_cast("long"))
-        raise CompareInputError(f"live column {name!r}", f"type {dtype.simpleString()} for aggregate {agg} "
-                                                         f"({replay_type.simpleString()} in the replay): not a number")
-    if isinstance(replay_type, (T.FloatType, T.DoubleType, T.DecimalType)):
-        if isinstance(dtype, _NUMERIC):
-            return c.cast("double")
-        if isinstance(dtype, T.StringType):
-            return c.try_cast("double")
-        raise CompareInputError(f"live column {name!r}", f"type {dtype.simpleString()} for aggregate {agg} "
-                                                         f"({replay_type.simpleString()} in the replay): not a number")
-    if isinstance(dtype, (T.StructType, T.ArrayType, T.MapType, T.BinaryType)):
-        raise CompareInputError(f"live column {name!r}", f"type {dtype.simpleString()} for aggregate {agg}: "
-                                                         "not comparable")
-    return c.cast("string")
-
-
-def replay_aggregate_type(replay_type: T.DataType) -> T.DataType:
-    """The type the comparison holds an aggregate in (see aggregate_value)."""
-    if isinstance(replay_type, _INTEGRAL):
-        return T.LongType()
-    if isinstance(replay_type, (T.FloatType, T.DoubleType, T.DecimalType)):
-        return T.DoubleType()
-    return T.StringType()
-
-
-def _key(df: DataFrame, name: str) -> Column:
-    dtype = df.schema[name].dataType
-    if isinstance(dtype, (T.StructType, T.ArrayType, T.MapType, T.BinaryType)):
-        raise CompareInputError(f"live column {name!r}", f"type {dtype.simpleString()} for the key: not comparable")
-    return F.col(f"`{name}`").cast("string")
-
-
 def _value_checks(df: DataFrame, checks: list[tuple[str, str, Column, Column]], extra: Sequence[Column] = (),
                   prefix: str = "") -> DataFrame:
     """One pass, one row: the rows (`_rows`), and per check (column, role, raw, converted) the rows whose raw value
@@ -184,7 +124,7 @@ def read_live(spark: SparkSession, spec: LiveSpec, cfg: JobConfig, replay_types:
     if opt["partition"] is None and "partition" not in m and DEFAULT_PARTITION_COLUMN in raw.columns:
         opt["partition"] = DEFAULT_PARTITION_COLUMN  # dt= folders, as Spark's partition discovery reads them
     checks: list[tuple[str, str, Column, Column]] = []
-    sel = [(F.lit(KEYLESS_KEY) if keyless else _key(raw, cols["key"])).alias("key")]
+    sel = [(F.lit(KEYLESS_KEY) if keyless else key_value(raw, cols["key"])).alias("key")]
     for role in ("window_start", "window_end"):
         c = time_ms(raw, cols[role], role)
         checks.append((cols[role], role, F.col(f"`{cols[role]}`"), c))
@@ -196,7 +136,7 @@ def read_live(spark: SparkSession, spec: LiveSpec, cfg: JobConfig, replay_types:
     has = set()
     if opt["fire_index"]:
         name = opt["fire_index"]
-        _check_type(raw, name, _INTEGRAL + (T.StringType,), "fire_index", "not an integer")
+        check_type(raw, name, INTEGRAL + (T.StringType,), "fire_index", "not an integer")
         c = F.col(f"`{name}`").try_cast("long")
         checks.append((name, "fire_index", F.col(f"`{name}`"), c))
         sel.append(c.alias("fire_index"))
@@ -293,9 +233,9 @@ def _late_side(spark: SparkSession, spec: LiveSpec, cfg: JobConfig
     checks: list[tuple[str, str, Column, Column]] = []
     tc = time_ms(raw, t, time_role)
     checks.append((t, time_role, F.col(f"`{t}`"), tc))
-    sel = [(_key(raw, key) if key else F.lit(KEYLESS_KEY)).alias("late_key"), tc.alias("late_time_ms")]
+    sel = [(key_value(raw, key) if key else F.lit(KEYLESS_KEY)).alias("late_key"), tc.alias("late_time_ms")]
     if split and offset:
-        _check_type(raw, offset, _INTEGRAL + (T.StringType,), "offset", "not an integer")
+        check_type(raw, offset, INTEGRAL + (T.StringType,), "offset", "not an integer")
         oc = F.col(f"`{offset}`").try_cast("long")
         checks.append((offset, "offset", F.col(f"`{offset}`"), oc))
         sel += [F.col(f"`{split}`").cast("string").alias("late_split"), oc.alias("late_offset")]

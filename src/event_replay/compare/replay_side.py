@@ -23,7 +23,8 @@ from ..history.partitions import Partition, parse_range
 from ..quality.prepare import OutputsMissing, partition_columns, read_outputs, to_ms, watermarks_batch
 from ..semantics.config import JobConfig
 from ..semantics.config_keys import ConfigError
-from .live import AGG_PREFIX, KEYLESS_KEY, replay_aggregate_type
+from .live import AGG_PREFIX, KEYLESS_KEY
+from .live_values import replay_aggregate_type
 from .live_spec import CompareInputError
 
 
