@@ -20,6 +20,7 @@ from typing import Any, Callable
 from airflow.sdk.exceptions import AirflowSkipException
 
 from ..dry_run import dry_run, dry_run_line, lines
+from ..io.commit import no_space
 from ..layout import CANCEL_FILE, DONE_FOLDER
 from ..semantics.config import parse_config
 from .assets import OUTPUT_ASSETS, outlet_extras
@@ -58,7 +59,18 @@ class Backfill:
             return self._dry_run(p, plan)
         if not plan.runs:
             raise AirflowSkipException("no partition to replay")
-        run_dir = Path(p["run_dir"])
+        try:
+            return self._run(p, plan, Path(p["run_dir"]))
+        except OSError as exc:
+            if not no_space(exc):
+                raise
+            # The task's own writes (run record, turn, markers): one line as a Spark job's full disk is; a retry
+            # continues after the last committed partition once there is room.
+            raise fail(f"no space left on the device of the run folder {p['run_dir']}: {exc.strerror or exc}; "
+                       "the committed partitions stay, a retry continues after them once there is room",
+                       self.ti) from None
+
+    def _run(self, p: dict[str, Any], plan: PlannedRuns, run_dir: Path) -> dict[Any, dict]:
         record = new_record(p, self.dag_id, self.run_id)
         write_record(run_dir, record)
         (run_dir / CANCEL_FILE).unlink(missing_ok=True)  # a retry after a cancel: not cancelled (yet)
