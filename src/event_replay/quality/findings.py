@@ -48,6 +48,12 @@ def findings(df: DataFrame, query: str) -> dict[str, Any]:
     return pinned[query]
 
 
+def _batch_findings(metric, execution_engine, metric_domain_kwargs, metric_value_kwargs) -> dict[str, Any]:
+    """The findings of the metric's query on the batch GX hands it (both metrics below read them)."""
+    df, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
+    return findings(df, metric._get_query_from_metric_value_kwargs(metric_value_kwargs))
+
+
 class RuleRows(QueryMetricProvider):
     """The first unexpected rows of a rule (GX's unexpected_rows_query.table, from the pinned findings)."""
     metric_name = TABLE_METRIC
@@ -56,8 +62,7 @@ class RuleRows(QueryMetricProvider):
 
     @metric_value(engine=SparkDFExecutionEngine)
     def _spark(cls, execution_engine, metric_domain_kwargs, metric_value_kwargs, metrics, runtime_configuration):
-        df, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
-        return findings(df, cls._get_query_from_metric_value_kwargs(metric_value_kwargs))["rows"]
+        return _batch_findings(cls, execution_engine, metric_domain_kwargs, metric_value_kwargs)["rows"]
 
 
 class RuleRowCount(QueryMetricProvider):
@@ -68,8 +73,7 @@ class RuleRowCount(QueryMetricProvider):
 
     @metric_value(engine=SparkDFExecutionEngine)
     def _spark(cls, execution_engine, metric_domain_kwargs, metric_value_kwargs, metrics, runtime_configuration):
-        df, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
-        return findings(df, cls._get_query_from_metric_value_kwargs(metric_value_kwargs))["count"]
+        return _batch_findings(cls, execution_engine, metric_domain_kwargs, metric_value_kwargs)["count"]
 
 
 def pin_findings(spark: SparkSession, queries: Mapping[str, tuple[DataFrame, list[str]]]) -> None:
