@@ -1,12 +1,16 @@
 """What a backfill costs, step by step: the replay of a range and each report after it, in one Spark application.
 
     python bench/report_steps.py [--days 30] [--rows-per-day 5000] [--variants 4] [--out-dir bench/out/steps]
+    python bench/report_steps.py --config bench/out/job-bursty-10m.yaml [--variants 4]    # a whole log instead
+
 
 The partitioned sample (samples/days.py) of `--days` days is replayed as one range (`replay run --partitions`'s
 run_range), then, on its outputs and in the same session, in the order a DAG run takes them: the comparison with a
 live output (the replay's own firings: everything agrees, the cheapest comparison), the comparison again with a
 calibration grid of `--variants` idle timeouts, the GX suites and the why-report. Each step's wall time, its ratio to the replay's and
-its Spark jobs (spark_jobs.py) are printed as a Markdown table. The replay runs first, so its JVM is the coldest:
+its Spark jobs (spark_jobs.py) are printed as a Markdown table. With --config, the job's whole (unpartitioned)
+source is replayed instead (`replay run`'s run_replay), its output redirected under --out-dir, and the same reports
+follow; the grid's idle timeouts are the job's own times 1..N. The replay runs first, so its JVM is the coldest:
 the ratios of the steps after it are, if anything, flattering. No timing is asserted anywhere.
 """
 from __future__ import annotations
@@ -28,9 +32,11 @@ def main() -> int:
     ap.add_argument("--rows-per-day", type=int, default=5000)
     ap.add_argument("--variants", type=int, default=4)
     ap.add_argument("--out-dir", default=str(ROOT / "bench" / "out" / "steps"))
+    ap.add_argument("--config", help="a job config over a whole log (bench/out/job-bursty-10m.yaml): no sample")
     args = ap.parse_args()
 
     from event_replay import cli
+    from event_replay.job import run_replay
     from event_replay.pipeline import PartitionSpan
     from event_replay.quality.validation import validate
     from event_replay.range_replay import run_range
@@ -43,25 +49,39 @@ def main() -> int:
     out = Path(args.out_dir)
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    ids = write_days(out / "log", generate_days(days=args.days, rows_per_day=args.rows_per_day))
-    raw = yaml.safe_load((ROOT / "jobs" / "configs" / "demo_partitioned.yaml").read_text())
-    raw["source"]["path"], raw["output"]["path"] = str(out / "log"), str(out / "replay")
+    if args.config:
+        raw = yaml.safe_load(Path(args.config).read_text())
+        raw["output"]["path"] = str(out / "replay")
+        ids, idle_ms = None, int(load_config(args.config).watermark.idle_timeout_ms or 5000)
+        what = f"{Path(raw['source']['path']).name} (the whole log)"
+    else:
+        ids = write_days(out / "log", generate_days(days=args.days, rows_per_day=args.rows_per_day))
+        raw = yaml.safe_load((ROOT / "jobs" / "configs" / "demo_partitioned.yaml").read_text())
+        raw["source"]["path"], raw["output"]["path"] = str(out / "log"), str(out / "replay")
+        idle_ms = 5000
+        what = f"{args.days} days x {args.rows_per_day} rows ({len(ids)} partitions)"
     (out / "job.yaml").write_text(yaml.safe_dump(raw))
     cfg = load_config(out / "job.yaml")
     spark = build_session(app_name="bench-report-steps")
-    idle = ",".join(f"{5 * (i + 1)}s" for i in range(args.variants))
+    idle = ",".join(f"{idle_ms * (i + 1)}ms" for i in range(args.variants))
+    span = ["--partitions", f"{ids[0]}..{ids[-1]}"] if ids else []
+
+    def replay():
+        if ids is None:
+            return run_replay(spark, cfg)
+        return run_range(spark, cfg, PartitionSpan.between(ids[0], ids[-1], True, None, "flush", False),
+                         progress=lambda line: None)
+
     steps = [
-        ("replay", lambda: run_range(spark, cfg, PartitionSpan.between(ids[0], ids[-1], True, None, "flush", False),
-                                     progress=lambda line: None)),
+        ("replay", replay),
         ("compare", lambda: cli.main(["compare", "--config", str(out / "job.yaml"), "--live",
-                                      str(out / "replay" / "windows"), "--live-keeps-updates", "--partitions",
-                                      f"{ids[0]}..{ids[-1]}", "--out", str(out / "run" / "compare"),
-                                      "--report-only"])),
+                                      str(out / "replay" / "windows"), "--live-keeps-updates", *span,
+                                      "--out", str(out / "run" / "compare"), "--report-only"])),
         # `replay tune` stops its session: the grid is taken as the compare task takes it (--calibrate-*), and
         # its cost is this row minus the comparison's above.
         (f"compare + calibration ({args.variants} variants)", lambda: cli.main([
             "compare", "--config", str(out / "job.yaml"), "--live", str(out / "replay" / "windows"),
-            "--live-keeps-updates", "--partitions", f"{ids[0]}..{ids[-1]}", "--out", str(out / "run" / "compare"),
+            "--live-keeps-updates", *span, "--out", str(out / "run" / "compare"),
             "--report-only", "--calibrate-idle-timeout", idle])),
         ("GX suites", lambda: validate(cfg.output.path, cfg, docs_dir=str(out / "run" / "_data_docs"), spark=spark)),
         ("why-report", lambda: why_report(cfg.output.path, cfg, spark=spark, report_dir=out / "run" / "why_report")),
@@ -74,7 +94,7 @@ def main() -> int:
         rows.append((name, time.monotonic() - t, jobs.jobs))
         print(f"bench: {name}: {rows[-1][1]:.1f} s, {jobs.jobs} Spark jobs", file=sys.stderr, flush=True)
     replay_s = rows[0][1]
-    print(f"\n{args.days} days x {args.rows_per_day} rows ({len(ids)} partitions), one Spark application\n")
+    print(f"\n{what}, one Spark application\n")
     print("| step | wall s | x replay | Spark jobs |\n| --- | ---: | ---: | ---: |")
     for name, s, jobs in rows:
         print(f"| {name} | {s:.1f} | {s / replay_s:.2f} | {jobs} |")

@@ -14,7 +14,8 @@ from event_replay.compare.classify import classify_windows, partition_counts, to
 from event_replay.compare.explain import explain
 from event_replay.compare.live_spec import CompareInputError
 from event_replay.compare.matching import match_windows
-from event_replay.compare.output import read_summary, write_compare
+from event_replay.compare.output import write_compare
+from event_replay.compare.summary import read_summary
 from event_replay.compare.page import render
 from event_replay.compare.replay_side import Scope
 from event_replay.compare.rules import rules_for

@@ -1,4 +1,4 @@
-"""One comparison end to end (compare/run.py: `compare`, `windows_frame`), as `replay compare` and `replay tune
+"""One comparison end to end (compare/run.py: `compare`), as `replay compare` and `replay tune
 --against-live` (tuning/calibrate.py) run it, with a real live side: the live job's output comes from the Flink
 differential harness (Flink 2.3's own classes on a generated log, tests/flink), written as a sink would write it.
 
@@ -60,10 +60,13 @@ def _compare(spark, world, name: str, *, fmt: str = "json", keeps_updates: bool 
     return compare(spark, world["cfg"], spec, CompareOptions(out_dir=str(root / "compare" / (out or name))))
 
 
-def _differences(spark, summary: dict):
-    from event_replay.compare.run import windows_frame
+def _windows(spark, out_dir: str):
+    """The per-window table the comparison wrote (compare/windows)."""
+    return spark.read.parquet(str(Path(out_dir, "windows")))
 
-    return [r.asDict() for r in windows_frame(spark, summary["out_dir"])
+
+def _differences(spark, summary: dict):
+    return [r.asDict() for r in _windows(spark, summary["out_dir"])
             .where("class IN ('value_differs', 'replay_only', 'live_only')").collect()]
 
 
@@ -144,7 +147,6 @@ def test_a_split_the_live_job_never_read_is_found(spark, world):
 
 @pytest.mark.parametrize("keeps_updates", [False, True])
 def test_a_restart_that_reemitted_an_hour_is_reported_as_duplicates(spark, world, keeps_updates):
-    from event_replay.compare.run import windows_frame
     from event_replay.compare.summary import differs
 
     lo, hi = duplicated_hour(world["flink"]["equal"])
@@ -155,7 +157,7 @@ def test_a_restart_that_reemitted_an_hour_is_reported_as_duplicates(spark, world
     assert not differs(s)  # duplicates are not differences: exit 0
     hint = _kinds(s)["duplicates"]
     assert hint["windows"] == t["duplicate"] and "at-least-once" in hint["text"]
-    dups = [r.asDict() for r in windows_frame(spark, s["out_dir"]).where("class = 'duplicate'")
+    dups = [r.asDict() for r in _windows(spark, s["out_dir"]).where("class = 'duplicate'")
             .select("window_end_ms", "live_copies").collect()]
     # the re-emitted firings are those of that hour: their windows end within it (plus the delay and lateness)
     assert all(lo - 60_000 <= d["window_end_ms"] <= hi and d["live_copies"] >= 1 for d in dups)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from compare_frames import S, T0, cfg
-from event_replay.compare.silences import Silences, silence_at_firing, summarise
+from event_replay.compare.silences import Silences, silence_at_firing, silences_from, summary_frame
 
 pytestmark = pytest.mark.spark
 
@@ -46,15 +46,19 @@ def test_a_window_s_silence_does_not_depend_on_the_other_windows_fired(spark, sr
     assert _silences(spark, src_cfg, FIRINGS) == EXPECTED
 
 
+def _summary(per_window):
+    return silences_from([r.asDict() for r in summary_frame(per_window).collect()])
+
+
 def test_summary_of_the_silences(spark):
     per_window = spark.createDataFrame(
         [("a", 0, 1, "p1", 4_000), ("b", 0, 1, "p1", 9_000), ("c", 0, 1, "p2", 7_500), ("d", 0, 1, "p1", 11_000),
          ("e", 0, 1, "p2", 500)],
         "key string, window_start_ms long, window_end_ms long, silent_split string, silence_ms long")
-    assert summarise(per_window) == Silences(windows=5, shortest_ms=500, median_ms=7_500, longest_ms=11_000,
+    assert _summary(per_window) == Silences(windows=5, shortest_ms=500, median_ms=7_500, longest_ms=11_000,
                                              split="p1", split_windows=3)
     tie = per_window.where("key in ('a', 'c')")  # one window each: the first split by name
-    assert summarise(tie) == Silences(windows=2, shortest_ms=4_000, median_ms=4_000, longest_ms=7_500, split="p1",
+    assert _summary(tie) == Silences(windows=2, shortest_ms=4_000, median_ms=4_000, longest_ms=7_500, split="p1",
                                       split_windows=1)
 
 
@@ -65,4 +69,4 @@ def test_no_source_or_no_window(spark, src_cfg, tmp_path):
     assert silence_at_firing(spark, gone, fired) is None
     empty = spark.createDataFrame([], "key string, window_start_ms long, window_end_ms long, silent_split string, "
                                       "silence_ms long")
-    assert summarise(empty) is None
+    assert _summary(empty) is None

@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 from event_replay.semantics.config import JobConfig, parse_config
-from event_replay.semantics.durations import format_watermark
+from event_replay.semantics.durations import NEG_INF, POS_INF
 from event_replay.semantics.model import LogRow, ReplayResult
 from filter_cases import CASES as FILTER_CASES
 from filter_cases import MOVES, with_filter
@@ -15,6 +15,17 @@ from strategies import random_case, random_log
 
 AGGS = {"cnt": "count(*)", "total": "sum(value)"}
 
+
+
+def format_watermark(ms: int | None) -> str:
+    """A watermark or instant as text: null, -inf, +inf or the epoch ms."""
+    if ms is None:
+        return "null"
+    if ms == NEG_INF:
+        return "-inf"
+    if ms == POS_INF:
+        return "+inf"
+    return str(ms)
 
 def config(**sections: Any) -> JobConfig:
     raw: dict[str, Any] = {"source": {"path": "unused"}, "watermark": {}, "window": {"type": "tumbling", "size": 4000},

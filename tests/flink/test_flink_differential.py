@@ -16,11 +16,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from event_replay.semantics.durations import format_watermark  # noqa: E402
 from event_replay.semantics.model import ReplayResult  # noqa: E402
 from event_replay.semantics.reference import Replayer, declared_splits_of, replay, replay_range_of  # noqa: E402
-from flink_cases import (ALL, EXAMPLES, FILTERED, fired, GENERATED, late, PROCESSING, stream_changes,  # noqa: E402
-                         TARGETED)
+from flink_cases import (ALL, EXAMPLES, FILTERED, fired, format_watermark, GENERATED, late, PROCESSING,  # noqa: E402
+                         stream_changes, TARGETED)
 from flink_harness import run_flink  # noqa: E402
 from shape_cases import SHAPES, with_having  # noqa: E402
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from event_replay.semantics.durations import NEG_INF, POS_INF
-from event_replay.tuning.figures import (first_fire_delays, lag_figures, ranked, stream_values_of,
+from event_replay.tuning.figures import (first_fire_delays, lag_figures_of, lag_summary, ranked, stream_values_of,
                                          watermark_lag_segments)
 from event_replay.tuning.lag_points import lag_points
 
@@ -35,6 +35,12 @@ def _segments(spark, newest, values, end):
                                + [("stream", None, False, v, t) for t, v in values],
                                "scope string, split string, idle boolean, watermark long, replay_time long")
     return watermark_lag_segments(wm, 0, end)
+
+
+def lag_figures(segments):
+    """(mean, p99) of the lag, as a variant's row reads them from lag_summary's one row."""
+    row = lag_summary(segments).first()
+    return lag_figures_of(row.asDict() if row is not None else None)
 
 
 @pytest.mark.spark

@@ -149,11 +149,3 @@ def write_compare(out_dir: str, summary: dict[str, Any], windows: DataFrame, exp
     replace_folder(target, fill)
     return summary
 
-
-def read_summary(folder: str | Path) -> dict[str, Any] | None:
-    """compare/summary.json of a comparison folder, None when there is none."""
-    f = Path(folder, COMPARE_SUMMARY_FILE)
-    try:
-        return json.loads(f.read_text())
-    except (OSError, ValueError):
-        return None

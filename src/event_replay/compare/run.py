@@ -191,9 +191,5 @@ def _row_accounting(spark: SparkSession, cfg: JobConfig):
     return sums, figures
 
 
-def windows_frame(spark: SparkSession, out_dir: str):
-    """The per-window table a comparison wrote (for tests and notebooks)."""
-    return spark.read.parquet(str(Path(out_dir, "windows")))
-
 
 __all__ = ["compare", "CompareOptions", "default_out_dir"]

@@ -76,7 +76,3 @@ def silences_from(rows: list[dict]) -> Silences | None:
     return Silences(windows=int(total["n"]), shortest_ms=int(total["lo"]), median_ms=int(total["mid"]),
                     longest_ms=int(total["hi"]), split=top["silent_split"], split_windows=int(top["n"]))
 
-
-def summarise(per_window: DataFrame) -> Silences | None:
-    """One job: summary_frame's figures."""
-    return silences_from([r.asDict() for r in summary_frame(per_window).collect()])

@@ -7,7 +7,19 @@ lines) does not import them.
 """
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
+
+from ..layout import COMPARE_SUMMARY_FILE
+
+
+def read_summary(folder: str | Path) -> dict[str, Any] | None:
+    """compare/summary.json of a comparison folder, None when there is none (or it is not JSON)."""
+    try:
+        return json.loads(Path(folder, COMPARE_SUMMARY_FILE).read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def pct(v: float | None) -> str:

@@ -19,7 +19,7 @@ from pyspark.sql import functions as F
 
 from ..semantics.config import JobConfig
 from ..semantics.durations import NEG_INF, POS_INF
-from ..spark_jobs import first_rows, gather
+from ..spark_jobs import first_rows
 from .matching import WINDOW_ID
 
 SAMPLE = 2000  # distinct live fire watermarks tried (each against the split values within REACH of it)
@@ -98,8 +98,3 @@ def shift_from(found: dict[str, list[dict]], firsts: DataFrame) -> ShiftFigures:
                         zero_share=share(shares[0]), shift_ms=best[0] if best[1] else None,
                         shift_share=share(best[1]), other_first=firsts.where(~same))
 
-
-def shift_figures(windows: DataFrame, live: DataFrame, watermarks: DataFrame, cfg: JobConfig) -> ShiftFigures:
-    """The figures above, in one Spark job."""
-    frames, firsts = shift_frames(windows, live, watermarks, cfg)
-    return shift_from(gather(frames), firsts)

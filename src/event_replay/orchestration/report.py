@@ -17,11 +17,11 @@ from typing import Any, Sequence
 
 import pyarrow.parquet as pq
 
-from ..compare.summary import pct
+from ..compare.summary import pct, read_summary
 from ..history.partitions import has_state
 from ..io.output import COUNTS_COLUMNS
 from ..io.partition_folders import folder_of
-from ..layout import CHUNK_FILE, COMPARE_FOLDER, COMPARE_JOBS_FILE, COMPARE_SUMMARY_FILE, COUNTS, DATASETS, \
+from ..layout import CHUNK_FILE, COMPARE_FOLDER, COMPARE_JOBS_FILE, COUNTS, DATASETS, \
     PLAN_FILE, REPORT_FILE, REPORT_HTML_FILE, REPORT_MD_FILE, state_dir
 
 # What a row of each output dataset is (the report's column headings).
@@ -80,13 +80,15 @@ def accounting_text(counts: dict[str, int]) -> str:
 def live_agreement(folder: str | Path) -> dict[str, Any] | None:
     """The comparison with the live job in the run folder (`compare/summary.json`, the compare_live task), as the
     report keeps it; None when the run was not compared."""
+    summary = read_summary(Path(folder) / COMPARE_FOLDER)
+    if summary is None:
+        return None
     try:
-        summary = json.loads((Path(folder) / COMPARE_FOLDER / COMPARE_SUMMARY_FILE).read_text())
         t = summary["totals"]
         return {"agreement_pct": float(t["agreement_pct"]), "windows": int(t["windows"]),
                 "differing": int(t["differing"]), "min_agreement_pct": summary.get("min_agreement_pct"),
                 "page": COMPARE_PAGE}
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         return None
 
 

@@ -82,17 +82,6 @@ def parse_instant_ms(value: object) -> int:
     raise ValueError(f"not an instant: {value!r} (use ISO-8601, e.g. 2024-01-01T00:00:00Z)")
 
 
-def format_watermark(ms: int | None) -> str:
-    """A watermark or instant as text: null, -inf, +inf or the epoch ms."""
-    if ms is None:
-        return "null"
-    if ms == NEG_INF:
-        return "-inf"
-    if ms == POS_INF:
-        return "+inf"
-    return str(ms)
-
-
 def format_duration(ms: int) -> str:
     """The shortest exact spelling of a duration, as a config writes it: 500ms, 5s, 2m, 1h, 1d."""
     for unit, size in (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000)):

@@ -33,10 +33,6 @@ class WatermarkConfig:
     def periodic(self) -> bool:
         return self.emit == "periodic"
 
-    def watermark_of(self, max_ts: int) -> int:
-        """The strategy's formula (SEMANTICS §2) applied to a max timestamp."""
-        return max_ts - self.lag_ms
-
     @property
     def lag_ms(self) -> int:
         """watermark = max_ts - lag_ms; a fresh generator starts at max_ts = -inf + lag_ms."""

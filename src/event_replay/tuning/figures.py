@@ -86,11 +86,6 @@ def lag_figures_of(row: dict[str, Any] | None) -> tuple[float | None, int | None
     return mean, (int(row["p99"]) if row.get("p99") is not None else None)
 
 
-def lag_figures(segments: DataFrame) -> tuple[float | None, int | None]:
-    """(time-weighted mean, time-weighted p99) of the lag."""
-    row = lag_summary(segments).first()
-    return lag_figures_of(row.asDict() if row is not None else None)
-
 
 def first_fire_delays(firings: DataFrame, values: DataFrame, end_ms: int) -> DataFrame:
     """Per window whose firing 0 is a watermark or end-of-input firing: key, window_start, window_end, delay

@@ -4,12 +4,11 @@
 (`_tuning/<grid>/calibration.json`)."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from ..compare.summary import diagnosis
-from ..layout import COMPARE_FOLDER, COMPARE_SUMMARY_FILE, compare_folder_near
+from ..compare.summary import diagnosis, read_summary
+from ..layout import COMPARE_FOLDER, compare_folder_near
 from ..tuning.results import read_results
 
 KEEP = ("output_path", "live", "scope", "mode", "totals", "partitions", "hints", "search", "min_agreement_pct",
@@ -31,10 +30,7 @@ def versus_live(report_dir: str | Path, output_path: str) -> dict[str, Any] | No
     """The why-report's "versus live" entry: the comparison next to the report (the figures its section shows) and
     the calibrations of the outputs; None when neither exists."""
     folder = compare_folder_near(report_dir)
-    try:
-        s = json.loads((folder / COMPARE_SUMMARY_FILE).read_text())
-    except (OSError, ValueError):
-        s = None
+    s = read_summary(folder)
     cals = calibrations(output_path) if "://" not in str(output_path) else []
     if s is None and not cals:
         return None
