@@ -21,9 +21,17 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU of this process and its children alive now (the JVM of the session among them)."""
+    me = psutil.Process()
+    times = [p.cpu_times() for p in [me, *me.children(recursive=True)]]
+    return sum(t.user + t.system for t in times)
 
 
 def main() -> int:
@@ -88,20 +96,20 @@ def main() -> int:
     ]
     rows = []
     for name, step in steps:
-        t = time.monotonic()
+        t, cpu = time.monotonic(), _cpu_seconds()
         with counted(spark, name) as jobs:
             step()
-        rows.append((name, time.monotonic() - t, jobs.jobs))
-        print(f"bench: {name}: {rows[-1][1]:.1f} s, {jobs.jobs} Spark jobs", file=sys.stderr, flush=True)
-    replay_s = rows[0][1]
+        rows.append((name, time.monotonic() - t, _cpu_seconds() - cpu, jobs.jobs))
+        print(f"bench: {name}: {rows[-1][1]:.1f} s, {rows[-1][2]:.1f} CPU s, {jobs.jobs} Spark jobs", file=sys.stderr,
+              flush=True)
+    replay_s, replay_cpu = rows[0][1], rows[0][2]
     print(f"\n{what}, one Spark application\n")
-    print("| step | wall s | x replay | Spark jobs |\n| --- | ---: | ---: | ---: |")
-    for name, s, jobs in rows:
-        print(f"| {name} | {s:.1f} | {s / replay_s:.2f} | {jobs} |")
+    print("| step | wall s | x replay | CPU s | x replay | Spark jobs |\n| --- | ---: | ---: | ---: | ---: | ---: |")
     after = [r for r in rows[1:] if r[0] != "compare"]  # a DAG run compares once, with its grid
-    total = sum(s for _, s, _ in after)
-    print(f"| all after the replay (one comparison) | {total:.1f} | {total / replay_s:.2f} | "
-          f"{sum(j for *_, j in after)} |")
+    total = ("all after the replay (one comparison)", sum(r[1] for r in after), sum(r[2] for r in after),
+             sum(r[3] for r in after))
+    for name, s, cpu, jobs in [*rows, total]:
+        print(f"| {name} | {s:.1f} | {s / replay_s:.2f} | {cpu:.1f} | {cpu / replay_cpu:.2f} | {jobs} |")
     spark.stop()
     return 0
 
