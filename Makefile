@@ -27,7 +27,7 @@ DEMO_LOGICAL_DATE ?=
 # Versus live (README, "Does it match production?"): the run is compared with jobs/live/demo/, a stand-in for the live
 # Flink job's output, made by Flink's own classes from this sample with OTHER settings (idle timeout 30 s, max
 # out-of-orderness 1 s; jobs/live/demo/README.md; `make demo-live` remakes it), and a small grid is ranked against it
-# (calibration: four more replays, about 80 s here; `make demo DEMO_CALIBRATE=` leaves it out).
+# by the DAG's calibrate task before the comparison (four more replays; `make demo DEMO_CALIBRATE=` leaves it out).
 DEMO_LIVE ?= "live_path": "jobs/live/demo/firings", "live_format": "json", "live_late_path": "jobs/live/demo/late", \
   "live_columns": "key=key_id,window_start=win_start,window_end=win_end,cnt=events,total=amount,fire_watermark=wm", \
   "live_keeps_updates": true, "live_min_agreement": 90

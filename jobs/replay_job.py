@@ -7,6 +7,8 @@
                                     [--first | --previous 2023-12-31] [--allow-missing]
     spark-submit jobs/replay_job.py --config FILE --plan JSON      (what the Airflow DAGs submit)
     spark-submit jobs/replay_job.py quality --config FILE --out DIR [--run-name ID]
+    spark-submit jobs/replay_job.py tune --config FILE --against-live PATH --partitions A..B [grid, live options]
+    spark-submit jobs/replay_job.py compare --config FILE --live PATH --partitions A..B [...]
 
 Arguments (`replay run`'s; the Airflow DAGs pass --config and --plan, orchestration/chunks.py job_args):
     --config FILE         the job config (YAML); validated before the Spark session starts.
@@ -27,7 +29,8 @@ Arguments (`replay run`'s; the Airflow DAGs pass --config and --plan, orchestrat
     --plan JSON           a range's whole request as the DAG's planner serialised it once (pipeline.PartitionSpan
                           .to_dict: partitions, first, previous, end_of_input, missing); no other option with it.
 
-`compare` as the first argument runs `replay compare` (the DAGs' optional compare_live task,
+`tune` as the first argument runs `replay tune` (with --against-live: the DAGs' optional calibrate task,
+orchestration/calibrate_task.py); `compare` runs `replay compare` (the DAGs' optional compare_live task,
 orchestration/compare_task.py).
 `quality` as the first argument runs `replay quality` instead (the DAGs' data_quality task, quality_job.py): the GX
 suites and the why-report on the config's outputs, Data Docs, why-report and data_quality.json into DIR.
@@ -48,11 +51,11 @@ if _SRC.is_dir() and str(_SRC) not in sys.path:
 from event_replay.cli import main as replay_main  # noqa: E402
 
 
-COMMANDS = ("quality", "compare")  # the other `replay` commands this entry runs when named first; else `replay run`
+COMMANDS = ("quality", "compare", "tune")  # the other `replay` commands this entry runs when named first; else `replay run`
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`replay run` itself (same validation, lock, commit and exit codes), or `replay quality` when named first;
+    """`replay run` itself (same validation, lock, commit and exit codes), or one of COMMANDS when named first;
     without --master the session takes spark-submit's master (or REPLAY_SPARK_MASTER)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     return replay_main(argv if argv[:1] and argv[0] in COMMANDS else ["run", *argv])

@@ -2,8 +2,8 @@
 built once per history in the test's Spark session. Spans over ~25 days overflowed 32-bit milliseconds in the
 why-report; nothing built a report over more than a few days before.
 
-Per history: `replay compare` against the live output (here the replay's own firings: everything must agree) with a
-calibration grid, then the data-quality step of a DAG run (GX suites with the live parity suite, why-report), the
+Per history: a calibration grid (`replay tune --against-live`) and `replay compare` against the live output (here
+the replay's own firings: everything must agree), then the data-quality step of a DAG run (GX suites with the live parity suite, why-report), the
 run report and the runs page's row, and their figures must agree with each other and with the outputs."""
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def history(request, spark, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def reports(history, spark):
-    """compare (+ calibration), quality and the run report into the run folder an Airflow run would write."""
+    """calibration, compare, quality and the run report into the run folder an Airflow run would write."""
     from event_replay import cli
     from event_replay.orchestration.report import build_report, write_report
     from event_replay.quality_job import run_quality, write_result
@@ -34,15 +34,20 @@ def reports(history, spark):
     out = Path(history.cfg.output.path)
     run = out / "_airflow" / RUN_ID
     first, last = history.partitions[0], history.partitions[-1]
-    rc = cli.main(["compare", "--config", str(long_histories.config_file(out)), "--live", str(out / "windows"),
-                   "--live-keeps-updates", "--partitions", f"{first}..{last}", "--out", str(run / "compare"),
-                   "--calibrate-idle-timeout", "5s,30s", "--report-only"])
+    live = ["--live-keeps-updates", "--partitions", f"{first}..{last}"]
+    config = str(long_histories.config_file(out))
+    assert cli.main(["tune", "--config", config, "--against-live", str(out / "windows"), "--idle-timeout", "5s,30s",
+                     *live]) == 0  # the calibrate task's job
+    rc = cli.main(["compare", "--config", config, "--live", str(out / "windows"), *live, "--out",
+                   str(run / "compare"), "--report-only"])
     assert rc == 0
     quality = run_quality(history.cfg, run, run_name=RUN_ID, spark=spark)
     write_result(quality, run)
+    (calibrated,) = (out / "_tuning").rglob("spark_jobs.json")
     report = build_report(str(out), history.partitions, dag_id="event_time_backfill", run_id=RUN_ID,
                           dq="passed" if quality["success"] else "FAILED", data_docs=quality["data_docs"],
-                          why_report=quality["why_report"], spark_jobs=quality["spark_jobs"])
+                          why_report=quality["why_report"],
+                          spark_jobs={**quality["spark_jobs"], **json.loads(calibrated.read_text())})
     write_report(report, run)
     why = json.loads((run / "why_report" / "summary.json").read_text())
     return {"run": run, "quality": quality, "report": report, "why": why}
@@ -65,6 +70,8 @@ def test_data_quality_passes_with_the_live_parity_suite(reports):
     jobs = q["spark_jobs"]
     assert jobs["gx_suites"] > 0 and jobs["why_report"] > 0
     compared = json.loads((reports["run"] / "compare" / "spark_jobs.json").read_text())
+    (calibrated,) = Path(q["output_path"], "_tuning").rglob("spark_jobs.json")  # the calibration's own
+    compared.update(json.loads(calibrated.read_text()))
     assert compared["compare"] > 0 and compared["calibration"] > 0
     assert (f"- Spark jobs of the reports: calibration {compared['calibration']}, compare {compared['compare']}, "
             f"gx suites {jobs['gx_suites']}, why report {jobs['why_report']}"

@@ -469,6 +469,28 @@ def test_progress_cell_by_state():
     assert text(partitions_cell(row("success", 31, None)))[-2:] == ["31/31", "done"]
 
 
+def test_the_duration_cell_says_how_long_each_step_took(monkeypatch):
+    """Under a run's duration, from its report's steps (orchestration/steps.py): how long each step after the plan
+    took, a failed one marked with its line as the tooltip; nothing before the report exists."""
+    monkeypatch.syspath_prepend(str(PLUGINS))
+    from replay_runs.runs import RunRow
+    from replay_runs.table import steps_line
+
+    steps = [{"task": "plan", "state": "success", "seconds": 0.4},
+             {"task": "replay_partitions", "state": "success", "seconds": 25.0},
+             {"task": "calibrate", "state": "failed", "seconds": 4.2, "line": "calibration: refused: <grid>"},
+             {"task": "compare_live", "state": "success", "seconds": 31.0},
+             {"task": "data_quality", "state": "success", "seconds": 19.5}]
+    row = RunRow(output="o", run_id="r", job="j", partitions=[], rows_read=None, firings=None, late_rows=None,
+                 quarantined=None, dq="pass", steps=steps)
+    line = steps_line(row)
+    assert re.sub(r"<[^>]+>", "", line) == "replay 25.0 s, calibrate 4.2 s failed, compare 31.0 s, DQ 19.5 s", \
+        line
+    assert "class='step step-failed' title='calibration: refused: &lt;grid&gt;'" in line
+    assert steps_line(RunRow(output="o", run_id="r", job="j", partitions=[], rows_read=None, firings=None,
+                             late_rows=None, quarantined=None, dq="not run")) == ""
+
+
 def test_failed_runs_say_why(monkeypatch):
     """Under a failed run's state: the line its task kept (XCom replay_failure), else which task failed; a skipped
     nightly and a dry run say what happened too."""

@@ -4,8 +4,9 @@
 A run that failed before it wrote a folder (a refused request) still has a row: the DB knows it. Its start is when
 its first task started (a run recorded ahead of time, `airflow dags test` with a logical date, starts later than
 the DAG run's own start), and what its tasks kept as XComs says why it failed or was skipped, or what a dry run found
-(event_replay.orchestration.failures: `replay_failure`, `replay_skipped`, `replay_dry_run`); a failed run without
-that line names the task that failed."""
+(event_replay.orchestration.failures: `replay_failure`, `replay_skipped`, `replay_dry_run`; of two failed steps,
+the first's line: a failed calibration's, not a later step's); a failed run without that line names the task that
+failed."""
 from __future__ import annotations
 
 import json
@@ -80,11 +81,12 @@ def fetch_dag_runs(dag_ids: Iterable[str] = DAG_IDS, limit: int = MAX_RUNS) -> l
                                      .where(XComModel.dag_id.in_(ids),
                                             or_(XComModel.key.in_([FAILURE_KEY, SKIP_KEY, DRY_RUN_KEY]),
                                                 and_(XComModel.task_id == REQUEST_TASK,
-                                                     XComModel.key == REQUEST_KEY)))).all():
+                                                     XComModel.key == REQUEST_KEY)))
+                                     .order_by(XComModel.timestamp)).all():
                 if r.key == REQUEST_KEY:
                     requests[(r.dag_id, r.run_id)] = _request(_value(r.value))
-                else:
-                    notes.setdefault((r.dag_id, r.run_id), {})[r.key] = _value(r.value)
+                else:  # the first of each: of two failed steps, the first one's line
+                    notes.setdefault((r.dag_id, r.run_id), {}).setdefault(r.key, _value(r.value))
     except Exception:  # noqa: BLE001 - no DB (CLI, unit tests) or not migrated: nothing to merge
         return []
     out = []

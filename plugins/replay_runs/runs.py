@@ -9,7 +9,8 @@ run record (`_airflow/<run_id>/report.json`, written by event_replay.orchestrati
 - DQ: dq.py (the run report, else `data_quality.json`, else the Data Docs);
 - artifacts: `_data_docs/index.html` and `why_report/` (event_replay.why) when present; the tuning results and
   the comparison with the live output: artifacts.py;
-- progress of an Airflow run (progress.py): partitions done / planned and the one replaying now;
+- progress of an Airflow run (progress.py): partitions done / planned and the one replaying now; once its report
+  is written, how long each step took and which one failed (the report's `steps`: event_replay.orchestration.steps);
 - the run record (`run.json`, event_replay.orchestration.record): the project's version and commit, the config;
   a cancel (`cancelled.json`, event_replay.orchestration.cancel): "cancelled after partition i of n"; the run a
   run waits for at the output (its record's `waiting`: orchestration/turn.py) and the runs that had already
@@ -85,6 +86,7 @@ class RunRow:
     live: LiveAgreement | None = None  # the comparison with the live output (<reports>/compare/), None: not compared
     waiting: str | None = None  # what the run waits for before its replay goes on (turn_notes)
     committed_by: list[str] = field(default_factory=list)  # "X..Y (n partitions) already committed by run R"
+    steps: list[dict[str, Any]] = field(default_factory=list)  # each task's outcome and seconds (the run report's)
 
     @property
     def progress(self) -> str | None:
@@ -160,7 +162,8 @@ def airflow_row(root: Path, out: Path, run: Path) -> RunRow:
                   config_file=(record.get("config") or {}).get("file") or report.get("config_file"),
                   version=_version(record.get("project") or {}), has_record=bool(record),
                   dq_off=read_json(run / PLAN_FILE).get("run_data_quality") is False,
-                  live=live_agreement(run), **turn_notes(record))
+                  live=live_agreement(run), steps=[x for x in report.get("steps") or [] if isinstance(x, dict)],
+                  **turn_notes(record))
 
 
 def turn_notes(record: dict[str, Any]) -> dict[str, Any]:

@@ -8,9 +8,10 @@ compare.py, from_flink.py, sample.py), this builds the top parser from them: for
     replay validate --config FILE | replay why --config FILE
     replay quality --config FILE --out DIR [--run-name ID]   (both, one Spark job, result in DIR/data_quality.json)
     replay tune --config FILE --max-out-of-orderness 1s,5s,30s --idle-timeout none,30s,2m [--allowed-lateness ...]
+                [--partitions A..B] [--against-live PATH ...]   (with --against-live: the calibration)
     replay run --config FILE --partitions 2024-01-01..2024-01-31 --dry-run   (what it would read; nothing written)
     replay verify RUN [--config FILE]   (does the source still hold the input the run's record lists?)
-    replay compare --config FILE --live PATH [...]   (the replay against the live job's output)
+    replay compare --config FILE --live PATH [...]   (the replay against the live job's output; only compares)
     replay sample --out DIR --rows N --splits K --seed S [...]
     replay config from-flink-sql FILE.sql --source-path P --output-path O   (or from-flink-conf FILE)
 

@@ -149,22 +149,48 @@ def test_live_parity_suite_and_why_report_versus_live(replayed, spark, capsys):
     assert summary["versus_live"]["totals"]["value_differs"] == 1
 
 
-def test_calibration_grid_ranked_in_the_compare_job(replayed, spark, capsys):
-    """--calibrate-* (what `make demo DEMO_CALIBRATE=1` adds to the compare_live task's job): after the comparison,
-    the grid is replayed and ranked against the same live output; the live output here is the replay's own, so the
+def _files(folder: Path) -> dict[str, int]:
+    return {str(f.relative_to(folder)): f.stat().st_mtime_ns for f in sorted(folder.rglob("*")) if f.is_file()}
+
+
+def test_calibration_is_replay_tune_against_live_from_the_run_folder_and_compare_reads_it(replayed, spark, capsys):
+    """Calibration is its own command (`replay tune --against-live`, the DAG's calibrate task): from a run folder's
+    effective config it ranks the grid against the live output over the run's range, reading the source and never
+    the replay's outputs, which stay as they were; `replay compare --calibration` then hands its ranking to the
+    settings search (against the same live output only). The live output here is the replay's own, so the
     config's settings (1s, 5s) rank first at full agreement, and the why-report shows the ranking."""
+    import shutil
+
+    from event_replay.cli import main
+
     root, windows, _ = replayed
     live = _write_live(root, "live-calibration", windows)
-    run = root / "run-calibration"
-    assert _compare(root, live, "--out", str(run / "compare"), "--calibrate-max-out-of-orderness", "1s,20s",
-                    "--calibrate-idle-timeout", "5s") == 0
+    run = root / "out" / "_airflow" / "manual__calibration"
+    run.mkdir(parents=True)
+    shutil.copy(root / "job.yaml", run / "job.yaml")  # the effective config a DAG run keeps
+    outputs = {ds: _files(root / "out" / ds) for ds in ("windows", "late_events", "watermarks", "counts")}
+    assert main(["tune", "--config", str(run / "job.yaml"), "--partitions", "2024-01-01..2024-01-01",
+                 "--max-out-of-orderness", "1s,20s", "--idle-timeout", "5s", "--against-live", live,
+                 "--live-format", "csv", "--live-columns", COLUMNS, "--live-columns", "avg_v=avg_v"]) == 0
     out = capsys.readouterr().out
     assert "tune: 1/2 delay 1s, idle 5s" in out and "tune: 2/2 delay 20s, idle 5s" in out
     assert "calibration: the live output agrees best with delay 1s, idle 5s" in out
-    cal = json.loads(next((root / "out" / "_tuning").glob("delay_1s-20s*/calibration.json")).read_text())
+    assert {ds: _files(root / "out" / ds) for ds in outputs} == outputs  # the run's outputs untouched
+    folder = next((root / "out" / "_tuning").glob("delay_1s-20s*"))
+    cal = json.loads((folder / "calibration.json").read_text())
     best, other = cal["ranking"]
     assert (best["variant"], best["live_rank"], best["live_score"]) == ("delay 1s, idle 5s, lateness 0ms", 1, 1.0)
     assert other["live_rank"] == 2 and other["live_score"] < 1.0
+    assert json.loads((folder / "spark_jobs.json").read_text())["calibration"] > 0  # the run report prints it
+
+    assert _compare(root, live, "--out", str(run / "compare"), "--search-settings", "--calibration",
+                    str(folder)) == 0
+    assert "tune:" not in capsys.readouterr().out  # the comparison replays nothing of the grid
+    assert json.loads((run / "compare" / "spark_jobs.json").read_text()).keys() == {"compare"}
+    other_live = _write_live(root, "live-other", windows)
+    assert _compare(root, other_live, "--search-settings", "--calibration", str(folder)) == 2
+    err = capsys.readouterr().err
+    assert "--calibration" in err and "live-calibration" in err and "Traceback" not in err, err
     from event_replay.semantics.config import load_config
     from event_replay.why.report import why_report
 

@@ -20,3 +20,25 @@ def project_tree(tmp_path: Path):
 
 def params(**kw):
     return {"config": "jobs/configs/small.yaml", "start_date": "2024-01-01", "end_date": "2024-01-02", **kw}
+
+
+class RunTI:
+    """A task instance as a step after the replay sees its run (orchestration/steps.py): the run's finished tasks as
+    Airflow's task breadcrumbs give them (task, state, duration) and the XComs they kept; what it pushes is kept in
+    `pushed`. (In a real run the execution API answers these; tests/test_airflow_e2e.py runs one.)"""
+
+    def __init__(self, states: dict, xcoms: dict | None = None, dag_id: str = "event_time_backfill",
+                 run_id: str = "manual__steps"):
+        self.states, self.xcoms, self.dag_id, self.run_id = states, dict(xcoms or {}), dag_id, run_id
+        self.pushed: dict = {}
+
+    def get_task_breadcrumbs(self, dag_id: str, run_id: str) -> list[dict]:
+        assert (dag_id, run_id) == (self.dag_id, self.run_id)
+        return [{"task_id": t, "map_index": -1, "state": s, "operator": "Op", "duration": d}
+                for t, (s, d) in sorted(self.states.items())]
+
+    def xcom_pull(self, task_ids: str, key: str = "return_value"):
+        return self.xcoms.get((task_ids, key))
+
+    def xcom_push(self, key: str, value) -> None:
+        self.pushed[key] = value

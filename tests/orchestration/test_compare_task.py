@@ -1,8 +1,15 @@
 """The backfill DAG's optional compare_live task, without Airflow running: the job's arguments from the form and the
-plan, and the status it returns."""
+plan, the calibration it reads, and the status it returns."""
 from __future__ import annotations
 
-from event_replay.orchestration.compare_task import compare_args, compare_result
+from pathlib import Path
+
+import pytest
+
+from backfill_cases import RunTI
+from event_replay.orchestration.compare_task import CompareLiveOperator, compare_args, compare_result
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_compare_args_from_the_form(tmp_path):
@@ -17,11 +24,27 @@ def test_compare_args_from_the_form(tmp_path):
     assert args[args.index("--live-columns") + 1] == "key=key_id" and "--live-late" not in args
     assert "--live-keeps-updates" in args and "--report-only" in args
     assert args[args.index("--min-agreement") + 1] == "95.0"
-    assert args[args.index("--calibrate-idle-timeout") + 1] == "5s,30s"
-    assert "--calibrate-max-out-of-orderness" not in args
+    assert "--search-settings" in args and not any(a.startswith("--calibrat") for a in args)  # calibrate's own
     assert summary == (tmp_path / "run").resolve() / "compare" / "summary.json"
     assert args[args.index("--out") + 1] == str(summary.parent)
     assert "--quality-out" not in args  # the data-quality check is the data_quality task's own job
+    # after a calibrate task that ranked a grid, the settings search reads its ranking instead of replaying it
+    with_grid, _ = compare_args(plan, params, "/proj", calibration="/out/_tuning/g")
+    assert with_grid == args + ["--calibration", "/out/_tuning/g"]
+
+
+def test_the_comparison_runs_after_a_failed_calibration_not_after_a_failed_replay(tmp_path):
+    """Trigger rule all_done (steps.py): a failed calibrate task leaves the comparison to run, without the
+    calibration's folder (a failed task returned none); a replay that did not succeed skips it."""
+    from airflow.sdk.exceptions import AirflowSkipException
+
+    op = CompareLiveOperator(task_id="compare_live", plan_task_id="plan", project_dir=str(ROOT))
+    assert op.trigger_rule == "all_done" and op.step == "comparison with live"
+    ran = RunTI({"replay_partitions": ("success", 20.0), "calibrate": ("failed", 3.0)})
+    assert op.execute({"ti": ran, "params": {"live_path": None}}) == {"status": "not run (no live path in the form)"}
+    failed = RunTI({"replay_partitions": ("failed", 20.0), "calibrate": ("upstream_failed", None)})
+    with pytest.raises(AirflowSkipException, match="replay_partitions ended failed"):
+        op.execute({"ti": failed, "params": {"live_path": "/live"}})
 
 
 def test_compare_result_status():

@@ -50,11 +50,14 @@ def test_backfill_dag_structure(dagbag):
     dq = dag.get_task("data_quality")  # a Spark job too (`replay_job.py quality`), through the same connection and pool
     assert dq.pool == "replay_spark" and dq.conn_id == "replay_spark" and dq.application == replay.application
     assert dag.get_task("validate").downstream_task_ids == {"plan"}
-    assert dag.get_task("plan").downstream_task_ids == {"replay_partitions", "data_quality", "report"}
-    assert replay.downstream_task_ids == {"compare_live"}  # versus live (compare_task.py), no-op without a live path
-    compare = dag.get_task("compare_live")
-    assert compare.downstream_task_ids == {"data_quality"} and compare.pool == "replay_spark"
+    assert dag.get_task("plan").downstream_task_ids == {"replay_partitions"}
+    # versus live: calibrate (calibrate_task.py), then compare_live (compare_task.py), no-ops without a live path
+    assert replay.downstream_task_ids == {"calibrate", "compare_live", "data_quality"}
+    calibrate, compare = dag.get_task("calibrate"), dag.get_task("compare_live")
+    assert calibrate.downstream_task_ids == {"compare_live"} and calibrate.application == replay.application
+    assert compare.downstream_task_ids == {"data_quality"} and compare.pool == calibrate.pool == "replay_spark"
     assert compare.application == replay.application and dag.params["live_path"] is None
+    assert dag.params["calibrate_idle_timeout"] is None and dag.params["calibrate_max_out_of_orderness"] is None
     assert dag.get_task("data_quality").downstream_task_ids == {"report"}
     for task_id in ("replay_partitions", "data_quality"):  # the way from the task to what its run left
         assert {link.name for link in dag.get_task(task_id).operator_extra_links} == \
@@ -101,7 +104,7 @@ def test_form_refuses_what_a_schema_can_say(dagbag, dag_id):
     assert form({"config": "/srv/jobs/other.yaml"})["config"] == "/srv/jobs/other.yaml"  # any absolute path
     assert form({"config": "jobs/flink/demo.sql"})["config"] == "jobs/flink/demo.sql"
     bad = [{"idle_timeout": "5 parsecs"}, {"max_out_of_orderness": "-1s"}, {"allowed_lateness": "P1M"},
-           {"end_of_input": "later"}, {"config": "jobs/configs/demo.yaml"}]
+           {"end_of_input": "later"}, {"config": "jobs/configs/demo.yaml"}, {"calibrate_idle_timeout": "5 parsecs"}]
     if dag_id == "event_time_backfill":
         bad.append({"start_date": "2024-13-45"})
     for values in bad:

@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 import yaml
 
+from backfill_cases import RunTI
 from event_replay.semantics.config import to_raw
 from quality_outputs import read_frames, write_case, write_frames
 from strategies import random_case
@@ -77,8 +77,8 @@ def _run(out: Path, cfg, tmp_path: Path, warn_only: bool):
                                   "previous": None, "missing": False}], "missing": []},
                "run_dir": str(run_dir), "config_path": str(config), "output_path": str(out), "dq_warn_only": warn_only}
     op = DataQualityOperator(task_id="data_quality", plan_task_id="plan", project_dir=str(ROOT))
-    context = {"ti": SimpleNamespace(xcom_pull=lambda task_ids: planned), "params": {"run_data_quality": True},
-               "run_id": "manual__dq-test"}
+    ti = RunTI({"replay_partitions": ("success", 1.0)}, {("plan", "return_value"): planned})
+    context = {"ti": ti, "params": {"run_data_quality": True}, "run_id": "manual__dq-test"}
     return op, context, run_dir
 
 
@@ -135,7 +135,8 @@ def test_data_quality_off_or_nothing_replayed_submits_nothing(worker, tmp_path):
     op = DataQualityOperator(task_id="data_quality", plan_task_id="plan", project_dir=str(ROOT))
     assert op.pool == "replay_spark" and op.conn_id == "replay_spark"
     planned = {"plan": {"runs": [], "missing": []}, "run_dir": str(tmp_path), "dq_warn_only": False}
-    ti = SimpleNamespace(xcom_pull=lambda task_ids: planned)
+    ti = RunTI({"replay_partitions": ("success", 1.0), "compare_live": ("failed", 2.0)},
+               {("plan", "return_value"): planned})  # a failed comparison before it: data quality still runs
     assert op.execute({"ti": ti, "params": {"run_data_quality": False}, "run_id": "r"}) == {
         "status": "not run (run_data_quality off: no GX suites, no Data Docs, no why-report)"}
     assert op.execute({"ti": ti, "params": {"run_data_quality": True}, "run_id": "r"}) == {

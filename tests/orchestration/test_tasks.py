@@ -87,3 +87,68 @@ def test_nightly_waits_for_its_day_then_is_skipped(project):
         partition_arrived(v, 6, day_end, now=day_end + dt.timedelta(hours=7))
     assert partition_arrived({**v, "start": "2024-01-02"}, 6, day_end, now=day_end) is True
     assert partition_arrived({**v, "allow_missing_partitions": True}, 0, day_end, now=day_end) is True
+
+
+def _committed(out: Path, day: str) -> None:
+    """A partition's five outputs as a replay commits them (a row each)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from event_replay.layout import DATASETS
+
+    for ds in DATASETS:
+        (out / ds / f"dt={day}").mkdir(parents=True)
+        pq.write_table(pa.table({"k": [1]}), out / ds / f"dt={day}" / "part-0.parquet")
+
+
+def test_the_report_shows_every_step_and_fails_in_one_line_when_the_calibration_failed(tmp_path, caplog):
+    """A failed calibration: the comparison and data quality ran (their results are in the report), the report is
+    written with every step's outcome and duration, then fails naming the calibration and its cause, without taking
+    the runs page's cause from the calibrate task (it keeps no line of its own)."""
+    from backfill_cases import RunTI
+    from event_replay.orchestration.failures import FAILURE_KEY
+    from event_replay.orchestration.tasks import run_report
+
+    out, run = tmp_path / "out", tmp_path / "out" / "_airflow" / "manual__steps"
+    _committed(out, "2024-01-01")
+    planned = {"plan": {"runs": [{"partition": "2024-01-01", "first": True, "end_of_input": "flush",
+                                  "previous": None, "missing": False}], "missing": []},
+               "run_dir": str(run), "output_path": str(out), "config_file": "job.yaml", "config_path": "job.yaml"}
+    cause = "calibration: the Spark job failed: replay tune: failed: OutOfMemoryError: Java heap space"
+    ti = RunTI({"plan": ("success", 0.5), "replay_partitions": ("success", 25.0), "calibrate": ("failed", 9.0),
+                "compare_live": ("success", 30.0), "data_quality": ("success", 20.0)},
+               {("plan", "return_value"): planned, ("calibrate", FAILURE_KEY): cause,
+                ("data_quality", "return_value"): {"status": "passed (40 expectations)",
+                                                   "spark_jobs": {"gx_suites": 3}}})
+    with pytest.raises(Failed) as e:
+        run_report(ti, "plan", "replay_partitions")
+    assert str(e.value) == (f"a step after the replay failed: calibrate failed: {cause} "
+                            f"(report: {run / 'report.md'})")
+    assert ti.pushed == {}  # the calibrate task's own line stays the run's cause
+    md = (run / "report.md").read_text()
+    assert ("- steps: plan success 0.5 s, replay_partitions success 25.0 s, calibrate failed 9.0 s, "
+            "compare_live success 30.0 s, data_quality success 20.0 s") in md, md
+    assert "- data quality: passed (40 expectations)" in md and "| 2024-01-01 | 1 | 1 | 1 | 1 | 1 | no |" in md
+    report = json.loads((run / "report.json").read_text())
+    assert report["steps"][2] == {"task": "calibrate", "state": "failed", "seconds": 9.0, "line": cause}
+
+
+def test_the_report_after_a_replay_that_did_not_succeed(tmp_path):
+    """A skipped replay (a dry run, nothing to replay) skips the report; a failed one fails it in one line, with
+    nothing written."""
+    from airflow.sdk.exceptions import AirflowSkipException
+
+    from backfill_cases import RunTI
+    from event_replay.orchestration.failures import FAILURE_KEY
+    from event_replay.orchestration.tasks import run_report
+
+    with pytest.raises(AirflowSkipException, match="replay_partition ended skipped"):
+        run_report(RunTI({"replay_partition": ("skipped", 1.0)}), "plan", "replay_partition")
+    ti = RunTI({"replay_partitions": ("failed", 5.0), "calibrate": ("upstream_failed", None),
+                "compare_live": ("skipped", 0.1), "data_quality": ("skipped", 0.1)},
+               {("replay_partitions", FAILURE_KEY): "the Spark job failed: replay: boom"})
+    with pytest.raises(Failed) as e:
+        run_report(ti, "plan", "replay_partitions")
+    assert str(e.value) == ("no report: replay_partitions failed: the Spark job failed: replay: boom; calibrate "
+                            "upstream failed")
+    assert ti.pushed == {} and not list(tmp_path.iterdir())

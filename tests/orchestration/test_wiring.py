@@ -1,7 +1,8 @@
 """The tail both backfill DAGs share (orchestration/wiring.py), wired inside a DAG of the test's own: plan ->
-replay -> compare_live -> data_quality -> report, plan also straight to data_quality and report; each operator
-told the plan task and the project; the replay task's id as the caller names it. (The DAG files themselves:
-test_dags.py.)"""
+replay -> calibrate -> compare_live -> data_quality -> report, the replay also straight to compare_live and
+data_quality; each step after the calibration runs whatever the steps before it did (all_done: a failed calibration
+fails only its task); each operator told the plan task and the project; the replay task's id as the caller names
+it. (The DAG files themselves: test_dags.py.)"""
 from __future__ import annotations
 
 import os
@@ -37,20 +38,29 @@ def _dag(replay_task_id: str | None = None):
 
 def test_the_tail_in_order(airflow_home):
     dag = _dag()
-    assert set(dag.task_ids) == {"plan", "replay_partitions", "compare_live", "data_quality", "report"}
+    assert set(dag.task_ids) == {"plan", "replay_partitions", "calibrate", "compare_live", "data_quality", "report"}
     down = {t: dag.get_task(t).downstream_task_ids for t in dag.task_ids}
-    assert down == {"plan": {"replay_partitions", "data_quality", "report"}, "replay_partitions": {"compare_live"},
-                    "compare_live": {"data_quality"}, "data_quality": {"report"}, "report": set()}
-    for task_id in ("replay_partitions", "compare_live", "data_quality"):
+    assert down == {"plan": {"replay_partitions"}, "replay_partitions": {"calibrate", "compare_live", "data_quality"},
+                    "calibrate": {"compare_live"}, "compare_live": {"data_quality"}, "data_quality": {"report"},
+                    "report": set()}
+    for task_id in ("replay_partitions", "calibrate", "compare_live", "data_quality"):
         op = dag.get_task(task_id)
         assert op.plan_task_id == "plan" and op.pool == "replay_spark", task_id
         assert op.application == str(ROOT / "jobs" / "replay_job.py")  # the project's job
-    # The comparison and the check are separate Spark jobs: data_quality submits its own, after compare_live.
-    assert not hasattr(dag.get_task("data_quality"), "compare_task_id")
+    # Calibration, comparison and checks are separate Spark jobs; the calibration only after a replay that
+    # succeeded, the others (and the report) whatever the steps before them did: each checks the replay's state.
+    rules = {t: dag.get_task(t).trigger_rule for t in dag.task_ids}
+    assert rules == {"plan": "all_success", "replay_partitions": "all_success", "calibrate": "all_success",
+                     "compare_live": "all_done", "data_quality": "all_done", "report": "all_done"}
+    assert dag.get_task("compare_live").replay_task_id == dag.get_task("data_quality").replay_task_id == \
+        "replay_partitions"
+    assert dag.get_task("compare_live").calibrate_task_id == "calibrate"
 
 
 def test_the_replay_task_takes_the_caller_s_id(airflow_home):
     dag = _dag(replay_task_id="replay_partition")
     assert "replay_partitions" not in dag.task_ids
-    assert dag.get_task("replay_partition").downstream_task_ids == {"compare_live"}
-    assert dag.get_task("plan").downstream_task_ids == {"replay_partition", "data_quality", "report"}
+    assert dag.get_task("replay_partition").downstream_task_ids == {"calibrate", "compare_live", "data_quality"}
+    assert dag.get_task("plan").downstream_task_ids == {"replay_partition"}
+    assert dag.get_task("compare_live").replay_task_id == dag.get_task("data_quality").replay_task_id == \
+        "replay_partition"

@@ -5,24 +5,22 @@
                    [--live-late PATH] [--live-late-columns split=...,offset=...,key=...,event_time=...]
                    [--live-keeps-updates] [--partition D | --partitions A..B]
                    [--summation-order unknown|known] [--float-tolerance 1e-9] [--min-agreement PCT]
-                   [--out DIR] [--no-source] [--search-settings] [--master URL] [--conf K=V ...]
-                   [--calibrate-max-out-of-orderness LIST] [--calibrate-idle-timeout LIST] [...]
+                   [--out DIR] [--no-source] [--search-settings [--calibration DIR]] [--master URL] [--conf K=V ...]
 
 Compares the replay's outputs (under the config's output.path: `replay run` first) with the live output, writes
 `<output.path>/compare/` (or --out) and prints one line: windows compared, equal, differing, agreement %, then the
 hints, the settings that differ first (with their evidence and confidence); --search-settings confirms them by
-replays one setting at a time ("with idle timeout 1.5 s the replay agrees on 100% of windows"); with a grid
-(--calibrate-*) too, the grid is ranked first and the search reuses its replays (the DAG's compare task).
-With --calibrate-*, a what-if grid is then ranked by agreement with the same live output in the same Spark
-application (what `replay tune --against-live` does; results under <output.path>/_tuning/<grid>/). The data-quality
-check is a command (`replay quality`) and a DAG task of its own.
+replays one setting at a time ("with idle timeout 1.5 s the replay agrees on 100% of windows"). It only compares:
+the calibration is `replay tune --against-live` (the DAG's calibrate task) and the data-quality check `replay
+quality` (its data_quality task). --calibration DIR names a calibration already made against the same live output
+(`<output.path>/_tuning/<grid>/`, what the DAG's calibrate task wrote before this step): the search ranks its
+variants with its own and never replays them again.
 Exit codes: 0 everything agrees (duplicates in the live output alone do not count as differences), 1 a window or
 a late row differs, 2 bad input (a missing column or a type mismatch, named; a bad option or config).
 """
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import tempfile
 import time
@@ -34,14 +32,13 @@ from ..compare.live_spec import CompareInputError, LiveSpec
 from ..compare.summary import comparison_line, differs
 from ..compare.replay_side import Scope
 from ..compare.rules import DEFAULT_TOLERANCE, SUMMATION_ORDERS
-from ..compare.settings_search import scoped_config
 from ..exits import command
 from ..layout import COMPARE_JOBS_FILE
 from ..semantics.config import load_config
 from ..spark import build_session, parse_conf
 from ..spark_jobs import counted
 from ..tuning import calibrate
-from ..tuning.grid import Grid, GridError, Variant, parse_grid
+from ..tuning.grid import Grid, Variant
 from .live_options import add_live_options
 
 
@@ -58,28 +55,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
     options = CompareOptions(scope=Scope.parse(args.partition, args.partitions),
                              summation_order=args.summation_order, float_tolerance=args.float_tolerance,
                              min_agreement_pct=args.min_agreement, out_dir=args.out, use_source=not args.no_source,
-                             rank_settings=_rank_settings(spec) if args.search_settings else None)
-    grid = _calibration_grid(cfg, args)  # checked before Spark starts, like `replay tune`'s
+                             rank_settings=_rank_settings(spec) if args.search_settings else None,
+                             known_settings=calibrated(args.calibration, spec) if args.search_settings else ())
     own = SparkSession.getActiveSession() is None  # called in a process that has a session (tests): leave it on
     spark = build_session(master=args.master, app_name="event-replay-compare", conf=parse_conf(args.conf or []))
     try:
-        scoped = scoped_config(cfg, options.scope)
-        known: list[dict] = []
-        with counted(spark, "calibration") as calibration_jobs:
-            if grid is not None and args.search_settings:  # first: the search ranks the grid's replays, not again
-                known = _calibrate(spark, scoped, spec, _calibration_grid(scoped, args))
-                options = dataclasses.replace(options, known_settings=tuple(known))
         with counted(spark, "compare") as compare_jobs:
             summary = compare(spark, cfg, spec, options)
         print(comparison_line(summary) + f" ({time.monotonic() - t0:.1f} s)", flush=True)
         for h in summary.get("hints") or []:
             print(f"  - {h['text']}", flush=True)
-        if grid is not None and not args.search_settings:
-            with counted(spark, "calibration") as later:
-                _calibrate(spark, scoped, spec, _calibration_grid(scoped, args))
-            calibration_jobs.jobs += later.jobs
-        _write_jobs(summary, {"compare": compare_jobs.jobs,
-                              **({"calibration": calibration_jobs.jobs} if grid is not None else {})})
+        _write_jobs(summary, {"compare": compare_jobs.jobs})
     finally:
         if own:
             spark.stop()
@@ -87,31 +73,26 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _write_jobs(summary: dict, jobs: dict[str, int]) -> None:
-    """The comparison's Spark jobs (and its calibration's) next to its summary.json: the run report prints them."""
+    """The comparison's Spark jobs next to its summary.json: the run report prints them."""
     Path(summary["page"]).with_name(COMPARE_JOBS_FILE).write_text(json.dumps(jobs) + "\n")
 
 
-def _calibration_grid(cfg, args: argparse.Namespace):
-    """--calibrate-*: the what-if grid to rank against the live output after the comparison (None: none)."""
-    lists = (args.calibrate_max_out_of_orderness, args.calibrate_idle_timeout, args.calibrate_allowed_lateness)
-    if not any(lists):
-        return None
-    return parse_grid(cfg, *lists, options={"max_out_of_orderness": "--calibrate-max-out-of-orderness",
-                                            "idle_timeout": "--calibrate-idle-timeout",
-                                            "allowed_lateness": "--calibrate-allowed-lateness"})
-
-
-def _calibrate(spark, cfg, spec: LiveSpec, grid) -> list[dict]:
-    """`replay tune --against-live` in this Spark application: the grid's result under <output.path>/_tuning/;
-    its rows (each variant ranked against the live output)."""
-    from ..tuning.runner import run_tuning  # lazy: matplotlib and pandas, not for replay --help
-
-    g, variants = grid
-    result = run_tuning(spark, cfg, g, variants, log=lambda m: print(m, flush=True),
-                        per_variant=calibrate.per_variant(spark, cfg, spec))
-    calibrate.write_ranking(result.folder, spec, result.rows)
-    print(calibrate.report(result.folder), flush=True)
-    return result.rows
+def calibrated(folder: str | None, spec: LiveSpec) -> tuple[dict, ...]:
+    """The variants a calibration against the same live output already replayed and ranked (its calibration.json,
+    `replay tune --against-live`), for the settings search to rank and not replay; () without a folder. A folder
+    without a calibration, or one against another live output, is refused (exit 2) before Spark starts."""
+    if not folder:
+        return ()
+    path = Path(folder) / calibrate.FILE_JSON
+    try:
+        doc = json.loads(path.read_text())
+        rows, live = doc["ranking"], doc["live"]["path"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise CompareInputError("--calibration", f"{folder} holds no calibration ({calibrate.FILE_JSON} of replay "
+                                                 "tune --against-live)") from None
+    if live != spec.path:
+        raise CompareInputError("--calibration", f"{path} ranks against {live}, not against --live {spec.path}")
+    return tuple(rows)
 
 
 def _rank_settings(spec: LiveSpec):
@@ -157,14 +138,13 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              "the compared range, the source read once) and lead with the one that agrees fully")
     parser.add_argument("--no-source", action="store_true",
                         help="do not read the source for per-split rows of the windows the live output lacks")
-    for name, what in (("max-out-of-orderness", "delays"), ("idle-timeout", "idle timeouts ('none': no idleness)"),
-                       ("allowed-lateness", "allowed lateness values")):
-        parser.add_argument(f"--calibrate-{name}", default=None, metavar="LIST",
-                            help=f"after the comparison, rank a what-if grid of {what} by agreement with the live "
-                                 "output in the same Spark application (as replay tune --against-live)")
+    parser.add_argument("--calibration", default=None, metavar="DIR",
+                        help="with --search-settings: a calibration against the same live output (replay tune "
+                             "--against-live's <output.path>/_tuning/<grid>/): its variants are ranked, not "
+                             "replayed again")
     parser.add_argument("--master", default=None, help="Spark master URL (default: Spark's own)")
     parser.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark conf (repeatable)")
-    parser.set_defaults(func=command("replay compare", cmd_compare, (CompareInputError, GridError)))
+    parser.set_defaults(func=command("replay compare", cmd_compare, (CompareInputError,)))
     return parser
 
 

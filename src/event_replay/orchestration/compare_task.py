@@ -3,12 +3,12 @@ with the live job's output (`replay compare`, one spark-submit of jobs/replay_jo
 connection and pool) into the run folder (`<output>/_airflow/<run_id>/compare/`), where the data-quality task then
 finds it: the GX live parity suite and the why-report's "versus live" section. When the comparison differs, the
 settings search confirms its diagnosis (`--search-settings`: the suspect settings replayed one at a time, then two,
-the source read once); with a calibration grid in the form, the same Spark application ranks the grid against the
-live output first (`replay tune --against-live`) and the search reuses those replays. The task's result carries
-the diagnosis (compare.summary.diagnosis, what every view shows).
+the source read once). It only compares: the calibration grid is the calibrate task's before it
+(calibrate_task.py); when that task ranked a grid, the search reads its ranking (`--calibration`) and never replays
+those variants again. The task's result carries the diagnosis (compare.summary.diagnosis, what every view shows).
 
-The data_quality task after it runs the checks in a Spark job of its own (the live parity suite and the
-why-report's "versus live" read what this task wrote).
+It runs once the replay succeeded, whatever the calibration did (steps.py); the data_quality task after it runs its
+checks in a Spark job of its own, whatever this one did.
 
 Without a live path the task does nothing (it returns a status: the tasks after it run as usual). Differences do
 not fail it (`--report-only`): the live parity suite is the gate, like the other suites (dq_warn_only).
@@ -21,35 +21,49 @@ from typing import Any, Mapping
 
 from ..compare.summary import diagnosis, pct
 from ..layout import COMPARE_FOLDER, COMPARE_SUMMARY_FILE
+from .failures import fail
 from .operators import ReplaySparkSubmitOperator, replay_job
 from .params import resolve_path
+from .steps import AFTER_STEPS, after_replay
 
 
-def _text(params: Mapping[str, Any], name: str) -> str | None:
+def text_param(params: Mapping[str, Any], name: str) -> str | None:
     v = params.get(name)
     return v.strip() if isinstance(v, str) and v.strip() else None
 
 
-def compare_args(p: Mapping[str, Any], params: Mapping[str, Any], project_dir: str | Path) -> tuple[list[str], Path]:
-    """The arguments of the compare job (`jobs/replay_job.py compare ...`) for the planned range, and its
-    summary file. Relative live paths are relative to the project directory."""
+def planned_range(p: Mapping[str, Any]) -> str:
+    """`FIRST..LAST`: the run's planned partitions, as the jobs after the replay take them (--partitions)."""
     runs = p["plan"]["runs"]
-    folder = Path(p["run_dir"]).resolve() / COMPARE_FOLDER
-    args = ["compare", "--config", p["config_path"], "--live", resolve_path(_text(params, "live_path"), project_dir),
-            "--live-format", params.get("live_format") or "parquet",
-            "--partitions", f"{runs[0]['partition']}..{runs[-1]['partition']}", "--out", str(folder),
-            "--min-agreement", str(float(params.get("live_min_agreement", 100.0))), "--report-only",
-            "--search-settings"]
-    if _text(params, "live_columns"):
-        args += ["--live-columns", _text(params, "live_columns")]
-    if _text(params, "live_late_path"):
-        args += ["--live-late", resolve_path(_text(params, "live_late_path"), project_dir)]
+    return f"{runs[0]['partition']}..{runs[-1]['partition']}"
+
+
+def live_args(params: Mapping[str, Any], project_dir: str | Path) -> list[str]:
+    """How to read the live output, from the form's "Versus live" fields: the options after its path, the same for
+    `replay compare --live` and `replay tune --against-live` (commands/live_options.py). Relative paths are
+    relative to the project directory."""
+    args = ["--live-format", params.get("live_format") or "parquet"]
+    if text_param(params, "live_columns"):
+        args += ["--live-columns", text_param(params, "live_columns")]
+    if text_param(params, "live_late_path"):
+        args += ["--live-late", resolve_path(text_param(params, "live_late_path"), project_dir)]
     if params.get("live_keeps_updates"):
         args.append("--live-keeps-updates")
-    for field, option in (("calibrate_max_out_of_orderness", "--calibrate-max-out-of-orderness"),
-                          ("calibrate_idle_timeout", "--calibrate-idle-timeout")):
-        if _text(params, field):
-            args += [option, _text(params, field)]
+    return args
+
+
+def compare_args(p: Mapping[str, Any], params: Mapping[str, Any], project_dir: str | Path,
+                 calibration: str | None = None) -> tuple[list[str], Path]:
+    """The arguments of the compare job (`jobs/replay_job.py compare ...`) for the planned range, and its
+    summary file; `calibration`: the calibrate task's folder, when it ranked a grid."""
+    folder = Path(p["run_dir"]).resolve() / COMPARE_FOLDER
+    args = ["compare", "--config", p["config_path"],
+            "--live", resolve_path(text_param(params, "live_path"), project_dir), *live_args(params, project_dir),
+            "--partitions", planned_range(p), "--out", str(folder),
+            "--min-agreement", str(float(params.get("live_min_agreement", 100.0))), "--report-only",
+            "--search-settings"]
+    if calibration:
+        args += ["--calibration", calibration]
     return args, folder / COMPARE_SUMMARY_FILE
 
 
@@ -68,23 +82,30 @@ def compare_result(summary: Mapping[str, Any]) -> dict[str, Any]:
 class CompareLiveOperator(ReplaySparkSubmitOperator):
     """spark-submit of `replay compare` for the run's range when the form has a live path (see the module doc)."""
 
-    def __init__(self, *, plan_task_id: str, project_dir: str, **kwargs: Any):
+    def __init__(self, *, plan_task_id: str, project_dir: str, replay_task_id: str = "replay_partitions",
+                 calibrate_task_id: str = "calibrate", **kwargs: Any):
         kwargs.setdefault("name", "event-replay-compare")
+        kwargs.setdefault("step", "comparison with live")
+        kwargs.setdefault("trigger_rule", AFTER_STEPS)
         super().__init__(application=replay_job(project_dir), **kwargs)
         self.plan_task_id, self.project_dir = plan_task_id, project_dir
+        self.replay_task_id, self.calibrate_task_id = replay_task_id, calibrate_task_id
 
     def execute(self, context: Any) -> dict[str, Any]:
-        params = context["params"]
-        if not _text(params, "live_path"):
+        ti, params = context["ti"], context["params"]
+        after_replay(ti, self.replay_task_id)
+        if not text_param(params, "live_path"):
             return {"status": "not run (no live path in the form)"}
-        p = context["ti"].xcom_pull(task_ids=self.plan_task_id)
+        p = ti.xcom_pull(task_ids=self.plan_task_id)
         if not p["plan"]["runs"]:
             return {"status": "skipped (nothing replayed)"}
-        args, summary_file = compare_args(p, params, self.project_dir)
+        # Only a calibration of this run that succeeded: a failed task returns nothing, its folder may be stale
+        calibrated = ti.xcom_pull(task_ids=self.calibrate_task_id) or {}
+        args, summary_file = compare_args(p, params, self.project_dir, calibrated.get("folder"))
         summary_file.unlink(missing_ok=True)  # a retry never reads the attempt before's
         self.submit(context, args)
         if not summary_file.is_file():
-            raise RuntimeError(f"the compare job left no summary in {summary_file}")
+            raise fail(f"comparison with live: the job left no summary in {summary_file}", ti)
         result = compare_result(json.loads(summary_file.read_text()))
         self.log.info("versus live: %s (%s)%s", result["status"], result["compare_page"],
                       f"; diagnosis: {result['diagnosis']}" if result["diagnosis"] else "")

@@ -18,11 +18,18 @@ DURATION_PATTERN = r"^\s*(\d+\s*(ms|s|min|m|h|d)|P(\d+[WD])*(T(\d+(\.\d+)?[HMS])
 ABSOLUTE_PATH = r"^/"
 DURATION_EXPECTED = "a duration such as 500ms, 5s, 2m, 1h, 1d or PT5S"  # what the form says when refusing
 CONFIG_EXPECTED = "one of the listed configs, or an absolute path"
+GRID_EXPECTED = "comma-separated durations such as 500ms,1s,5s"
+# A grid of durations (the watermark_tuning DAG's and the calibrate task's); an idle timeout may be none
+_D = r"(\d+\s*(ms|s|min|m|h|d)|[Pp][0-9A-Za-z.]+|\d+)"
+GRID_PATTERN = rf"^\s*{_D}(\s*,\s*{_D})*\s*$"
+IDLE_GRID_PATTERN = rf"^\s*({_D}|[Nn][Oo][Nn][Ee])(\s*,\s*({_D}|[Nn][Oo][Nn][Ee]))*\s*$"
 
 
 FIELD_TITLES = {"config": "Job config", "start_date": "First day", "end_date": "Last day",
                 "end_of_input": "End of input", "source_path": "Flink SQL job: source path",
                 "output_path": "Flink SQL job: output path", "splits": "Flink SQL job: splits",
+                "calibrate_max_out_of_orderness": "Versus live: calibrate delays",
+                "calibrate_idle_timeout": "Versus live: calibrate idle timeouts",
                 **{f: f"Override {section}.{key}" for f, (section, key) in DURATION_OVERRIDES.items()}}
 
 
@@ -116,13 +123,14 @@ def airflow_params(project_dir: str | Path, *, nightly: bool = False) -> dict[st
     params["dq_warn_only"] = Param(False, type="boolean", title="Data quality: warn only",
                                    description="A failed expectation only warns instead of failing the run.")
 
-    params.update(live_params())  # the compare_live task's fields (compare_task.py)
+    params.update(live_params())  # the compare_live and calibrate tasks' fields
     return params
 
 
 def live_params() -> dict[str, Any]:
-    """The compare_live task's fields (compare_task.py) on the form (Airflow 3 trigger UI), added to the
-    backfill DAGs' params (airflow_params)."""
+    """The "Versus live" fields on the form (Airflow 3 trigger UI), added to the backfill DAGs' params
+    (airflow_params): the live output, read by the compare_live task (compare_task.py) and the calibrate task
+    (calibrate_task.py), and the calibrate task's grids."""
     return {
         "live_path": Param(None, type=["null", "string"], title="Versus live: the live job's output",
                            description="Optional. The live Flink job's sink for these days (a file or folder): the "
@@ -139,10 +147,18 @@ def live_params() -> dict[str, Any]:
         "live_min_agreement": Param(100.0, type="number", minimum=0, maximum=100,
                                     title="Versus live: minimum agreement per partition (%)",
                                     description="The live parity suite fails a partition below it."),
+        # The calibrate task's grids (calibrate_task.py), refused when the form is submitted if malformed
         "calibrate_max_out_of_orderness": Param(None, type=["null", "string"],
-                                                title="Versus live: calibrate delays",
-                                                description="Optional grid, e.g. 500ms,1s,5s: ranked by agreement "
-                                                            "with the live output (replay tune --against-live)."),
-        "calibrate_idle_timeout": Param(None, type=["null", "string"], title="Versus live: calibrate idle timeouts",
-                                        description="Optional grid, e.g. none,5s,30s."),
+                                                title=FIELD_TITLES["calibrate_max_out_of_orderness"],
+                                                **expecting({"pattern": GRID_PATTERN},
+                                                            f"{FIELD_TITLES['calibrate_max_out_of_orderness']}: "
+                                                            f"{GRID_EXPECTED}"),
+                                                description="Optional grid, e.g. 500ms,1s,5s: with a live path, the "
+                                                            "calibrate task ranks it by agreement with the live "
+                                                            "output (replay tune --against-live), before the "
+                                                            "comparison, whose settings search reuses its replays."),
+        "calibrate_idle_timeout": Param(None, type=["null", "string"], title=FIELD_TITLES["calibrate_idle_timeout"],
+                                        **expecting({"pattern": IDLE_GRID_PATTERN},
+                                                    f"{FIELD_TITLES['calibrate_idle_timeout']}: {GRID_EXPECTED}"),
+                                        description="Optional grid, e.g. none,5s,30s (none: no idleness)."),
     }

@@ -17,6 +17,7 @@ from .cancel import write_cancel_record
 from .failures import fail, tail_buffer
 from .links import RUN_LINKS
 from .submit_hook import CONN_ID, JobFailed, ReplaySubmitHook, master_of
+from .steps import AFTER_STEPS, after_replay
 from .tasks import data_quality_result, quality_args
 
 DQ_OFF = "not run (run_data_quality off: no GX suites, no Data Docs, no why-report)"
@@ -31,14 +32,17 @@ def replay_job(project_dir: str | Path) -> str:
 class ReplaySparkSubmitOperator(BaseOperator):
     """spark-submit through the `replay_spark` connection and pool; `submit` runs one job with the given arguments
     (a task may submit several) through the project's hook (submit_hook.py: the conf, the extension jar, the job's
-    last lines). A job that fails ends the task with its cause in one line (failures.py); on_kill (a person marked
-    the run failed, a timeout) stops the job through the hook, its driver first."""
+    last lines). A job that fails ends the task with its cause in one line (failures.py), led by the step's name
+    when it has one (`step`: "calibration: the Spark job failed: ..."), so the runs page says which step it was;
+    on_kill (a person marked the run failed, a timeout) stops the job through the hook, its driver first."""
 
     def __init__(self, *, application: str, conn_id: str = CONN_ID, name: str = "event-replay",
-                 conf: dict[str, Any] | None = None, jars: str | None = None, **kwargs: Any):
+                 conf: dict[str, Any] | None = None, jars: str | None = None, step: str | None = None,
+                 **kwargs: Any):
         kwargs.setdefault("pool", POOL)
         super().__init__(**kwargs)
         self.application, self.conn_id, self.spark_name, self.conf, self.jars = application, conn_id, name, conf, jars
+        self.step = step
         self._tail = tail_buffer()
         self._hook: ReplaySubmitHook | None = None
         self.master: str | None = None  # the master and deploy mode of the last job (the connection's): run record
@@ -51,7 +55,8 @@ class ReplaySparkSubmitOperator(BaseOperator):
         try:
             self._hook.submit()
         except JobFailed as exc:
-            raise fail(f"the Spark job failed: {exc}", context.get("ti")) from None
+            lead = f"{self.step}: " if self.step else ""
+            raise fail(f"{lead}the Spark job failed: {exc}", context.get("ti")) from None
 
     def on_kill(self) -> None:
         if self._hook is not None:
@@ -95,16 +100,21 @@ class DataQualityOperator(ReplaySparkSubmitOperator):
     """The GX suites and the why-report on the run's outputs as one Spark job where the data is (spark-submit of
     `jobs/replay_job.py quality`, quality_job.py), with the links to both. The job writes its outcome as
     `<run folder>/data_quality.json`; the task reads only that (tasks.data_quality_result): it fails on a failed
-    expectation unless dq_warn_only, and returns the status line and where both reports are."""
+    expectation unless dq_warn_only, and returns the status line and where both reports are. It runs once the
+    replay succeeded, whatever the calibration and the comparison did (steps.py)."""
 
     operator_extra_links = RUN_LINKS
 
-    def __init__(self, *, plan_task_id: str, project_dir: str, **kwargs: Any):
+    def __init__(self, *, plan_task_id: str, project_dir: str, replay_task_id: str = "replay_partitions",
+                 **kwargs: Any):
         kwargs.setdefault("name", "event-replay-dq")
+        kwargs.setdefault("step", "data quality")
+        kwargs.setdefault("trigger_rule", AFTER_STEPS)
         super().__init__(application=replay_job(project_dir), **kwargs)
-        self.plan_task_id = plan_task_id
+        self.plan_task_id, self.replay_task_id = plan_task_id, replay_task_id
 
     def execute(self, context: Any) -> dict[str, Any]:
+        after_replay(context["ti"], self.replay_task_id)
         if not context["params"]["run_data_quality"]:
             return {"status": DQ_OFF}
         p = context["ti"].xcom_pull(task_ids=self.plan_task_id)

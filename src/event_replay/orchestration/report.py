@@ -23,6 +23,7 @@ from ..io.output import COUNTS_COLUMNS
 from ..io.partition_folders import folder_of
 from ..layout import CHUNK_FILE, COMPARE_FOLDER, COMPARE_JOBS_FILE, COUNTS, DATASETS, \
     PLAN_FILE, REPORT_FILE, REPORT_HTML_FILE, REPORT_MD_FILE, state_dir
+from .steps import steps_text
 
 # What a row of each output dataset is (the report's column headings).
 COLUMN_NAMES = {"windows": "firings", "late_events": "late rows", "watermarks": "watermark rows",
@@ -93,7 +94,7 @@ def live_agreement(folder: str | Path) -> dict[str, Any] | None:
 
 
 def _compare_jobs(folder: str | Path) -> dict[str, int]:
-    """The Spark jobs of the run's comparison and calibration (`compare/spark_jobs.json`), {} when not compared."""
+    """The Spark jobs of the run's comparison (`compare/spark_jobs.json`), {} when not compared."""
     try:
         found = json.loads((Path(folder) / COMPARE_FOLDER / COMPARE_JOBS_FILE).read_text())
         return {k: int(v) for k, v in found.items()}
@@ -118,6 +119,10 @@ def facts(report: dict[str, Any], folder: str | Path) -> list[tuple[str, str, st
         found.append(("rows", accounting_text(report["counts"]), None))
     if report.get("missing_days"):
         found.append(("days without a partition (replayed as empty)", ", ".join(report["missing_days"]), None))
+    if report.get("steps"):  # every task of the run that had ended when the report ran (steps.py)
+        found.append(("steps", steps_text(report["steps"]), None))
+    if report.get("calibration"):
+        found.append(("calibration", str(report["calibration"]), None))
     if report.get("dq") is not None:
         found.append(("data quality", str(report["dq"]), None))
     for key, label in (("data_docs", "Data Docs"), ("why_report", "why-report")):

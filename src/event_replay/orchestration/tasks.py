@@ -21,11 +21,12 @@ from ..layout import CHUNK_FILE, DATA_QUALITY_FILE, DONE_FOLDER
 from ..semantics.config import JobConfig, parse_config, to_raw
 from ..semantics.config_keys import ConfigError
 from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_plan, chunk_runs, job_plans, partitions_per_job
-from .failures import current_ti, fail
+from .failures import Failed, current_ti, fail
 from .form import user_message
 from .params import run_dir, validate_request, write_effective_config
 from .plan import PlanError, PlannedRuns, check_state, plan_range
 from .report import build_report, failure_line, write_plan_record, write_report
+from .steps import SUCCESS, failed_line, run_steps, state_of
 
 log = logging.getLogger(__name__)
 
@@ -147,22 +148,50 @@ def data_quality_result(result: Mapping[str, Any], warn_only: bool, ti: Any = No
     return {**found, "status": f"{message} (warn only)"}
 
 
+def run_report(ti: Any, plan_task_id: str, replay_task_id: str) -> dict[str, str]:
+    """The report task (trigger rule all_done, steps.py): skipped with a skipped replay (a dry run, nothing to
+    replay); a failed replay fails it in one line (the replay's own line is the run's cause); else the report, with
+    every step's outcome and duration, failing in one line when a step after the replay failed."""
+    steps = run_steps(ti, ti.dag_id, ti.run_id)
+    replay = state_of(steps, replay_task_id)
+    if replay in (None, "skipped"):
+        raise AirflowSkipException(f"not run: the replay task {replay_task_id} ended {replay or 'without a state'}")
+    if replay != SUCCESS:
+        raise _failed(f"no report: {failed_line(steps)}")
+    calibration = ti.xcom_pull(task_ids="calibrate")
+    return make_report(ti.xcom_pull(task_ids=plan_task_id), ti.xcom_pull(task_ids="data_quality"), ti.dag_id,
+                       ti.run_id, steps=steps, calibration=calibration)
+
+
+def _failed(reason: str) -> Failed:
+    """The report's own failure: logged as one line, not kept as the run's cause (the failed step keeps its own)."""
+    log.error("%s", reason)
+    return Failed(reason)
+
+
 def make_report(p: Mapping[str, Any], dq: Mapping[str, Any] | str | None, dag_id: str,
-                run_id: str) -> dict[str, str]:
-    """Per-partition output counts as JSON and Markdown in the run folder; fails if a planned output is missing.
-    `dq` is what data_quality returned (or a status line when it did not run)."""
+                run_id: str, steps: list[dict[str, Any]] | None = None,
+                calibration: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """Per-partition output counts as JSON and Markdown in the run folder, with every step's outcome and duration
+    (`steps`, steps.run_steps); fails if a planned output is missing or a step failed. `dq` is what data_quality
+    returned (or a status line when it did not run), `calibration` what calibrate returned."""
     plan = PlannedRuns.from_dict(p["plan"])
     dq = dq if isinstance(dq, Mapping) else {"status": dq}
+    calibration = calibration or {}
+    jobs = {**(dq.get("spark_jobs") or {}), **(calibration.get("spark_jobs") or {})}
     report = build_report(p["output_path"], plan.partitions, dag_id=dag_id, run_id=run_id,
                           config_file=p["config_file"], config_path=p["config_path"],
                           missing_days=list(plan.missing), dq=dq.get("status"),
                           data_docs=dq.get("data_docs"), why_report=dq.get("why_report"),
-                          spark_jobs=dq.get("spark_jobs"))
+                          spark_jobs=jobs or None, steps=steps, calibration=calibration.get("status"))
     json_path, md_path = write_report(report, Path(p["run_dir"]))
     log.info("report: %s\n%s", md_path, Path(md_path).read_text())
     why = failure_line(report, md_path)  # with the steps before it that passed
     if why is not None:
         raise fail(why)
+    failed = failed_line(steps or [])
+    if failed is not None:  # the report is written: the outputs and the other steps' reports stay
+        raise _failed(f"a step after the replay failed: {failed} (report: {md_path})")
     return {"report_json": json_path, "report_md": md_path, "output_path": p["output_path"]}
 
 

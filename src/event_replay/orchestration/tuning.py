@@ -17,6 +17,7 @@ from ..layout import TUNING_FOLDER
 from ..semantics.config_keys import ConfigError
 from ..tuning.grid import GridError, parse_grid
 from ..tuning.results import read_results
+from .form import GRID_PATTERN, IDLE_GRID_PATTERN
 from .operators import ReplaySparkSubmitOperator
 from .params import (CONFIGS_DIR, load_with_overrides, resolve_config_file, run_dir, shipped_configs,
                      write_effective_config)
@@ -24,9 +25,6 @@ from .params import (CONFIGS_DIR, load_with_overrides, resolve_config_file, run_
 log = logging.getLogger(__name__)
 
 GRID_FIELDS = ("max_out_of_orderness", "idle_timeout", "allowed_lateness")
-_D = r"(\d+\s*(ms|s|min|m|h|d)|[Pp][0-9A-Za-z.]+|\d+)"
-GRID_PATTERN = rf"^\s*{_D}(\s*,\s*{_D})*\s*$"
-IDLE_GRID_PATTERN = rf"^\s*({_D}|[Nn][Oo][Nn][Ee])(\s*,\s*({_D}|[Nn][Oo][Nn][Ee]))*\s*$"
 DEFAULTS = {"max_out_of_orderness": "200ms,500ms,2s,5s", "idle_timeout": "none,5s,30s", "allowed_lateness": None}
 TUNE_MODULE = Path(__file__).resolve().parents[1] / "tune_job.py"
 
