@@ -25,7 +25,7 @@ from .layout import DATA_QUALITY_FILE, DOCS_FOLDER, WHY_FOLDER
 from .quality.prepare import OutputsMissing
 from .semantics.config import JobConfig, load_config
 from .spark import build_session
-from .spark_jobs import counted
+from .spark_jobs import counted, one_job_plans
 
 
 def run_quality(cfg: JobConfig, folder: str | Path, run_name: str | None = None, spark=None,
@@ -60,12 +60,15 @@ def _run(spark, pool: ThreadPoolExecutor, validate, why_report, cfg: JobConfig, 
          suites: Sequence[str] | None) -> dict[str, Any]:
     engine.fixed_plans(spark)  # the replay's plans: no re-planning at run time, a Spark job per stage (BENCHMARKS.md)
     # Side by side in one session: on a small output both are bound by Spark's per-job overhead, which overlaps.
-    # The why-report is written also when an expectation fails: it explains.
-    checked = pool.submit(_counted, spark, "gx_suites", validate, cfg.output.path, cfg,
-                          docs_dir=str(folder / DOCS_FOLDER), spark=spark, run_name=run_name, suites=suites)
-    why, why_jobs = _counted(spark, "why_report", why_report, cfg.output.path, cfg, spark=spark,
-                             report_dir=folder / WHY_FOLDER)
-    report, gx_jobs = checked.result()
+    # The why-report is written also when an expectation fails: it explains. Both plan inside one_job_plans, whose
+    # settings are the session's, not a thread's: set here for both, the report that ends first restores them to
+    # these, not Spark's defaults under the other (whose queries then broadcast: 3 to 6 why-report jobs a run).
+    with one_job_plans(spark):
+        checked = pool.submit(_counted, spark, "gx_suites", validate, cfg.output.path, cfg,
+                              docs_dir=str(folder / DOCS_FOLDER), spark=spark, run_name=run_name, suites=suites)
+        why, why_jobs = _counted(spark, "why_report", why_report, cfg.output.path, cfg, spark=spark,
+                                 report_dir=folder / WHY_FOLDER)
+        report, gx_jobs = checked.result()
     return {"success": report.success, "expectations": len(report.results), "failed": len(report.failed),
             "failed_names": sorted(report.failed_names()), "data_docs": report.docs_index,
             "why_report": why if "://" in why else str(Path(why).resolve()), "output_path": cfg.output.path,
