@@ -70,3 +70,15 @@ def test_the_result_file_is_replaced_whole_and_announced(tmp_path, capsys):
     announce(json.loads(second.read_text()), second, who="replay quality")
     assert capsys.readouterr().out == (f"validate: FAILED 1/3\nwhy-report: w/index.html\n"
                                        f"replay quality: result -> {second}\n")
+
+
+def test_the_job_imports_gx_and_matplotlib_beside_the_session_start_not_before():
+    """quality_job's own import leaves GX and matplotlib (seconds of imports) to run_quality, which imports them in
+    a thread while the JVM starts the session; imported at the top, they would come before it again."""
+    import subprocess
+    import sys
+
+    code = ("import sys, event_replay.quality_job; "
+            "print(sorted(m for m in ('great_expectations', 'matplotlib') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -23,11 +23,9 @@ from typing import Any, Sequence
 from . import engine
 from .layout import DATA_QUALITY_FILE, DOCS_FOLDER, WHY_FOLDER
 from .quality.prepare import OutputsMissing
-from .quality.validation import validate
 from .semantics.config import JobConfig, load_config
 from .spark import build_session
-from .spark_jobs import counted
-from .why.report import why_report
+from .spark_jobs import counted, one_job_plans
 
 
 def run_quality(cfg: JobConfig, folder: str | Path, run_name: str | None = None, spark=None,
@@ -37,22 +35,40 @@ def run_quality(cfg: JobConfig, folder: str | Path, run_name: str | None = None,
     `DATA_QUALITY_FILE` holds."""
     folder = Path(folder).resolve()
     own = spark is None
-    if own:
-        spark = build_session(app_name="event-replay-dq")
-    engine.fixed_plans(spark)  # the replay's plans: no re-planning at run time, a Spark job per stage (BENCHMARKS.md)
-    try:
-        # Side by side in one session: on a small output both are bound by Spark's per-job overhead and GX's import,
-        # which overlap. The why-report is written also when an expectation fails: it explains.
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gx") as pool:
-            suites = pool.submit(_counted, spark, "gx_suites", validate, cfg.output.path, cfg,
-                                 docs_dir=str(folder / DOCS_FOLDER), spark=spark, run_name=run_name,
-                                 suites=suites)
-            why, why_jobs = _counted(spark, "why_report", why_report, cfg.output.path, cfg, spark=spark,
-                                     report_dir=folder / WHY_FOLDER)
-            report, gx_jobs = suites.result()
-    finally:
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gx") as pool:
+        # GX and matplotlib take seconds to import, the JVM seconds to start the session: both at once (the
+        # session's start waits on the JVM, which leaves the interpreter to the import).
+        imported = pool.submit(_reports)
         if own:
-            spark.stop()
+            spark = build_session(app_name="event-replay-dq")
+        try:
+            validate, why_report = imported.result()
+            return _run(spark, pool, validate, why_report, cfg, folder, run_name, suites)
+        finally:
+            if own:
+                spark.stop()
+
+
+def _reports():
+    """The two reports' functions; their modules import GX (validation) and matplotlib (why-report)."""
+    from .quality.validation import validate  # lazy: imported beside the session's start (run_quality)
+    from .why.report import why_report  # lazy: likewise
+    return validate, why_report
+
+
+def _run(spark, pool: ThreadPoolExecutor, validate, why_report, cfg: JobConfig, folder: Path, run_name: str | None,
+         suites: Sequence[str] | None) -> dict[str, Any]:
+    engine.fixed_plans(spark)  # the replay's plans: no re-planning at run time, a Spark job per stage (BENCHMARKS.md)
+    # Side by side in one session: on a small output both are bound by Spark's per-job overhead, which overlaps.
+    # The why-report is written also when an expectation fails: it explains. Both plan inside one_job_plans, whose
+    # settings are the session's, not a thread's: set here for both, the report that ends first restores them to
+    # these, not Spark's defaults under the other (whose queries then broadcast: 3 to 6 why-report jobs a run).
+    with one_job_plans(spark):
+        checked = pool.submit(_counted, spark, "gx_suites", validate, cfg.output.path, cfg,
+                              docs_dir=str(folder / DOCS_FOLDER), spark=spark, run_name=run_name, suites=suites)
+        why, why_jobs = _counted(spark, "why_report", why_report, cfg.output.path, cfg, spark=spark,
+                                 report_dir=folder / WHY_FOLDER)
+        report, gx_jobs = checked.result()
     return {"success": report.success, "expectations": len(report.results), "failed": len(report.failed),
             "failed_names": sorted(report.failed_names()), "data_docs": report.docs_index,
             "why_report": why if "://" in why else str(Path(why).resolve()), "output_path": cfg.output.path,
