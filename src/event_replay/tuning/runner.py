@@ -85,8 +85,8 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
             keyed = keyed_replay(spark, rows, [vcfg for _, vcfg in variants], source.splits, clock,
                                  source.tick_partials)
             if keyed is not None:
-                # Read by the figures and the hook in one job: kept outside the session's cache (engine.release
-                # clears it after the figures), computed once, in that job.
+                # Read by the figures and by the hook: computed once, and kept outside the session's cache
+                # (engine.release clears it after the figures).
                 keyed.windows = keyed.windows.localCheckpoint(eager=False)
                 keyed.late_events = keyed.late_events.localCheckpoint(eager=False)
 
