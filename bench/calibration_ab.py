@@ -1,14 +1,16 @@
 """A calibration grid's cost beside one replay, in one Spark application (issue 46: "a 4-variant calibration
 <= 2x one replay"):
 
-    python bench/calibration_ab.py --log DIR [--variants 4] [--late]
+    python bench/calibration_ab.py --log DIR [--variants 4] [--late] [--config bench/configs/bursty.yaml]
 
 The partitioned sample in DIR (samples/days.py; generated there with --days D if DIR is empty) is replayed as one
 range twice (`replay run --partitions`'s run_range; the first warms the JVM), then calibrated as the compare task
 does it: `--variants` idle timeouts (5s, 10s, ...) replayed over the source and each matched with the live output
 (the replay's own windows, and with --late its late rows). Prints one line: the replays' and the calibration's
 wall times, their ratio and Spark jobs (spark_jobs.counted). Run it with another checkout's `PYTHONPATH=<it>/src`
-to compare two versions side by side (interleave the processes); no timing is asserted anywhere.
+to compare two versions side by side (interleave the processes); no timing is asserted anywhere. `--config`: another
+job config (its source and output paths replaced), e.g. bench/configs/bursty.yaml over a bursty log in dt= folders
+(bench/bursty_days.py).
 """
 from __future__ import annotations
 
@@ -31,6 +33,8 @@ def main() -> int:
     ap.add_argument("--rows-per-day", type=int, default=5000)
     ap.add_argument("--variants", type=int, default=4)
     ap.add_argument("--late", action="store_true", help="match the late rows too")
+    ap.add_argument("--config", default=str(ROOT / "jobs" / "configs" / "demo_partitioned.yaml"),
+                    help="the job config (default: the demo's partitioned one)")
     args = ap.parse_args()
 
     from event_replay.compare.live_spec import LiveSpec
@@ -52,7 +56,7 @@ def main() -> int:
         write_days(log, generate_days(days=args.days, rows_per_day=args.rows_per_day))
     ids = sorted(p.name.split("=", 1)[1] for p in log.iterdir() if p.name.startswith("dt="))
     out = Path(tempfile.mkdtemp(prefix="calibration-ab-"))
-    raw = yaml.safe_load((ROOT / "jobs" / "configs" / "demo_partitioned.yaml").read_text())
+    raw = yaml.safe_load(Path(args.config).read_text())
     raw["source"]["path"], raw["output"]["path"] = str(log), str(out / "replay")
     (out / "job.yaml").write_text(yaml.safe_dump(raw))
     cfg = load_config(out / "job.yaml")

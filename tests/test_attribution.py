@@ -50,3 +50,23 @@ def test_late_rows_blamed_on_the_holder_the_stream_had_reached_before_they_arriv
     expected = {("p1", "p0"): 2, ("p0", ALL_IDLE): 2}  # 50: no holder; 7: never a stream value
     expected[("p2", at_200)] = 1  # reached at the row's own arrival time: before it only with per-event emission
     assert got == expected
+
+
+def test_side_by_side_by_stream_equal_each_alone(spark):
+    """`by`: two streams' changes in one plan (the same values and times, different holders), each attributed on
+    its own rows only."""
+    other = [(s, {"p0": "p1", "p1": "p0"}.get(p, p), idle, w, t) for s, p, idle, w, t in CHANGES]
+    streams = {"a": CHANGES, "b": other}
+    wm = spark.createDataFrame([(v, *r) for v, rs in streams.items() for r in rs], "stream_id string, " + WM_SCHEMA)
+    late = spark.createDataFrame([("a", "p1", 250, 10), ("b", "p1", 250, 10), ("b", "p0", 700, 50)],
+                                 "stream_id string, split string, arrival_ms long, late_watermark_ms long")
+    held = holders(wm, ["stream_id"])
+    causes = late_causes(late, held, False, ["stream_id"]).collect()
+    for v, changes in streams.items():
+        alone = holders(spark.createDataFrame(changes, WM_SCHEMA))
+        assert sorted(tuple(r)[1:] for r in held.collect() if r["stream_id"] == v) == sorted(
+            tuple(r) for r in alone.collect())
+        mine = late.where(late.stream_id == v).drop("stream_id")
+        assert sorted(tuple(r)[1:] for r in causes if r["stream_id"] == v) == sorted(
+            tuple(r) for r in late_causes(mine, alone, False).collect())
+    assert {(r["stream_id"], r["cause"]) for r in causes} == {("a", "p0"), ("b", "p1"), ("b", ALL_IDLE)}

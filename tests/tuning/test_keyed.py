@@ -1,5 +1,6 @@
 """The keyed pass of a what-if grid (tuning/keyed.py): every variant's firings and late rows equal a separate
-engine.replay of that variant, for a grid whose variants differ in delay, idle timeout and allowed lateness over a
+engine.replay of that variant, and so does every figure of its row computed with the other variants in one plan
+keyed by variant (figures.py), for a grid whose variants differ in delay, idle timeout and allowed lateness over a
 log with an idle split and late rows."""
 from __future__ import annotations
 
@@ -24,7 +25,9 @@ def test_keyed_pass_equals_separate_replays(spark, tmp_path):
     from event_replay import engine
     from event_replay.pipeline import WholeSource
     from event_replay.samples.log import SampleSpec, write_sample
-    from event_replay.tuning.keyed import VARIANT, keyed_replay
+    from event_replay.spark_jobs import gather, one_job_plans
+    from event_replay.tuning import figures
+    from event_replay.tuning.keyed import VARIANT, keyed_replay, side_by_side
 
     src = tmp_path / "log"
     # 3 splits, the last falling silent (idleness matters); stragglers: late rows and late firings.
@@ -45,7 +48,20 @@ def test_keyed_pass_equals_separate_replays(spark, tmp_path):
         keyed = keyed_replay(spark, rows, cfgs, source.splits, clock, source.tick_partials)
         assert keyed is not None
         assert VARIANT in keyed.windows.columns and VARIANT in keyed.late_events.columns
+        numbered = dict(enumerate(cfgs))
+
+        def rows_of(outputs, mine: dict) -> dict:
+            """Each variant's row of the figures of `mine` (number -> config), computed in one plan."""
+            with one_job_plans(spark):
+                found = gather(figures.variant_figure_frames(outputs, mine, clock.end_ms))
+            return {i: figures.variant_row(own, mine[i], source.clean_rows)
+                    for i, own in figures.by_variant(found).items()}
+
+        together = rows_of(keyed, numbered)
+        assert sorted(together) == sorted(numbered)
         late_counts, firing_kinds, outputs = set(), set(), set()
+        late_by_variant: list = []
+        separate: dict = {}
         for i, vcfg in enumerate(cfgs):
             alone, _ = engine.replay(spark, rows, vcfg, source.splits, clock)
             mine = keyed.result(i)
@@ -55,13 +71,22 @@ def test_keyed_pass_equals_separate_replays(spark, tmp_path):
             assert _sorted(mine.windows) == expected_windows, vcfg.watermark
             assert _sorted(mine.late_events) == expected_late, vcfg.watermark
             assert _sorted(mine.watermarks) == _sorted(alone.watermarks)
+            separate[i] = alone
             late_counts.add(len(expected_late))
+            late_by_variant.append(expected_late)
             outputs.add((tuple(expected_windows), tuple(expected_late)))
             reason = alone.windows.columns.index("fire_reason")
             firing_kinds |= {r[reason] for r in expected_windows}
         # The case is not trivial: the variants differ, with late rows and late firings.
         assert len(outputs) == len(cfgs) and len(late_counts) > 1 and max(late_counts) > 0
         assert {"watermark", "late_row"} <= firing_kinds
+        # Every figure of each variant's row (tuning.json's columns), against the figures of its separate replay
+        # (tests/tuning/test_runner.py: each variant's figures gathered alone too).
+        assert rows_of(side_by_side(separate), numbered) == together
+        # ... and so do their figures: the lag, the late causes (an idle split holds the watermark or not).
+        assert len({(r["wm_lag_mean_ms"], r["first_fire_delay_mean_ms"]) for r in together.values()}) == len(cfgs)
+        assert len({r["late_rows_by_cause"] for r in together.values()}) > 1
+        assert [together[i]["late_rows"] for i in numbered] == [len(late) for late in late_by_variant]
     finally:
         engine.release(spark)
         source.release()

@@ -64,3 +64,18 @@ def test_one_pass_equals_a_walk_over_the_changes(spark, seed):
         r = got[t]
         assert (r["newest"], r["v"], r["published"], r["stream_change"]) == want[t], t
         assert r["next_t"] == (times[i + 1] if i + 1 < len(times) else None), t
+
+
+def test_side_by_side_by_variant_equals_each_alone(spark):
+    """`by`: two series in one pass, each with its own lag (a column), equal each series' pass alone."""
+    from pyspark.sql import functions as F
+
+    rows = {0: _changes(1, 120), 1: _changes(2, 120)}
+    lags = {0: 7, 1: 501}
+    df = spark.createDataFrame([(v, *r) for v, rs in rows.items() for r in rs], "variant int, " + SCHEMA)
+    lag = F.when(F.col("variant") == 0, F.lit(lags[0])).otherwise(F.lit(lags[1]))
+    together = lag_points(df.repartition(3), lag, ["variant"]).collect()
+    for v in rows:
+        alone = lag_points(spark.createDataFrame(rows[v], SCHEMA), lags[v]).collect()
+        assert sorted(tuple(r)[1:] for r in together if r["variant"] == v) == sorted(tuple(r) for r in alone)
+        assert len(alone) > 20

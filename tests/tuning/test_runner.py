@@ -115,15 +115,18 @@ def test_each_variant_equals_a_separate_replay_run(spark, tmp_path):
     write_sample(str(src), SampleSpec(rows=500, splits=3, seed=11, keys=3, rate=25.0, files=2,
                                       straggler_fraction=0.04))
     cfg = _cfg(str(src), str(tmp_path / "out"), idle_timeout="1s")
-    # Two variants (each is a full replay, and so is each separate run: the test stays small).
-    grid, variants = parse_grid(cfg, "2s,100ms", "1s")
+    grid, every = parse_grid(cfg, "2s,100ms", "1s,none", "500ms,0")
+    # Two variants that differ in all three settings (each is a separate run too: the test stays small).
+    variants = [every[2], every[5]]
+    assert [v.name for v, _ in variants] == ["delay 100ms, idle 1s, lateness 0ms",
+                                             "delay 2s, idle none, lateness 500ms"]
     result = run_tuning(spark, cfg, grid, variants, log=lambda m: None)
-    assert result.folder == tmp_path / "out" / "_tuning" / "delay_100ms-2s__idle_1s__lateness_500ms"
+    assert result.folder == tmp_path / "out" / "_tuning" / "delay_100ms-2s__idle_none-1s__lateness_0ms-500ms"
     assert [r["variant"] for r in result.rows] == [v.name for v, _ in variants]  # sorted, not as typed
     source = pd.read_parquet(src)
-    # The second variant, against its own replay run: it ran after the first in the same session, so nothing of
-    # the first may leak into it (one separate run keeps the test small; the first is checked through the trade-off).
-    for i, ((variant, vcfg), row) in list(enumerate(zip(variants, result.rows)))[1:]:
+    # Each variant against its own replay run: both replayed and figured in one plan, so nothing of one may leak
+    # into the other.
+    for i, ((variant, vcfg), row) in enumerate(zip(variants, result.rows)):
         run_cfg = vcfg.with_overrides(output={"path": str(tmp_path / f"run-{i}")})
         summary = run_replay(spark, run_cfg)
         out = Path(run_cfg.output.path)
@@ -145,10 +148,10 @@ def test_each_variant_equals_a_separate_replay_run(spark, tmp_path):
         for r in causes:
             by_cause[r["cause"]] = by_cause.get(r["cause"], 0) + r["rows"]
         assert row["late_rows_by_cause"] == ranked(by_cause), variant
-    # The trade-off the tool is for: more delay, no more late rows, a longer lag.
+    # The trade-off the tool is for: more delay and lateness, no idleness: fewer late rows, a longer lag.
     small, big = result.rows
     assert (small["max_out_of_orderness_ms"], big["max_out_of_orderness_ms"]) == (100, 2000)
-    assert big["late_rows"] <= small["late_rows"] and big["wm_lag_mean_ms"] > small["wm_lag_mean_ms"]
+    assert big["late_rows"] < small["late_rows"] and big["wm_lag_mean_ms"] > small["wm_lag_mean_ms"]
 
     files = sorted(p.name for p in result.folder.iterdir())
     assert files == sorted(["index.html", TUNING_PLOT_FILE, "tuning.csv", "tuning.json", "tuning.md", "tuning.parquet"])
@@ -185,18 +188,50 @@ def test_more_delay_or_lateness_never_gives_more_late_rows(case):
         assert late(cfg.with_overrides(window={"allowed_lateness": lat + extra})) <= base
 
 
-def test_figures_gathered_one_variant_per_job_equal_all_in_one_job(spark, tmp_path, monkeypatch):
-    """The runner gathers the figures of several variants in one Spark job (VARIANTS_PER_JOB): each variant's row
-    is the same as when its figures are gathered alone."""
+def test_variants_in_one_plan_equal_each_replayed_and_figured_alone(spark, tmp_path, monkeypatch):
+    """The runner replays a grid's variants in one keyed pass and computes all their figures (and their agreement
+    with live, calibrate.py) in one plan keyed by variant: each variant's row, every column of tuning.json and
+    calibration.json, equals its row when it is replayed on its own (engine.replay) and its figures gathered alone,
+    for variants that differ in all three settings over a log with an idle split and late rows (two of the four
+    alone: tests/tuning/test_keyed.py checks all four against separate replays). The grid's Spark jobs do not
+    grow with its variants."""
+    from event_replay.job import run_replay
+    from event_replay.compare.live_spec import LiveSpec
     from event_replay.samples.log import SampleSpec, write_sample
-    from event_replay.tuning import runner
+    from event_replay.spark_jobs import counted
+    from event_replay.tuning import calibrate, runner
 
     write_sample(str(tmp_path / "log"), SampleSpec(rows=300, splits=3, seed=5, keys=3, rate=25.0, files=2,
                                                    straggler_fraction=0.05))
     cfg = _cfg(str(tmp_path / "log"), str(tmp_path / "out"), idle_timeout="1s")
-    grid, variants = parse_grid(cfg, "100ms,2s", "1s")
-    together = runner.run_tuning(spark, cfg, grid, variants, log=lambda m: None).rows
-    monkeypatch.setattr(runner, "VARIANTS_PER_JOB", 1)
-    alone = runner.run_tuning(spark, cfg, grid, variants, log=lambda m: None).rows
-    assert len(together) == 2 and together == alone
-    assert len({(r["late_rows"], r["wm_lag_mean_ms"]) for r in together}) > 1  # the variants do differ
+    run_replay(spark, cfg.with_overrides(output={"path": str(tmp_path / "live")}))  # the live output
+    spec = LiveSpec(path=str(tmp_path / "live" / "windows"), late_path=str(tmp_path / "live" / "late_events"),
+                    keeps_updates=True)
+    grid, every = parse_grid(cfg, "100ms,2s", "none,1s", "0,500ms")
+    # Four of the eight: each pair differs in all three settings.
+    variants = [(v, c) for v, c in every if (v.max_out_of_orderness_ms == 100) == (v.allowed_lateness_ms == 0)]
+
+    def tune(chosen):
+        with counted(spark, "grid") as jobs:
+            rows = runner.run_tuning(spark, cfg, grid, chosen, log=lambda m: None,
+                                     per_variant=calibrate.per_variant(spark, cfg, spec)).rows
+        return rows, jobs.jobs
+
+    together, jobs = tune(variants)
+    # Two variants (that differ in all three settings) or four: the same Spark jobs (with the same two allowed
+    # latenesses: keyed.py takes one windows stage per lateness).
+    two = [variants[0], variants[-1]]
+    assert jobs == tune(two)[1]
+    monkeypatch.setattr(runner, "keyed_replay", lambda *a, **k: None)  # every variant replayed on its own
+    monkeypatch.setattr(runner, "VARIANTS_PER_JOB", 1)  # and its figures gathered alone
+    alone, _ = tune(two)
+
+    def unranked(rows):  # the rank is among the grid's variants: two rank otherwise than four
+        return [{k: v for k, v in r.items() if k != "live_rank"} for r in rows]
+
+    assert len(together) == 4 and unranked([together[0], together[-1]]) == unranked(alone)
+    assert set(runner.COLUMNS + calibrate.COLUMNS) <= set(together[0])  # every column compared
+    # The variants do differ, in lag, late rows and their causes, and in agreement with live.
+    assert len({(r["wm_lag_mean_ms"], r["late_rows"]) for r in together}) == 4
+    assert len({r["late_rows_by_cause"] for r in together}) > 1 and max(r["late_rows"] for r in together) > 0
+    assert len({r["live_score"] for r in together}) > 1

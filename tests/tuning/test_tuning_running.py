@@ -60,3 +60,14 @@ def test_lazy_no_spark_job(spark):
     assert jobs.jobs == 0
     assert out.count() == len(data)
     release()
+
+
+def test_side_by_side_by_group_equals_each_alone(spark):
+    """`by`: two series summed in one plan, each on its own rows only (the same order values in both)."""
+    data = {0: _series(3, 100), 1: _series(4, 100)}
+    df = spark.createDataFrame([(g, t, x) for g, s in data.items() for t, x in s], "g int, t long, x long")
+    together = running_sum(df.repartition(3), "t", "x", "sm", total="all", by=["g"]).collect()
+    assert {r["t"] for r in together if r["g"] == 0} & {r["t"] for r in together if r["g"] == 1}  # orders shared
+    for g, series in data.items():
+        alone = running_sum(spark.createDataFrame(series, "t long, x long"), "t", "x", "sm", total="all").collect()
+        assert sorted(tuple(r)[1:] for r in together if r["g"] == g) == sorted(tuple(r) for r in alone)

@@ -1,5 +1,6 @@
-"""The figures of one variant, as Spark aggregates of the engine's outputs (only one summary row per variant and a
-few per-split counts reach the driver).
+"""The figures of a grid's variants, as Spark aggregates of the engine's outputs: every variant in one plan keyed
+by variant (its outputs side by side, each row with its variant's number), so the plan does not grow with the grid;
+only one summary row per variant and a few per-split counts reach the driver.
 
 Definitions (all times long ms; the replay clock is the arrival time, the range is [start, end)):
 
@@ -32,15 +33,16 @@ Definitions (all times long ms; the replay clock is the arrival time, the range 
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import Any, Callable, Mapping, Sequence
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ..attribution import holders
 from ..attribution import late_causes as causes
 from ..semantics.config import JobConfig
 from ..semantics.durations import NEG_INF, POS_INF
+from .keyed import VARIANT, KeyedReplay
 from .lag_points import lag_points
 from .running import running_sum
 
@@ -53,28 +55,28 @@ def watermark_lag_segments(watermarks: DataFrame, lag_ms: int, end_ms: int) -> D
     return lag_segments(lag_points(watermarks, lag_ms), end_ms)
 
 
-def stream_values_of(points: DataFrame) -> DataFrame:
-    """(t, v) of lag_points' stream changes."""
-    return points.where(F.col("stream_change")).select("t", "v")
+def stream_values_of(points: DataFrame, by: Sequence[str] = ()) -> DataFrame:
+    """(by..., t, v) of lag_points' stream changes."""
+    return points.where(F.col("stream_change")).select(*by, "t", "v")
 
 
-def lag_segments(points: DataFrame, end_ms: int) -> DataFrame:
-    """(t, dur, lag) for every stretch of the replay clock where the lag is defined, from lag_points: the value in
-    force at t holds until the next point (the last until `end_ms`)."""
+def lag_segments(points: DataFrame, end_ms: int, by: Sequence[str] = ()) -> DataFrame:
+    """(by..., t, dur, lag) for every stretch of the replay clock where the lag is defined, from lag_points: the
+    value in force at t holds until the next point (the last until `end_ms`)."""
     dur = F.coalesce(F.col("next_t"), F.lit(end_ms)) - F.col("t")
     n, v = F.col("newest"), F.col("v")
     ok = n.isNotNull() & v.isNotNull() & (v != F.lit(POS_INF)) & (v != F.lit(NEG_INF)) & (dur > 0)
-    return points.where(ok).select("t", dur.alias("dur"), (n - v).alias("lag"))
+    return points.where(ok).select(*by, "t", dur.alias("dur"), (n - v).alias("lag"))
 
 
-def lag_summary(segments: DataFrame) -> DataFrame:
-    """One row, lazily: `time` (the ms where the lag is defined), `area` (the integral of the lag) and `p99`
-    (module doc); lag_figures_of reads it."""
+def lag_summary(segments: DataFrame, by: Sequence[str] = ()) -> DataFrame:
+    """One row (per `by` group with a segment), lazily: `time` (the ms where the lag is defined), `area` (the
+    integral of the lag) and `p99` (module doc); lag_figures_of reads it."""
     big = "decimal(38,0)"  # exact: lag x duration can exceed a long on long histories
-    dist = segments.groupBy("lag").agg(F.sum(F.col("dur").cast(big)).alias("d"))
-    cum = running_sum(dist, "lag", "d", "cum", total="time")
+    dist = segments.groupBy(*by, "lag").agg(F.sum(F.col("dur").cast(big)).alias("d"))
+    cum = running_sum(dist, "lag", "d", "cum", total="time", by=by)
     reached = F.col("cum") * F.lit(P99_DEN) >= F.col("time") * F.lit(P99_NUM)
-    return cum.agg(F.max("time").alias("time"), F.sum(F.col("lag").cast(big) * F.col("d")).alias("area"),
+    return cum.groupBy(*by).agg(F.max("time").alias("time"), F.sum(F.col("lag").cast(big) * F.col("d")).alias("area"),
                    F.min(F.when(reached, F.col("lag"))).alias("p99"))
 
 
@@ -87,24 +89,26 @@ def lag_figures_of(row: dict[str, Any] | None) -> tuple[float | None, int | None
 
 
 
-def first_fire_delays(firings: DataFrame, values: DataFrame, end_ms: int) -> DataFrame:
-    """Per window whose firing 0 is a watermark or end-of-input firing: key, window_start, window_end, delay
-    (null if the fire watermark is not a value V reached, which the engine never produces)."""
-    reached = values.groupBy("v").agg(F.min("t").alias("reached_at"))
+def first_fire_delays(firings: DataFrame, values: DataFrame, end_ms: int, by: Sequence[str] = ()) -> DataFrame:
+    """Per window (and `by`) whose firing 0 is a watermark or end-of-input firing: by..., key, window_start,
+    window_end, delay (null if the fire watermark is not a value V reached, which the engine never produces)."""
+    reached = values.groupBy(*by, "v").agg(F.min("t").alias("reached_at")).select(
+        *[F.col(c).alias(f"_reached_{c}") for c in by], "v", "reached_at")
     first = firings.where((F.col("fire_index") == 0) & (F.col("fire_reason") != "late_row"))
-    j = first.join(reached, first.fire_watermark == reached.v, "left")
+    on = [F.col(c) == F.col(f"_reached_{c}") for c in by] + [F.col("fire_watermark") == F.col("v")]
+    j = first.join(reached, on, "left")
     delay = (F.when(F.col("fire_reason") == "end_of_input", F.lit(end_ms) - F.col("window_end"))
              .otherwise(F.col("reached_at") - F.col("window_end")))
-    return j.select("key", "window_start", "window_end", "fire_reason", delay.alias("delay"))
+    return j.select(*by, "key", "window_start", "window_end", "fire_reason", delay.alias("delay"))
 
 
-def late_cause_frame(late: DataFrame, watermarks: DataFrame, cfg: JobConfig) -> DataFrame:
-    """why.py's cause analysis on the engine's frames, lazily: (split, cause, rows)."""
-    wm = watermarks.select("scope", "split", "idle", F.col("watermark").alias("watermark_ms"),
+def late_cause_frame(late: DataFrame, watermarks: DataFrame, per_event: bool, by: Sequence[str] = ()) -> DataFrame:
+    """why.py's cause analysis on the engine's frames, lazily: (by..., split, cause, rows)."""
+    wm = watermarks.select(*by, "scope", "split", "idle", F.col("watermark").alias("watermark_ms"),
                            F.col("replay_time").alias("replay_time_ms"))
-    lt = late.select(F.col("split").cast("string").alias("split"), F.col("arrival_time").alias("arrival_ms"),
+    lt = late.select(*by, F.col("split").cast("string").alias("split"), F.col("arrival_time").alias("arrival_ms"),
                      F.col("late_watermark").alias("late_watermark_ms"))
-    return causes(lt, holders(wm), not cfg.watermark.periodic)
+    return causes(lt, holders(wm, by), per_event, by)
 
 
 def ranked(counts: dict[str, int]) -> str:
@@ -112,33 +116,65 @@ def ranked(counts: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def variant_figure_frames(result, cfg: JobConfig, end_ms: int) -> dict[str, DataFrame]:
-    """The small frames of one variant's summary row, lazily, from its engine result (engine.contract.
-    EngineResult): gathered in one Spark job with the runner's per-variant frames (variant_row reads them)."""
-    # Firings and watermarks feed several frames, and the runner's per-variant hook (calibrate.py matches the
-    # firings with the live output): cached (lazily) for every reader of the result, until engine.release.
-    result.windows = windows = result.windows.cache()
-    result.watermarks = watermarks = result.watermarks.cache()
-    points = lag_points(watermarks, cfg.watermark.lag_ms).cache()
-    values = stream_values_of(points)
+def per_variant(cfgs: Mapping[int, JobConfig], setting: Callable[[JobConfig], int]) -> Column:
+    """A setting (a long) of each row's variant: one literal when the variants share it."""
+    values = {i: F.lit(setting(c)).cast("long") for i, c in cfgs.items()}
+    if len({setting(c) for c in cfgs.values()}) == 1:
+        return next(iter(values.values()))
+    col = None
+    for i, v in values.items():
+        mine = F.col(VARIANT) == i
+        col = F.when(mine, v) if col is None else col.when(mine, v)
+    return col
+
+
+def variant_figure_frames(outputs: KeyedReplay, cfgs: Mapping[int, JobConfig], end_ms: int) -> dict[str, DataFrame]:
+    """The small frames of the summary rows of the variants `cfgs` (number -> config), lazily, from their outputs
+    side by side (keyed.KeyedReplay: each row with its variant's number): one plan for any number of variants,
+    each frame with a row per variant (none for a variant without firings, lag or late rows), gathered in one
+    Spark job with the runner's per-variant frames (variant_row reads them, split by by_variant)."""
+    by = [VARIANT]
+    windows, watermarks = outputs.windows, outputs.all_watermarks()
+    # Read by the lag and the first-firing delays: cached (lazily) until engine.release.
+    points = lag_points(watermarks, per_variant(cfgs, lambda c: c.watermark.lag_ms), by).cache()
+    values = stream_values_of(points, by)
+    window = ("key", "window_start", "window_end")
+    per_event = not next(iter(cfgs.values())).watermark.periodic  # the grid never varies the emission
     return {
-        "firings": windows.agg(F.count(F.lit(1)).alias("firings"),
-                               F.count_distinct("key", "window_start", "window_end").alias("windows")),
-        "late_fired": (windows.where(F.col("fire_reason") == "late_row")
-                       .select("key", "window_start", "window_end").distinct().agg(F.count(F.lit(1)).alias("n"))),
-        "lag": lag_summary(lag_segments(points, end_ms)),
-        "delay": first_fire_delays(windows, values, end_ms).agg(F.sum("delay").alias("s"),
-                                                                 F.count("delay").alias("n")),
-        "late_causes": late_cause_frame(result.late_events, watermarks, cfg),
+        "firings": windows.groupBy(VARIANT).agg(F.count(F.lit(1)).alias("firings"),
+                                                F.count_distinct(*window).alias("windows")),
+        "late_fired": (windows.where(F.col("fire_reason") == "late_row").select(VARIANT, *window).distinct()
+                       .groupBy(VARIANT).agg(F.count(F.lit(1)).alias("n"))),
+        "lag": lag_summary(lag_segments(points, end_ms, by), by),
+        "delay": first_fire_delays(windows, values, end_ms, by).groupBy(VARIANT).agg(
+            F.sum("delay").alias("s"), F.count("delay").alias("n")),
+        "late_causes": late_cause_frame(outputs.late_events, watermarks, per_event, by),
     }
 
 
+# A frame's row of a variant that has none there (grouped frames have no row for an empty group).
+_NO_ROW = {"firings": {"firings": 0, "windows": 0}, "late_fired": {"n": 0}, "delay": {"s": None, "n": 0}}
+
+
+def by_variant(found: dict[str, list[dict[str, Any]]]) -> dict[int, dict[str, list[dict[str, Any]]]]:
+    """Gathered frames keyed by variant (a VARIANT column in every row) split into each variant's own rows."""
+    mine: dict[int, dict[str, list[dict[str, Any]]]] = {}
+    for name, rows in found.items():
+        for r in rows:
+            mine.setdefault(int(r[VARIANT]), {n: [] for n in found})[name].append(r)
+    return mine
+
+
 def variant_row(found: dict[str, list[dict[str, Any]]], cfg: JobConfig, clean_rows: int) -> dict[str, Any]:
-    """The summary row of one variant from its gathered frames (variant_figure_frames)."""
-    fir, d = found["firings"][0], found["delay"][0]
-    causes_ = sorted(({"split": r["split"], "cause": r["cause"], "rows": int(r["rows"])} for r in found["late_causes"]),
+    """The summary row of one variant from its own rows of the gathered frames (variant_figure_frames,
+    by_variant)."""
+    fir = (found.get("firings") or [_NO_ROW["firings"]])[0]
+    d = (found.get("delay") or [_NO_ROW["delay"]])[0]
+    late_fired = (found.get("late_fired") or [_NO_ROW["late_fired"]])[0]
+    causes_ = sorted(({"split": r["split"], "cause": r["cause"], "rows": int(r["rows"])}
+                      for r in found.get("late_causes", [])),
                      key=lambda r: (-r["rows"], str(r["split"]), str(r["cause"])))
-    mean_lag, p99_lag = lag_figures_of(found["lag"][0])
+    mean_lag, p99_lag = lag_figures_of((found.get("lag") or [None])[0])
     late_rows = sum(r["rows"] for r in causes_)
     by_cause: dict[str, int] = {}
     by_split: dict[str, int] = {}
@@ -153,7 +189,7 @@ def variant_row(found: dict[str, list[dict[str, Any]]], cfg: JobConfig, clean_ro
         "rows": clean_rows, "late_rows": late_rows,
         "late_share": (late_rows / clean_rows) if clean_rows else 0.0,
         "firings": int(fir["firings"]), "windows": int(fir["windows"]),
-        "windows_late_fired": int(found["late_fired"][0]["n"]),
+        "windows_late_fired": int(late_fired["n"]),
         "wm_lag_mean_ms": mean_lag, "wm_lag_p99_ms": p99_lag,
         "first_fire_delay_mean_ms": (float(d["s"]) / d["n"]) if d["n"] else None,
         "first_fire_delay_windows": int(d["n"]),

@@ -10,6 +10,7 @@ engine.replay with its config (tests/tuning/test_keyed.py).
   so its shuffle, sort and aggregates are one plan and one pass for the grid, and each timer firing looks its
   watermark up in its own variant's stream values (`VariantLookup`). The allowed lateness is a constant of that
   stage, so variants that differ in it take one pass per distinct value. The outputs carry a `variant` column.
+  `side_by_side` gives variants replayed one by one the same shape: the figures (figures.py) read either.
 
 The pass applies to event or ingestion time with periodic emission, tumbling, sliding or cumulate windows, a
 timeline computed on the driver and the engine's extension (`keyed_replay` gives None otherwise, and the runner
@@ -97,6 +98,22 @@ class KeyedReplay:
         return EngineResult(windows=self.windows.where(mine).drop(VARIANT),
                             late_events=self.late_events.where(mine).drop(VARIANT),
                             watermarks=self.watermarks[i], watermarks_from_driver=True)
+
+    def all_watermarks(self) -> DataFrame:
+        """Every variant's watermarks output side by side, each row with its variant's number."""
+        return reduce(DataFrame.unionByName, [_tagged(wm, i) for i, wm in self.watermarks.items()])
+
+
+def side_by_side(results: dict[int, EngineResult]) -> KeyedReplay:
+    """Variants replayed one by one (engine.replay), their outputs as the keyed pass gives them."""
+    return KeyedReplay(windows=reduce(DataFrame.unionByName, [_tagged(r.windows, i) for i, r in results.items()]),
+                       late_events=reduce(DataFrame.unionByName,
+                                          [_tagged(r.late_events, i) for i, r in results.items()]),
+                       watermarks={i: r.watermarks for i, r in results.items()})
+
+
+def _tagged(df: DataFrame, i: int) -> DataFrame:
+    return df.select(F.lit(i).alias(VARIANT), "*")
 
 
 def keyed_replay(spark, rows: DataFrame, cfgs: Sequence[JobConfig], splits: Sequence[str], clock,

@@ -3,8 +3,9 @@
 The source is read, quarantined and cut once; its clean rows are materialised (a local checkpoint) and every
 variant replays them with its own config, so variants differ only in their settings: all of them in one pass keyed
 by variant (keyed.py: one timeline table, one windows stage for the grid), else, where that pass does not apply,
-one by one (engine.replay). The figures of up to VARIANTS_PER_JOB variants (and the per-variant hook's) are
-gathered in one Spark job (spark_jobs.gather): a calibration grid is one job of figures, not one per variant. The result
+one by one (engine.replay). The figures of the variants (and the per-variant hook's) are one plan keyed by variant
+(figures.py), gathered in one Spark job (spark_jobs.gather): a grid is one job of figures and one plan, not one
+per variant (replayed one by one: VARIANTS_PER_JOB variants a job, their outputs cached until then). The result
 goes to `<output.path>/_tuning/<grid name>/` (see grid.Grid.name: no timestamp, the same grid replaces its
 previous result), written to a staging folder first and renamed into place:
     tuning.parquet, tuning.csv, tuning.md, index.html (table + plot), late_share_vs_lag.png, tuning.json
@@ -36,11 +37,11 @@ from . import running
 from .calibrate import rank
 from .figures import __doc__ as definitions
 from .grid import Grid, Variant, grid_value
-from .keyed import keyed_replay
+from .keyed import KeyedReplay, keyed_replay, side_by_side
 from .table import html_table, markdown_table, ms_text
 
-# Variants whose figures one Spark job gathers: enough for a calibration grid at once, few enough that their
-# outputs, cached until then, stay small beside the rows.
+# Variants replayed one by one whose figures one Spark job gathers: enough for a calibration grid at once, few
+# enough that their outputs, cached until then, stay small beside the rows.
 VARIANTS_PER_JOB = 8
 COLUMNS = ["variant", "max_out_of_orderness_ms", "idle_timeout_ms", "allowed_lateness_ms", "rows", "late_rows",
            "late_share", "windows_late_fired", "wm_lag_mean_ms", "wm_lag_p99_ms", "first_fire_delay_mean_ms",
@@ -84,19 +85,18 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
             keyed = keyed_replay(spark, rows, [vcfg for _, vcfg in variants], source.splits, clock,
                                  source.tick_partials)
             if keyed is not None:
-                # Kept outside the session's cache (engine.release clears it after each chunk of figures): the
-                # keyed pass runs once, in the first chunk's job, whatever the number of chunks.
+                # Read by the figures and by the hook: computed once, and kept outside the session's cache
+                # (engine.release clears it after the figures).
                 keyed.windows = keyed.windows.localCheckpoint(eager=False)
                 keyed.late_events = keyed.late_events.localCheckpoint(eager=False)
 
-            def replay_one(i: int, vcfg: JobConfig):
-                if keyed is not None:
-                    return keyed.result(i - 1)
-                return engine.replay(spark, rows, vcfg, source.splits, clock)[0]
-
+            numbered = list(enumerate(variants))  # variant i: the keyed pass's number too
+            # The keyed pass's figures are one plan whatever the number of variants: one chunk. Replayed one by
+            # one, each variant's outputs stay cached until its chunk's figures are in: chunks bound that.
+            per_job = len(numbered) if keyed is not None else VARIANTS_PER_JOB
             table = []
-            for chunk in _chunks(list(enumerate(variants, 1)), VARIANTS_PER_JOB):
-                table += _replay_chunk(spark, replay_one, source, chunk, clock.end_ms, len(variants), per_variant, log)
+            for chunk in _chunks(numbered, max(per_job, 1)):
+                table += _replay_chunk(spark, keyed, rows, source, clock, chunk, len(variants), per_variant, log)
         finally:
             source.release()
     folder = tuning_folder(cfg, grid)
@@ -110,35 +110,44 @@ def _chunks(items: list, n: int) -> list[list]:
     return [items[i:i + n] for i in range(0, len(items), n)]
 
 
-def _replay_chunk(spark, replay_one, source, chunk, end_ms: int, total: int, per_variant: "PerVariant | None",
+def _replay_chunk(spark, keyed: KeyedReplay | None, rows, source, clock,
+                  chunk: list[tuple[int, tuple[Variant, JobConfig]]], total: int, per_variant: "PerVariant | None",
                   log: Callable[[str], None]) -> list[dict[str, Any]]:
-    """The chunk's variants' engine results (`replay_one(i, config)`), then all their figures (and the hook's)
-    gathered in one Spark job: each variant's figures are a few small stages, and side by side in one job they
-    share the cores and the planning round trips. The outputs stay cached until the chunk's figures are in."""
+    """The chunk's variants' engine results (the keyed pass's, else each replayed on its own), then all their
+    figures (and the hook's) gathered in one Spark job: the figures of every variant of the chunk are one plan
+    keyed by variant (figures.variant_figure_frames), whose planning does not grow with the variants. Outputs
+    replayed one by one stay cached until the chunk's figures are in."""
     t1 = time.monotonic()
+    cfgs = {i: vcfg for i, (_, vcfg) in chunk}
     try:
-        results = [(i, variant, vcfg, replay_one(i, vcfg)) for i, (variant, vcfg) in chunk]
+        if keyed is not None:
+            results = {i: keyed.result(i) for i in cfgs}
+            outputs = keyed
+        else:
+            results = {i: engine.replay(spark, rows, vcfg, source.splits, clock)[0] for i, vcfg in cfgs.items()}
+            for r in results.values():  # read by the figures and by the hook (calibrate.py matches the firings)
+                r.windows, r.watermarks = r.windows.cache(), r.watermarks.cache()
+            outputs = side_by_side(results)
         with one_job_plans(spark):  # the frames are planned (and cached) here
-            frames: dict[str, Any] = {}
-            for i, _, vcfg, result in results:
-                frames.update({f"{i}:{k}": f for k, f in fig.variant_figure_frames(result, vcfg, end_ms).items()})
+            frames = {f"figures:{k}": f for k, f in fig.variant_figure_frames(outputs, cfgs, clock.end_ms).items()}
             if per_variant is not None:
-                hook = per_variant.frames([(i, result, vcfg) for i, _, vcfg, result in results])
+                hook = per_variant.frames([(i, results[i], vcfg) for i, vcfg in cfgs.items()])
                 frames.update({f"hook:{k}": f for k, f in hook.items()})
             found = gather(frames)
     finally:
         engine.release(spark)
         running.release()
     seconds = time.monotonic() - t1
+    figures = fig.by_variant({k.split(":", 1)[1]: v for k, v in found.items() if k.startswith("figures:")})
+    hook_found = {k.split(":", 1)[1]: v for k, v in found.items() if k.startswith("hook:")}
     table = []
-    for i, variant, vcfg, _ in results:
-        own = {k.split(":", 1)[1]: v for k, v in found.items() if k.split(":", 1)[0] == str(i)}
-        row = fig.variant_row(own, vcfg, source.clean_rows)
+    for i, (variant, vcfg) in chunk:
+        row = fig.variant_row(figures.get(i, {}), vcfg, source.clean_rows)
         if per_variant is not None:
-            row.update(per_variant.row({k.split(":", 1)[1]: v for k, v in found.items() if k.startswith("hook:")}, i))
+            row.update(per_variant.row(hook_found, i))
         row["variant"] = variant.name
         table.append(row)
-        log(f"tune: {i}/{total} {variant.name}: late rows {row['late_rows']} ({row['late_share']:.2%}), "
+        log(f"tune: {i + 1}/{total} {variant.name}: late rows {row['late_rows']} ({row['late_share']:.2%}), "
             f"mean watermark lag {ms_text(row['wm_lag_mean_ms'])} ({len(chunk)} variants in {seconds:.1f} s)")
     return table
 

@@ -13,9 +13,12 @@ Nothing here runs a Spark job: the result is a plan, computed by the caller's on
 figures in one job, spark_jobs.gather). The bucketed series is cached (lazily) because it is read twice, by the
 summary and by the window; `release()` drops those caches once the figures are in.
 
-Every function expects the order values of `df` to be distinct (the series are grouped by them).
+Every function expects the order values of `df` to be distinct (the series are grouped by them) within each
+group of the `by` columns: several series side by side (a what-if grid's variants), each summed on its own.
 """
 from __future__ import annotations
+
+from typing import Sequence
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
@@ -37,31 +40,32 @@ def release() -> None:
         _cached.pop().unpersist()
 
 
-def _with_edge(df: DataFrame, order: str, agg: Column, edge: Column, **more: Column) -> DataFrame:
+def _with_edge(df: DataFrame, order: str, agg: Column, edge: Column, by: Sequence[str], **more: Column) -> DataFrame:
     """`df` bucketed, with `_EDGE`: `edge` (a window function over the buckets' summaries, in bucket order, of
     their aggregate `v` = `agg`), and the columns `more`, other window functions of those summaries."""
     b = _bucketed(df, order)
-    summary = b.groupBy(_B).agg(agg.alias("v"))
+    summary = b.groupBy(*by, _B).agg(agg.alias("v"))
     # One row per non-empty bucket: the window over all of them is small whatever the number of rows.
-    edges = summary.select(_B, edge.alias(_EDGE), *[c.alias(name) for name, c in more.items()])
-    return b.join(edges, _B, "left")
+    edges = summary.select(*by, _B, edge.alias(_EDGE), *[c.alias(name) for name, c in more.items()])
+    return b.join(edges, [*by, _B], "left")
 
 
-def _before(agg_name: str) -> Column:
+def _before(agg_name: str, by: Sequence[str]) -> Column:
     """The aggregate of the summaries' `v` over the buckets before this one (null for the first)."""
-    frame = Window.orderBy(_B).rowsBetween(Window.unboundedPreceding, -1)
+    frame = Window.partitionBy(*by).orderBy(_B).rowsBetween(Window.unboundedPreceding, -1)
     return getattr(F, agg_name)("v").over(frame)
 
 
-def _in_bucket(order: str) -> Window:
-    return Window.partitionBy(_B).orderBy(order)
+def _in_bucket(order: str, by: Sequence[str]) -> Window:
+    return Window.partitionBy(*by, _B).orderBy(order)
 
 
-def running_sum(df: DataFrame, order: str, value: str, out: str, total: str | None = None) -> DataFrame:
-    """`out` = the sum of `value` over the rows whose `order` is <= this row's; `total` (if named) the sum over
-    all rows, on every row."""
-    more = {total: F.sum("v").over(Window.partitionBy())} if total else {}
-    j = _with_edge(df, order, F.sum(value), _before("sum"), **more)
-    inner = F.sum(value).over(_in_bucket(order).rowsBetween(Window.unboundedPreceding, Window.currentRow))
+def running_sum(df: DataFrame, order: str, value: str, out: str, total: str | None = None,
+                by: Sequence[str] = ()) -> DataFrame:
+    """`out` = the sum of `value` over the rows whose `order` is <= this row's (and whose `by` columns equal
+    this row's); `total` (if named) the sum over all rows (of those `by`), on every row."""
+    more = {total: F.sum("v").over(Window.partitionBy(*by))} if total else {}
+    j = _with_edge(df, order, F.sum(value), _before("sum", by), by, **more)
+    inner = F.sum(value).over(_in_bucket(order, by).rowsBetween(Window.unboundedPreceding, Window.currentRow))
     edge = F.col(_EDGE)  # null: nothing before the bucket; the inner sum is null while the bucket's values are
     return j.withColumn(out, F.coalesce(inner + edge, inner, edge)).drop(_B, _EDGE)
