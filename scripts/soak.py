@@ -78,8 +78,8 @@ FAULT_KINDS = ("scheduler_group", "driver", "postgres", "spark_worker", "disk_fu
 FAULT_WEIGHT = {"driver": 2}  # drawn twice as often as the other kinds of fault (Soak.chaos)
 # The scheduler's liveness probe (Soak.probe_scheduler; the Helm chart's is every 60 s, 5 failures): probed every
 # 15 s, restarted after 90 s of failures (its heartbeat then 120 s old, with the 30 s health threshold: a loaded
-# machine's live scheduler heartbeats every few seconds), failures counted from its first success or 300 s after start.
-LIVENESS_PERIOD, LIVENESS_BOUND, LIVENESS_STARTUP = 15.0, 90.0, 300.0
+# machine's live scheduler heartbeats every few seconds), failures counted from its first success or 120 s after start.
+LIVENESS_PERIOD, LIVENESS_BOUND, LIVENESS_STARTUP = 15.0, 90.0, 120.0
 # The outputs of their own: each a different window / watermark (the shared output uses the first settings).
 SETTINGS = [
     {"window": {"type": "tumbling", "size": "10s", "allowed_lateness": "2s"},

@@ -26,7 +26,7 @@ def healthy(url: str, timeout: float = 10.0) -> bool:
 
 
 class Liveness:
-    def __init__(self, url: str, period: float = 15.0, startup: float = 300.0,
+    def __init__(self, url: str, period: float = 15.0, startup: float = 120.0,
                  clock: Callable[[], float] = time.monotonic):
         self.url, self.period, self.startup, self.clock = url, period, startup, clock
         self.started()
