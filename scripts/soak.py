@@ -884,7 +884,8 @@ def finish(s: Soak, result: dict) -> int:
     if fig["runs_unfinished"]:
         problems.append(f"runs still unfinished after the drain: {', '.join(fig['runs_unfinished'])}")
     for name, c in checks.items():
-        if c["missing"] and any(s.runs[r]["output"] == name and r not in fig["runs_failed"] for r in s.runs):
+        done = set(fig["runs_failed"]) | set(fig["runs_unfinished"])  # not succeeded: said above, or failed
+        if c["missing"] and any(s.runs[r]["output"] == name and r not in done for r in s.runs):
             problems.append(f"{name}: partitions never committed although a run succeeded: {', '.join(c['missing'])}")
     result["partitions_lost_or_wrong"] = lost
     result["problems"] = problems
