@@ -66,6 +66,7 @@ from airflow_env import airflow_env, prepare  # noqa: E402
 from chaos import fill, free, kill_group, kill_postgres, mount_tmpfs, restart_postgres, unmount  # noqa: E402
 from cluster import PYTHON, _process_env, _start as _start_spark, _stop as _stop_spark, free_port, spark_home  # noqa: E402
 from decoded import digests  # noqa: E402
+from liveness import Liveness  # noqa: E402
 
 VENV_BIN = Path(sys.executable).parent
 DAG_ID = "event_time_backfill"
@@ -75,6 +76,10 @@ DISK_OUTPUT = "own-1"  # the output on a disk of its own, which the chaos fills 
 DISK_SIZE = "256m"
 FAULT_KINDS = ("scheduler_group", "driver", "postgres", "spark_worker", "disk_full")
 FAULT_WEIGHT = {"driver": 2}  # drawn twice as often as the other kinds of fault (Soak.chaos)
+# The scheduler's liveness probe (Soak.probe_scheduler; the Helm chart's is every 60 s, 5 failures): probed every
+# 15 s, restarted after 90 s of failures (its heartbeat then 120 s old, with the 30 s health threshold: a loaded
+# machine's live scheduler heartbeats every few seconds), failures counted from its first success or 120 s after start.
+LIVENESS_PERIOD, LIVENESS_BOUND, LIVENESS_STARTUP = 15.0, 90.0, 120.0
 # The outputs of their own: each a different window / watermark (the shared output uses the first settings).
 SETTINGS = [
     {"window": {"type": "tumbling", "size": "10s", "allowed_lateness": "2s"},
@@ -108,6 +113,7 @@ class Soak:
         self.faults = set(args.faults.split(",")) if getattr(args, "faults", None) else set(FAULT_KINDS)
         self.undo: list[tuple[float, str, Callable[[], None]]] = []  # (when, what, how): faults to end
         self.db_down = False  # PostgreSQL killed and not started again yet
+        self.restarts = 0  # schedulers killed and started again by the liveness probe (not a fault: Soak.supervise)
         self.disk_pending = False  # the disk fault drawn, waiting for a chunk of DISK_OUTPUT (Soak.pending_faults)
         self.disk_full_for: set[int] | None = None  # the disk is full: the drivers it waits for (empty: none left)
         self.disk: Path | None = None  # DISK_OUTPUT's tmpfs
@@ -259,6 +265,11 @@ class Soak:
             AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT_DETECTION_INTERVAL="10",
             AIRFLOW__SCHEDULER__SCHEDULER_HEALTH_CHECK_THRESHOLD="30",
             AIRFLOW__SCHEDULER__ORPHANED_TASKS_CHECK_INTERVAL="30",
+            # Its health check server, for the supervisor's liveness probe (Soak.probe_scheduler): a scheduler
+            # that lost PostgreSQL stops heartbeating but does not exit until its running tasks have ended.
+            AIRFLOW__SCHEDULER__ENABLE_HEALTH_CHECK="True",
+            AIRFLOW__SCHEDULER__SCHEDULER_HEALTH_CHECK_SERVER_HOST="127.0.0.1",
+            AIRFLOW__SCHEDULER__SCHEDULER_HEALTH_CHECK_SERVER_PORT=str(port + 2),
             # The scheduler's log server: on a port of ours (its default, 8793, may be another Airflow's).
             AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT=str(port + 1),
             AIRFLOW_CONN_REPLAY_SPARK=f"spark://127.0.0.1:{a.master_port}?deploy-mode=client",
@@ -272,12 +283,16 @@ class Soak:
             p = subprocess.Popen([str(VENV_BIN / "airflow"), *args], env=self.env, cwd=ROOT, stdout=out,
                                  stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
         self.procs[name] = p
+        if name == "scheduler" and hasattr(self, "liveness"):
+            self.liveness.started()
         return p
 
     def start_airflow(self, db_url: str) -> None:
         self.env = self.airflow_env(db_url)
         (self.work / "airflow").mkdir()
         prepare(self.env, pool_slots=self.args.active)
+        self.liveness = Liveness(f"http://127.0.0.1:{self.args.airflow_port + 2}/health", period=LIVENESS_PERIOD,
+                                 startup=LIVENESS_STARTUP)
         self.start_service("api-server", "api-server", "--host", "127.0.0.1", "--port", str(self.args.airflow_port))
         self.start_service("scheduler", "scheduler")
         self.start_service("dag-processor", "dag-processor")
@@ -424,14 +439,23 @@ class Soak:
         # restarted container or host loses them. Its main process alone is not killed: its forked workers would
         # keep its database connection open, and with it the transaction holding its DAG runs' rows locked, so no
         # scheduler would ever schedule those runs again (seen in a trial; no deployment kills a parent alone).
-        p = self.procs["scheduler"]
-        os.killpg(p.pid, signal.SIGKILL)
-        p.wait()
+        pid = self.kill_scheduler()
         self.kills["scheduler_group"] += 1
-        self.event("kill", target="scheduler_group", pid=p.pid)
+        self.event("kill", target="scheduler_group", pid=pid)
         time.sleep(self.rng.uniform(2, 15))
         q = self.start_service("scheduler", "scheduler")
         self.event("restart", target="scheduler", pid=q.pid)
+
+    def kill_scheduler(self) -> int:
+        """SIGKILL to the scheduler's process group (it, its LocalExecutor workers, their tasks and spark-submits,
+        its log and health check servers); returns its pid once it is reaped."""
+        p = self.procs["scheduler"]
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.wait()
+        return p.pid
 
     def fault_postgres(self, drivers: list[tuple[int, str, str]]) -> None:
         """The metadata database dies (postmaster and backends at once) and comes back 5-30 s later: Airflow's
@@ -525,13 +549,36 @@ class Soak:
         self.drain_seconds = now() - self.soak_start - self.soak_seconds
 
     def supervise(self) -> None:
-        """A service that ended by itself (not killed by the chaos): said, and started again."""
+        """A service that ended by itself (not killed by the chaos): said, and started again; the scheduler also
+        once its liveness probe has failed for LIVENESS_BOUND seconds."""
         for name, p in list(self.procs.items()):
             if p.poll() is not None:
                 self.event("service_exited", service=name, rc=p.returncode)
                 args = ("api-server", "--host", "127.0.0.1", "--port", str(self.args.airflow_port)) \
                     if name == "api-server" else (name,)
                 self.start_service(name, *args)
+        self.probe_scheduler()
+
+    def probe_scheduler(self) -> None:
+        """The liveness probe (tests/reliability/liveness.py), as Kubernetes restarts a scheduler pod whose probe
+        fails: a scheduler not heartbeating for LIVENESS_BOUND seconds past Airflow's health threshold is killed
+        with its group and started again. What it ends: a scheduler whose loop lost PostgreSQL, stalled in
+        LocalExecutor.end until its running tasks end (6-11 minutes in the soaks before); the next scheduler resets
+        those tasks, as after the chaos's scheduler kill, and their retries go on after their last committed
+        partition."""
+        was_up, was_failing = self.liveness.up, self.liveness.failing_since is not None
+        ok = self.liveness.probe()
+        if ok and not was_up:
+            self.event("scheduler_up", pid=self.procs["scheduler"].pid)
+        if self.liveness.failing_since is not None and not was_failing:
+            self.event("scheduler_not_heartbeating", pid=self.procs["scheduler"].pid)
+        elif ok is False and self.liveness.failing_for() >= LIVENESS_BOUND:
+            pid = self.kill_scheduler()
+            self.restarts += 1
+            self.event("kill", target="scheduler_unhealthy", pid=pid,
+                       failing_for=round(self.liveness.failing_for()))
+            q = self.start_service("scheduler", "scheduler")
+            self.event("restart", target="scheduler", pid=q.pid, why="liveness probe")
 
     def stop(self) -> None:
         for p in self.procs.values():
@@ -804,6 +851,8 @@ def main(argv: list[str] | None = None) -> int:
         s.stop_postgres()
         s.release_disk()
     result["kills"] = dict(s.kills)
+    result["scheduler_restarts_by_probe"] = s.restarts
+    result["scheduler_down_after_postgres"] = scheduler_down_after_postgres(s.events)
     result["soak_minutes"] = round(s.soak_seconds / 60, 1)
     result["drain_minutes"] = round(s.drain_seconds / 60, 1)
     result["services_minutes"] = round((now() - s.t0) / 60, 1)
@@ -835,7 +884,8 @@ def finish(s: Soak, result: dict) -> int:
     if fig["runs_unfinished"]:
         problems.append(f"runs still unfinished after the drain: {', '.join(fig['runs_unfinished'])}")
     for name, c in checks.items():
-        if c["missing"] and any(s.runs[r]["output"] == name and r not in fig["runs_failed"] for r in s.runs):
+        done = set(fig["runs_failed"]) | set(fig["runs_unfinished"])  # not succeeded: said above, or failed
+        if c["missing"] and any(s.runs[r]["output"] == name and r not in done for r in s.runs):
             problems.append(f"{name}: partitions never committed although a run succeeded: {', '.join(c['missing'])}")
     result["partitions_lost_or_wrong"] = lost
     result["problems"] = problems
@@ -844,6 +894,30 @@ def finish(s: Soak, result: dict) -> int:
     (s.work / "soak.md").write_text(render(result))
     print(render(result), flush=True)
     return 0 if result["ok"] else 1
+
+
+def scheduler_down_after_postgres(events: list[dict]) -> list[float | None]:
+    """Per PostgreSQL kill: seconds from the kill until a scheduler started again after it (by the liveness probe,
+    or after it exited) was up (its probe's first 200); 0 if the next fault came with the scheduler neither stopped
+    heartbeating nor started again (it went on); None if none came up before the soak ended."""
+    downs: list[float | None] = []
+    for i, e in enumerate(events):
+        if e["kind"] != "kill" or e.get("target") != "postgres":
+            continue
+        restarted = stalled = False
+        down = None
+        for f in events[i + 1:]:
+            restarted = restarted or (f["kind"] == "restart" and f.get("target") == "scheduler") or \
+                (f["kind"] == "service_exited" and f.get("service") == "scheduler")
+            stalled = stalled or f["kind"] == "scheduler_not_heartbeating"
+            if f["kind"] == "scheduler_up" and restarted:
+                down = round(f["t"] - e["t"])
+                break
+            if f["kind"] in ("kill", "fault") and f.get("target") != "scheduler_unhealthy" and not (restarted or stalled):
+                down = 0
+                break
+        downs.append(down)
+    return downs
 
 
 def not_drawn(kills: dict) -> list[str]:
@@ -867,6 +941,9 @@ def render(r: dict) -> str:
              f"| kill -9 PostgreSQL (restarted) / a Spark worker (restarted) / the disk of {DISK_OUTPUT} filled during "
              f"a chunk | {k.get('postgres', 0)} / {k.get('spark_worker', 0)} / {k.get('disk_full', 0)} |",
              f"| kinds of fault not drawn | {', '.join(not_drawn(k)) or 'none'} |",
+             f"| schedulers restarted by the liveness probe / the scheduler's downtime per PostgreSQL kill (s) | "
+             f"{r.get('scheduler_restarts_by_probe', '-')} / "
+             f"{', '.join('-' if d is None else str(d) for d in r.get('scheduler_down_after_postgres', [])) or '-'} |",
              f"| task retries (all tasks / replay_partitions) | {f['task_retries']} / {f['replay_task_retries']} |",
              f"| refusals at the lock / waits for an output's turn / for a driver left holding the lock | "
              f"{f['lock_refusals']} / {f.get('turn_waits', '-')} / {f.get('driver_waits', '-')} |",

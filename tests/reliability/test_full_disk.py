@@ -24,6 +24,8 @@ import pytest
 from chaos import fill, mount_tmpfs, unmount
 from decoded import digests
 from event_replay.io.commit import NoSpaceError
+from event_replay.history.progress import save_progress
+from event_replay.io.fs import fs_for
 from event_replay.io.lock import LOCK, output_lock
 from event_replay.pipeline import PartitionSpan
 from event_replay.range_replay import run_range
@@ -146,5 +148,22 @@ def test_a_disk_full_before_the_lock_is_taken_is_one_line():
             with output_lock(str(where / "out")):
                 pass
         assert os.listdir(where / "out") == []  # no lock (not even a half-created one), no draft
+    finally:
+        unmount(where)
+
+
+def test_a_disk_full_at_the_range_journal_is_one_line(source):
+    # The soak of 2026-11-28 12:20: the disk of own-1 filled during its chunk; the range journal (_range.json) could
+    # not be written and the run ended with "failed: OSError: [Errno 28]" and a traceback.
+    where = mount_tmpfs("1m")
+    if where is None:
+        pytest.skip("cannot mount a tmpfs here (needs root and a kernel that allows it)")
+    try:
+        out = where / "out"
+        out.mkdir()
+        cfg = parse_config(_cfg_dict(source, out))
+        fill(where)
+        with pytest.raises(NoSpaceError, match="while writing the range's journal .*_range.json"):
+            save_progress(fs_for(str(out)), str(out), cfg, REQUEST.to_dict(), None)
     finally:
         unmount(where)

@@ -142,3 +142,20 @@ def test_the_report_names_the_kinds_never_drawn():
              "disk_full": 0}
     assert soak.not_drawn(kills) == ["spark_worker", "disk_full"]
     assert soak.not_drawn({**kills, "spark_worker": 1, "disk_full": 1}) == []
+
+
+def test_the_schedulers_downtime_per_postgresql_kill():
+    soak = _soak_module()
+    events = [{"t": 10, "kind": "kill", "target": "postgres"},
+              {"t": 30, "kind": "fault_ended", "what": "postgres started again"},
+              {"t": 45, "kind": "scheduler_not_heartbeating"},
+              {"t": 140, "kind": "kill", "target": "scheduler_unhealthy"},
+              {"t": 141, "kind": "restart", "target": "scheduler"},
+              {"t": 200, "kind": "scheduler_up"},
+              {"t": 400, "kind": "kill", "target": "postgres"},  # the scheduler went on: no restart after it
+              {"t": 600, "kind": "kill", "target": "scheduler_group"},
+              {"t": 610, "kind": "restart", "target": "scheduler"},
+              {"t": 700, "kind": "scheduler_up"},
+              {"t": 800, "kind": "kill", "target": "postgres"},
+              {"t": 900, "kind": "service_exited", "service": "scheduler"}]  # up again after the soak's end
+    assert soak.scheduler_down_after_postgres(events) == [190, 0, None]

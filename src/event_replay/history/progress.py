@@ -8,6 +8,7 @@ import json
 import sys
 from typing import Any, Mapping
 
+from ..io.commit import NoSpaceError, no_space
 from ..io.fs import Fs
 from ..layout import RANGE_PROGRESS_FILE
 from ..semantics.config import JobConfig
@@ -44,9 +45,18 @@ def resume_point(fs: Fs, output: str, cfg: JobConfig, request: Mapping[str, Any]
 
 def save_progress(fs: Fs, output: str, cfg: JobConfig, request: Mapping[str, Any], committed: str | None) -> None:
     """Written after the partition's commit: a crash in between only replays that partition once more, which
-    gives the same outputs (its predecessor's state has not changed)."""
-    fs.write_text(f"{output}/{RANGE_PROGRESS_FILE}", json.dumps({"request": _progress_key(cfg, request),
-                                                                 "committed": committed}, indent=1) + "\n")
+    gives the same outputs (its predecessor's state has not changed). A full disk here is the full-disk line."""
+    path = f"{output}/{RANGE_PROGRESS_FILE}"
+    try:
+        fs.write_text(path, json.dumps({"request": _progress_key(cfg, request), "committed": committed},
+                                       indent=1) + "\n")
+    except Exception as exc:
+        # Seen in the soak of 2026-11-28 12:20 (the output's disk filled during a chunk): an OSError and a traceback.
+        if no_space(exc):
+            raise NoSpaceError(f"no space left on the device (or quota) of {output} while writing the range's "
+                               f"journal {path}: the partitions committed before are kept; free space and run "
+                               "again") from None
+        raise
 
 
 def clear_progress(fs: Fs, output: str) -> None:
