@@ -167,8 +167,7 @@ def main() -> int:
     w_start = time.monotonic()
     source = ph.run("read+quarantine", lambda: read_source(spark, cfg))
     result, _ = ph.run("engine.replay", lambda: engine.replay(spark, source.rows, cfg, source.splits, Clock.of_source(source),
-                                                              tick_partials=source.tick_partials,
-                                                              rows_at_most=source.clean_rows))
+                                                              tick_partials=source.tick_partials))
     for name in ("windows", "late_events", "watermarks"):
         print(f"  {name}: {plan_stats(getattr(result, name), name, explain_dir)}", flush=True)
     import shutil

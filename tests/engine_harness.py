@@ -44,10 +44,8 @@ def reference_outputs(result: ReplayResult, cfg: JobConfig) -> dict[str, list[tu
         [(c.replay_time, c.scope, c.split, c.watermark, c.idle) for c in result.watermarks], names)
 
 
-def engine_outputs(spark, rows, cfg: JobConfig, declared: Sequence[str] | None = None,
-                   rows_at_most: int | None = None) -> dict[str, list[tuple]]:
-    """The engine on the same rows, range and declared splits the reference model would use (`rows_at_most`: the
-    bound engine.replay is given, engine/small.py)."""
+def engine_outputs(spark, rows, cfg: JobConfig, declared: Sequence[str] | None = None) -> dict[str, list[tuple]]:
+    """The engine on the same rows, range and declared splits the reference model would use."""
     start, end, in_range = replay_range_of(list(rows), cfg)
     splits = declared_splits_of(in_range, cfg, declared)
     df = spark.createDataFrame(
@@ -60,7 +58,7 @@ def engine_outputs(spark, rows, cfg: JobConfig, declared: Sequence[str] | None =
         df = df.withColumn(WINDOWED, flag)
     if cfg.window.time != "event":
         df = df.withColumn("event_time", F.col("arrival_time"))
-    result, _ = engine.replay(spark, df, cfg, splits, Clock(start, end), rows_at_most=rows_at_most)
+    result, _ = engine.replay(spark, df, cfg, splits, Clock(start, end))
     try:
         names = list(cfg.aggregations)
         firings = [tuple(r) for r in result.windows.select(

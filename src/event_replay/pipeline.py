@@ -25,7 +25,6 @@ from .history.span import Span, cut_by_partition, stream_at_ends
 from .history.state import CarriedState, Manifest, require_declared_splits
 from .history.state_files import continued_state, stage_state
 from .io.commit import commit, discard_staging, new_staging
-from .io.files import parquet_file_rows
 from .io.fs import Fs, fs_for
 from .io.lock import held_output
 from .extension import refusal
@@ -274,8 +273,7 @@ def commits(spark, cfg: JobConfig, plan: Plan) -> Iterator[tuple[str | None, Wri
         # The engine hands back its end state (the Carry) computed: the write below only reads plain data.
         result, carry = engine.replay(spark, source.rows, cfg, source.splits, plan.clock(source),
                                       carried.carry if carried else None, clean_max_offsets=source.clean_max_offsets,
-                                      with_cause=plan.with_cause, tick_partials=source.tick_partials,
-                                      rows_at_most=_rows_at_most(spark, source, carried))
+                                      with_cause=plan.with_cause, tick_partials=source.tick_partials)
         fs.mkdirs(output)
         staged = plan.stage(spark, cfg, source, result, carry, carried, staging)
     except BaseException as exc:
@@ -285,13 +283,6 @@ def commits(spark, cfg: JobConfig, plan: Plan) -> Iterator[tuple[str | None, Wri
         engine.release(spark)
     plan.staged(staged, time.monotonic() - t0)
     yield from _commit_each(fs, output, staging, staged, plan.start)
-
-
-def _rows_at_most(spark, source: SourceData, carried: CarriedState | None) -> int:
-    """The rows the engine replays: the read's clean rows plus the carried ones, counted from the carried state's
-    Parquet footers (no Spark job)."""
-    carried_rows = carried.carry.rows if carried is not None else None
-    return source.clean_rows + (parquet_file_rows(spark, carried_rows.inputFiles()) if carried_rows is not None else 0)
 
 
 def _commit_each(fs: Fs, output: str, staging: str, staged: list[Commit], start: int):

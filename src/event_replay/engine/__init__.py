@@ -8,7 +8,6 @@ from pyspark.sql import functions as F
 from .carry import Carry, last_offsets_after
 from .contract import NEG_INF, EngineResult
 from .processing_time import replay as processing_time_replay
-from .small import is_small
 from .timeline import TimelineCarry, compute_timeline_carried
 from .windows import carried_rows, compute_windows_with_elements, windows_partitions
 from .windowed import windowed_only
@@ -23,8 +22,8 @@ if TYPE_CHECKING:
 
 def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: Sequence[str], clock,
            carried: "Carry | None" = None, *, clean_max_offsets: dict[str, int] | None = None,
-           with_cause: bool = False, tick_partials: "TickPartials | None" = None,
-           rows_at_most: int | None = None) -> tuple["EngineResult", "Carry | None"]:
+           with_cause: bool = False,
+           tick_partials: "TickPartials | None" = None) -> tuple["EngineResult", "Carry | None"]:
     """Replay clean rows (cut to [clock.start_ms, clock.end_ms)) over the declared splits, continuing from the state
     `carried` from the previous range (None: the history starts here). Returns the range's outputs and the Carry the
     next range continues from, computed here when the clock has an id (its state is kept), else None (a replay that
@@ -33,9 +32,7 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     `clock`: the replay clock's range, `start_ms`, `end_ms` and `id` (history/partitions.py: a Clock of a whole
     source, a partition or a span of them, history/span.py; the id is None when no state is kept). `with_cause`: the firings say
     which row caused each late firing). `clean_max_offsets`: the read's highest clean offset per split, for the
-    state. `tick_partials`: the rows' per-(split, tick) event times if the read took them (io/read_order.py).
-    `rows_at_most`: a bound on the rows and the carried rows together, if known: a small range (small.py)
-    materialises nothing."""
+    state. `tick_partials`: the rows' per-(split, tick) event times if the read took them (io/read_order.py)."""
     fixed_plans(spark)
     if cfg.window.time == "processing":  # windows on the replay clock, no timeline (processing_time.py)
         return processing_time_replay(rows, cfg, splits, clock, carried, clean_max_offsets, with_cause)
@@ -56,16 +53,14 @@ def replay(spark: "SparkSession", rows: "DataFrame", cfg: "JobConfig", splits: S
     window_rows, carried_rows_in = tl_rows, None
     if carried is not None:
         carried_rows_in = carried.rows
-        window_rows = carried.rows.select(*tl_rows.columns).unionByName(tl_rows)
-        if not is_small(rows_at_most):  # read by several plans; a small range's are scanned again instead
-            window_rows = _materialise(window_rows)
+        window_rows = _materialise(carried.rows.select(*tl_rows.columns).unionByName(tl_rows))
     w0 = carried.stream_watermark if carried is not None else NEG_INF
     firings, late_rows, elems = compute_windows_with_elements(
         window_rows, stream_values, cfg, new_from_ms=clock.start_ms if carried is not None else None,
         carried_wm=w0 if carried is not None else None,
         fire_lookup=lookup_for(spark, timeline, cfg.window, carried_rows_in),
         partitions=windows_partitions(spark, cfg),
-        with_cause=with_cause, rows_at_most=rows_at_most)
+        with_cause=with_cause)
     result = EngineResult(windows=firings, late_events=late_rows, watermarks=timeline.watermarks,
                           watermarks_from_driver=timeline.watermarks_from_driver)
     if clock.id is None:

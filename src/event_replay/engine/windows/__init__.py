@@ -67,7 +67,7 @@ def compute_windows(rows: DataFrame, stream_values: DataFrame, cfg: JobConfig, *
 def compute_windows_with_elements(rows: DataFrame, stream_values: DataFrame, cfg: JobConfig, *,
                                   new_from_ms: int | None = None, carried_wm: int | None = None,
                                   fire_lookup=None, partitions: int | None = None,
-                                  with_cause: bool = False, rows_at_most: int | None = None):
+                                  with_cause: bool = False):
     """compute_windows, plus the elements (window bounds per row: split, offset, __we) for the carried state.
 
     `fire_lookup`: the driver's lookup of the timer firings (fire_lookup.lookup_for: the stream's values searched
@@ -76,7 +76,7 @@ def compute_windows_with_elements(rows: DataFrame, stream_values: DataFrame, cfg
     `partitions`: the firings come out hash-partitioned by key into that many partitions (the
     windows output's files), so that writing them needs no second shuffle. `with_cause`: the firings also have
     CAUSE_ARRIVAL, the arrival time of the row that caused a `late_row` firing (what a range replay needs to
-    tell which partition emitted it, history/span.py). `rows_at_most`: a bound on `rows`, if known (small.py)."""
+    tell which partition emitted it, history/span.py)."""
     input_cols = [c for c in rows.columns if c != "wm_before"]
     queries = None
     if cfg.window.type == "session":
@@ -86,7 +86,7 @@ def compute_windows_with_elements(rows: DataFrame, stream_values: DataFrame, cfg
         by_key = elems if partitions is None else elems.repartition(partitions, "key")
         firings = firings_with_aggregates(by_key, ["key", WID_SPLIT, WID_OFFSET], [POS], cfg.aggregations)
     else:
-        fixed = FixedRows(rows, cfg, input_cols, rows_at_most)
+        fixed = FixedRows(rows, cfg, input_cols)
         elems, late = fixed.accepted, fixed.late_rows
         firings = fixed_firings(fixed, input_cols, cfg.aggregations, partitions)
         queries = fixed_queries(rows, cfg) if fire_lookup is None else None

@@ -32,7 +32,6 @@ from pyspark.sql import functions as F
 from ...semantics.config import JobConfig
 from ...semantics.model import FIRE_LATE_ROW
 from ..elements import ORDER, PENDING, POS, WE, WS, cleanup, firings_with_aggregates
-from ..small import is_small
 from .fixed_assign import assign, first_max_ts, last_end, max_timestamps, windows_per_row
 from .fixed_walk import walked_firings
 from .merge import Combine, combiners
@@ -46,21 +45,17 @@ _WID = ["key", WS, WE]
 class FixedRows:
     """The rows of tumbling/sliding/cumulate windows sorted into early elements, late-accepted elements and late rows."""
 
-    def __init__(self, rows: DataFrame, cfg: JobConfig, input_cols: list[str], rows_at_most: int | None = None):
-        """`rows_at_most`: a bound on the rows, if known; a small range (small.py) keeps no rows behind."""
+    def __init__(self, rows: DataFrame, cfg: JobConfig, input_cols: list[str]):
         w, wm = cfg.window, F.col("wm_before")
         lateness = w.allowed_lateness_ms
         self.keyless = cfg.source.keyless  # every key null: a join on the key must be null-safe
         self.early = assign(rows, w).where(wm < F.col(WE) - F.lit(1))
-        behind = rows.where(wm >= first_max_ts(w))
-        if is_small(rows_at_most):  # scanned again by each reader: cheaper than the job that would keep them
-            self.behind, self.late_bound = behind, rows_at_most * windows_per_row(w)
-        else:
-            # Not early in some window: late rows and late-accepted ones (few), computed once; their count comes
-            # with that job (an observation, no job of its own) and bounds the late-accepted elements.
-            seen = Observation("behind")
-            self.behind = behind.observe(seen, F.count(F.lit(1)).alias("n")).localCheckpoint(eager=True)
-            self.late_bound = seen.get["n"] * windows_per_row(w)
+        # Not early in some window: late rows and late-accepted ones (few), computed once; their count comes with
+        # that job (an observation, no job of its own) and bounds the late-accepted elements.
+        seen = Observation("behind")
+        self.behind = (rows.where(wm >= first_max_ts(w)).observe(seen, F.count(F.lit(1)).alias("n"))
+                       .localCheckpoint(eager=True))
+        self.late_bound = seen.get["n"] * windows_per_row(w)
         last_max_ts = last_end(w) - F.lit(1)
         # A row is late iff its latest window (the largest max timestamp) is dropped: cleanup grows with the end.
         self.late_rows = (self.behind.where(wm >= cleanup(last_max_ts, lateness))
