@@ -1,6 +1,7 @@
 """One day partition, whole process: `replay run --partition D --first` against a naive Spark job on the same folder.
 
     python bench/partition_day.py [--rows-per-day 5000] [--reps 3] [--out-dir bench/out/day] [--old-tree DIR]
+                                  [--continued]
 
 Both are fresh processes timed from start to exit (JVM start-up, session, read, work, write), interleaved per
 repetition; the median is reported with CPU seconds of each process tree. The naive job is bench/run.py's
@@ -26,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 from run import run_measured  # noqa: E402
 
-DAY = "2024-01-01"
+FIRST_DAY = "2024-01-01"
 
 
 def timed(cmd: list[str], env: dict | None = None) -> dict:
@@ -49,19 +50,27 @@ def main() -> int:
     ap.add_argument("--out-dir", default=str(ROOT / "bench" / "out" / "day"))
     ap.add_argument("--old-tree", type=Path, default=None)
     ap.add_argument("--driver-memory", default="1g")
+    ap.add_argument("--continued", action="store_true", help="replay the second day, continuing the first's state")
     args = ap.parse_args()
+    day = "2024-01-02" if args.continued else FIRST_DAY
     out = Path(args.out_dir)
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     py = sys.executable
-    subprocess.run([py, "-m", "event_replay.samples.days", "--out", str(out / "log"), "--days", "1",
+    subprocess.run([py, "-m", "event_replay.samples.days", "--out", str(out / "log"), "--days", "2" if args.continued else "1",
                     "--rows-per-day", str(args.rows_per_day)], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
     cfg = yaml.safe_load((ROOT / "jobs" / "configs" / "demo_partitioned.yaml").read_text())
     cfg["source"]["path"] = str(out / "log")
     cfg["output"]["path"] = str(out / "replay")
     (out / "replay.yaml").write_text(yaml.safe_dump(cfg))
-    naive_cfg = {**cfg, "source": {**cfg["source"], "path": str(out / "log" / f"dt={DAY}")}}
+    naive_cfg = {**cfg, "source": {**cfg["source"], "path": str(out / "log" / f"dt={day}")}}
     (out / "naive.yaml").write_text(yaml.safe_dump(naive_cfg))
+    replay_cmd = [py, "-c", "import sys; from event_replay.cli import main; sys.exit(main())", "run",
+                  "--config", str(out / "replay.yaml"), "--master", "local[*]",
+                  "--conf", f"spark.driver.memory={args.driver_memory}"]
+    if args.continued:  # the first day's outputs and state, restored before each timed run
+        timed([*replay_cmd, "--partition", FIRST_DAY, "--first"], env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+        shutil.copytree(out / "replay", out / "after-first-day")
     trees = {"replay": ROOT} if args.old_tree is None else {"old": args.old_tree.resolve(), "replay": ROOT}
     runs: dict[str, list[dict]] = {name: [] for name in (*trees, "naive")}
     for rep in range(args.reps):
@@ -69,9 +78,9 @@ def main() -> int:
             events = out / f"events-{name}-{rep}"
             events.mkdir()
             shutil.rmtree(out / "replay", ignore_errors=True)
-            r = timed([py, "-c", "import sys; from event_replay.cli import main; sys.exit(main())", "run",
-                       "--config", str(out / "replay.yaml"), "--partition", DAY, "--first", "--master", "local[*]",
-                       "--conf", f"spark.driver.memory={args.driver_memory}",
+            if args.continued:
+                shutil.copytree(out / "after-first-day", out / "replay")
+            r = timed([*replay_cmd, "--partition", day, *([] if args.continued else ["--first"]),
                        "--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir={events}",
                        "--conf", "spark.eventLog.compress=false"], env={**os.environ, "PYTHONPATH": str(tree / "src")})
             r["spark_jobs"] = spark_jobs(events)

@@ -20,7 +20,7 @@ from ..layout import DATASETS
 from ..semantics.config import JobConfig
 from ..spark import local_frame
 from .commit import stage_and_commit
-from .driver_parquet import written_by_driver
+from .driver_parquet import MAX_TS_MS, MIN_TS_MS, written_by_driver
 from .failpoints import failpoint
 from .files import parquet_rows
 from .fs import fs_for, hadoop_fs
@@ -30,15 +30,14 @@ from .source import SourceData
 OUTPUT_FILES = 1  # files per dataset (but windows: output.windows_files): fixed, so that the output does not
 # depend on cores or partitions
 
-# Timestamps Spark can hold (0001-01-01 .. 9999-12-31): -inf/+inf watermarks have no timestamp (null), so every
-# watermark column has its exact long next to it (`*_ms`): a firing at +inf (every split idle, a side input
-# declared) has fire_watermark_ms = 2^63-1, an end-of-input flush a null one (docs/semantics.md, "Outputs").
-_MIN_TS_MS = -62_135_596_800_000
-_MAX_TS_MS = 253_402_300_799_999
+# Timestamps Spark can hold (driver_parquet.py MIN_TS_MS .. MAX_TS_MS): -inf/+inf watermarks have no timestamp
+# (null), so every watermark column has its exact long next to it (`*_ms`): a firing at +inf (every split idle, a
+# side input declared) has fire_watermark_ms = 2^63-1, an end-of-input flush a null one (docs/semantics.md,
+# "Outputs").
 
 
 def ms_to_timestamp(col: Column) -> Column:
-    return F.when(col.between(_MIN_TS_MS, _MAX_TS_MS), F.timestamp_millis(col))
+    return F.when(col.between(MIN_TS_MS, MAX_TS_MS), F.timestamp_millis(col))
 
 
 @dataclass
@@ -118,6 +117,12 @@ def watermarks_output(watermarks: DataFrame, keep: Sequence[str] = ()) -> tuple[
     order = [F.col("replay_time_ms"), F.col("scope"), F.col("split").asc_nulls_first(),
              F.col("idle"), F.col("watermark_ms").asc_nulls_last()]
     return out, order
+
+
+# The watermarks as the driver writes them when it holds them (driver_parquet.py): the same order, and each
+# timestamp from its `*_ms` column (watermarks_output).
+WATERMARKS_DRIVER_ORDER = ["replay_time_ms", "scope", "split", "idle", ("watermark_ms", "nulls_last")]
+WATERMARKS_MS_OF = {"replay_time": "replay_time_ms", "watermark": "watermark_ms"}
 
 
 def write_dataset(df: DataFrame, order: list, path: str, files: int = OUTPUT_FILES, spread_by: str | None = None,
@@ -201,6 +206,9 @@ def stage_datasets(spark: SparkSession, cfg: JobConfig, source: SourceData, firi
 
     def write(name: str) -> None:
         df, order, files, spread_by, shape = specs[name]
+        if name == "watermarks" and not folders and written_by_driver(
+                df, WATERMARKS_DRIVER_ORDER, f"{staging}/{name}", ms_of=WATERMARKS_MS_OF):
+            return  # a day's watermarks, held by the driver: no Spark job
         write_dataset(df, order, f"{staging}/{name}", files, spread_by, folders, shape,
                       gather_narrow=name == "watermarks" and watermarks_from_driver)
 
