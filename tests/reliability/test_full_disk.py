@@ -30,6 +30,7 @@ from event_replay.io.lock import LOCK, output_lock
 from event_replay.pipeline import PartitionSpan
 from event_replay.range_replay import run_range
 from event_replay.semantics.config import parse_config
+from event_replay.orchestration.failures import is_progress
 
 pytestmark = pytest.mark.spark
 DAYS = ["2024-01-01", "2024-01-02"]
@@ -107,7 +108,7 @@ def test_replay_run_says_it_in_one_line(source, tmp_path):
     assert proc.returncode == 1, proc.stderr[-4000:]
     assert "Traceback" not in proc.stderr, proc.stderr[-4000:]
     # Its one line, after the line saying where the history starts (pipeline.py's progress).
-    ours = [line for line in proc.stderr.splitlines() if line.startswith("replay:") and "history" not in line]
+    ours = [line for line in proc.stderr.splitlines() if line.startswith("replay:") and not is_progress(line)]
     assert len(ours) == 1 and ours[0].startswith("replay: failed: no space left on the device"), proc.stderr[-4000:]
     assert sorted(os.listdir(out)) in ([], ["_range.json"])  # nothing committed, no staging, no lock
 

@@ -38,6 +38,11 @@ _PROGRESS = re.compile(r"^replay: (\S+ (continues the carried state of|starts a 
                        r"\S+\.\.\S+ replayed as one span|resuming )")
 
 
+def is_progress(line: str) -> bool:
+    """Whether a `replay:` line is what a run says as it goes (never a failure's line)."""
+    return bool(_PROGRESS.match(line))
+
+
 class Failed(SystemExit):
     """Ends a task as failed after its cause was logged (module doc); `reason` is that line."""
 
@@ -121,7 +126,7 @@ def _cause(lines: Sequence[str], fallback: str) -> str:
     stripped = [ln.strip() for ln in lines if ln.strip()]
     said = [i for i, ln in enumerate(stripped)
             if ln.startswith(("replay:", "replay quality:")) and ln not in _GENERIC and "SIGTERM" not in ln
-            and not _PROGRESS.match(ln)]
+            and not is_progress(ln)]
     final = [i for i in said if any(w in stripped[i] for w in _FINAL_WORDS)]
     raised = [i for i, ln in enumerate(stripped) if _EXCEPTION.match(ln)]
     if final:
