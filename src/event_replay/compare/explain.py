@@ -16,6 +16,7 @@ from pyspark.sql import functions as F
 
 from ..quality.prepare import count_star_column
 from ..semantics.config import JobConfig
+from .checkpoint import on_disk
 from .evidence import fired_by, idle_evidence, idle_spans, late_evidence, late_match_evidence
 from .hints import hint_frames, hints, hints_from
 from .matching import WINDOW_ID
@@ -65,7 +66,7 @@ def explain(spark: SparkSession, cfg: JobConfig, classified: DataFrame, replay_l
     source = _source_rows(spark, cfg, ev, source_bounds) if use_source and cnt is not None else None
     ev = with_missing_split(ev, source, cnt or "")
     ev = ev.withColumn("explanation", explanation(cfg, aggs, cnt, has, late_match is not None))
-    ev = ev.localCheckpoint(eager=False)
+    ev = on_disk(ev)
     if defer_hints:
         return Explained(windows=ev, hints=[], count_agg=cnt, hint_frames=hint_frames(ev, aggs, cnt, late_match))
     return Explained(windows=ev, hints=hints(ev, cfg, aggs, cnt, has, late_match), count_agg=cnt)

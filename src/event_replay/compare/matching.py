@@ -80,6 +80,9 @@ def _order(has: frozenset[str], aggs: Sequence[str]) -> list[Column]:
 def match_windows(replay: DataFrame, live: DataFrame, rules: Sequence[Rule], has: frozenset[str],
                   keeps_updates: bool) -> DataFrame:
     aggs = [r.aggregate for r in rules]
+    # Each side cut by window once (one shuffle, one scan: its exchange is reused by every branch that reads it):
+    # every aggregate and join below is keyed by the window (and more), so it needs no shuffle of its own.
+    replay, live = replay.repartition(*WINDOW_ID), live.repartition(*WINDOW_ID)
     rw = replay_windows(replay, aggs)
     versions = live_versions(live, aggs)
     if keeps_updates:

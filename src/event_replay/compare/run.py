@@ -24,6 +24,7 @@ from .. import engine
 from ..layout import COMPARE_FOLDER
 from ..quality.prepare import read_outputs
 from ..semantics.config import JobConfig, settings_in_words
+from .checkpoint import freed, on_disk
 from .classify import classify_late, classify_windows, partition_count_frames, partition_rows, totals
 from .diagnosis import diagnose, with_causes
 from .diagnosis_evidence import evidence_frames, evidence_from
@@ -59,8 +60,11 @@ def default_out_dir(cfg: JobConfig) -> str:
 
 def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: CompareOptions | None = None
             ) -> dict[str, Any]:
+    with freed():  # the comparison's checkpoints (checkpoint.py) go when it ends: later steps share the session
+        return _compare(spark, cfg, spec, options or CompareOptions())
 
-    options = options or CompareOptions()
+
+def _compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: CompareOptions) -> dict[str, Any]:
     engine.fixed_plans(spark)  # the replay's plans: no re-planning at run time, a Spark job per stage (BENCHMARKS.md)
     t0 = time.monotonic()
     phases: dict[str, float] = {}
@@ -79,12 +83,10 @@ def compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compar
                           options.float_tolerance)
         matched = match_windows(replay.firings, live.firings, rules, live.has, spec.keeps_updates)
         # Checkpointed when first computed: by the job that gathers the counts below, which every later query reads
-        windows = classify_windows(matched, live.aggregates, options.scope, spec.keeps_updates) \
-            .localCheckpoint(eager=False)
+        windows = on_disk(classify_windows(matched, live.aggregates, options.scope, spec.keeps_updates))
         late = None
         if live.late is not None:
-            late = classify_late(match_late(replay.late, live.late, live.late_identity), options.scope) \
-                .localCheckpoint(eager=False)
+            late = on_disk(classify_late(match_late(replay.late, live.late, live.late_identity), options.scope))
         per_partition, bounds = _counts(cfg, windows, late, live.aggregates, options)
         phase("match and classify")
         for r in per_partition:

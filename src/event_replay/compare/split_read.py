@@ -14,6 +14,7 @@ from ..io.parquet_footer import read_parquet
 from ..quality.prepare import to_ms
 from ..semantics.config import JobConfig
 from .evidence import with_windows
+from .checkpoint import on_disk
 from .matching import WINDOW_ID
 
 NEVER_READ_SHARE = 0.9  # of the windows with rows of the split that lack rows, those that lack exactly its rows
@@ -84,7 +85,7 @@ def with_missing_split(ev: DataFrame, source: DataFrame | None, cnt: str) -> Dat
     cands = F.transform(F.filter(F.map_entries(F.col("source_rows_by_split")), lambda e: e["value"] == lacking),
                         lambda e: e["key"])
     # checkpointed when first computed: by the job below, which the explained windows then read
-    ev = ev.withColumn("_cands", cands).localCheckpoint(eager=False)
+    ev = on_disk(ev.withColumn("_cands", cands))
     best = (ev.select(F.explode("_cands").alias("s")).groupBy("s").count()
             .orderBy(F.col("count").desc(), "s").first())
     if best is not None and best["count"] >= 2:  # one split lacking across windows: only it is named

@@ -20,6 +20,7 @@ from pyspark.sql import functions as F
 from ..semantics.config import JobConfig
 from ..semantics.durations import NEG_INF, POS_INF
 from ..spark_jobs import first_rows
+from .checkpoint import on_disk
 from .matching import WINDOW_ID
 
 SAMPLE = 2000  # distinct live fire watermarks tried (each against the split values within REACH of it)
@@ -77,7 +78,7 @@ def shift_frames(windows: DataFrame, live: DataFrame, watermarks: DataFrame, cfg
     # checkpointed when first computed (by the job that gathers the figures): every figure below and the silences
     # read it (a join with the live firings, read once)
     firsts = both.select(*WINDOW_ID, "replay_first_watermark_ms").join(_first_live(live), WINDOW_ID) \
-        .localCheckpoint(eager=False)
+        .transform(on_disk)
     same = F.col("replay_first_watermark_ms") == F.col("live_first_watermark_ms")
     reach = max(MIN_REACH_MS, 4 * cfg.watermark.max_out_of_orderness_ms)
     frames = {"shift_pairs": firsts.agg(F.count(F.lit(1)).alias("pairs"), F.sum(same.cast("long")).alias("same")),
