@@ -22,6 +22,7 @@ from functools import reduce
 from pathlib import Path
 from typing import Any, Sequence
 
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
@@ -54,9 +55,10 @@ class AgainstLive:
     def _load(self, types) -> LiveOutput:
         if self.live is None:
             live = read_live(self.spark, self.spec, self.cfg, types)
-            live.firings = live.firings.localCheckpoint(eager=True)
+            # On disk only: a heap-held checkpoint is unrolled as row objects (compare/checkpoint.py's reason).
+            live.firings = live.firings.localCheckpoint(eager=True, storageLevel=StorageLevel.DISK_ONLY)
             if live.late is not None:
-                live.late = live.late.localCheckpoint(eager=True)
+                live.late = live.late.localCheckpoint(eager=True, storageLevel=StorageLevel.DISK_ONLY)
             self.live = live
         return self.live
 

@@ -24,8 +24,10 @@ from typing import Any, Callable, Protocol, Sequence
 import matplotlib
 import matplotlib.pyplot as plt
 import pandas as pd
+from pyspark import StorageLevel
 
 from .. import engine
+from ..compare.checkpoint import on_disk
 from ..io.scratch import scratch_space
 from ..layout import TUNING_FOLDER, TUNING_JSON_FILE, TUNING_PLOT_FILE
 from ..local_folder import replace_folder
@@ -81,14 +83,16 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
             clock = whole.clock(source)
             # Materialised once for every variant (and independent of the session's Dataset cache, which
             # engine.release clears after each chunk of variants).
-            rows = source.rows.localCheckpoint(eager=True)
+            # On disk only, as the comparison's checkpoints (compare/checkpoint.py: at 10M rows a heap-held one
+            # is unrolled as row objects until the heap is full).
+            rows = source.rows.localCheckpoint(eager=True, storageLevel=StorageLevel.DISK_ONLY)
             keyed = keyed_replay(spark, rows, [vcfg for _, vcfg in variants], source.splits, clock,
                                  source.tick_partials)
             if keyed is not None:
                 # Read by the figures and by the hook: computed once, and kept outside the session's cache
                 # (engine.release clears it after the figures).
-                keyed.windows = keyed.windows.localCheckpoint(eager=False)
-                keyed.late_events = keyed.late_events.localCheckpoint(eager=False)
+                keyed.windows = on_disk(keyed.windows)
+                keyed.late_events = on_disk(keyed.late_events)
 
             numbered = list(enumerate(variants))  # variant i: the keyed pass's number too
             # The keyed pass's figures are one plan whatever the number of variants: one chunk. Replayed one by
