@@ -30,6 +30,15 @@ def test_on_disk_is_lazy_stored_on_disk_only_with_the_same_rows(spark):
     assert cp.groupBy("k").count().count() == 6  # read again from its blocks
 
 
+def test_on_disk_eager_is_computed_at_once_on_disk_only(spark):
+    with counted(spark, "checkpoint") as jobs:
+        cp = on_disk(spark.range(3000).selectExpr("id % 5 AS k"), eager=True)
+    assert jobs.jobs > 0  # computed now, before anything reads it
+    memory, disk = _persisted(spark)[_rdd_id(cp)]
+    assert memory == 0 and disk > 0
+    assert cp.count() == 3000
+
+
 def test_freed_unpersists_what_was_checkpointed_in_it(spark):
     outside = on_disk(spark.range(10))  # no block open: kept, as before
     outside.count()

@@ -20,9 +20,9 @@ from pyspark.sql import DataFrame
 _open = threading.local()  # per thread, the checkpointed RDDs of each open `freed` block (innermost last)
 
 
-def on_disk(df: DataFrame) -> DataFrame:
-    """`df` checkpointed lazily on local disk (module doc)."""
-    out = df.localCheckpoint(eager=False, storageLevel=StorageLevel.DISK_ONLY)
+def on_disk(df: DataFrame, eager: bool = False) -> DataFrame:
+    """`df` checkpointed on local disk (module doc): lazily, or now with `eager`."""
+    out = df.localCheckpoint(eager=eager, storageLevel=StorageLevel.DISK_ONLY)
     scopes = getattr(_open, "scopes", None)
     if scopes:
         scopes[-1].append(out._jdf.queryExecution().logical().rdd())  # the LogicalRDD's checkpointed RDD

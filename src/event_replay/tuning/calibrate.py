@@ -22,10 +22,10 @@ from functools import reduce
 from pathlib import Path
 from typing import Any, Sequence
 
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from ..compare.checkpoint import on_disk
 from ..compare.classify import classify_late, classify_windows
 from ..compare.live import LiveOutput, read_live
 from ..compare.live_spec import LiveSpec
@@ -56,9 +56,9 @@ class AgainstLive:
         if self.live is None:
             live = read_live(self.spark, self.spec, self.cfg, types)
             # On disk only: a heap-held checkpoint is unrolled as row objects (compare/checkpoint.py's reason).
-            live.firings = live.firings.localCheckpoint(eager=True, storageLevel=StorageLevel.DISK_ONLY)
+            live.firings = on_disk(live.firings, eager=True)
             if live.late is not None:
-                live.late = live.late.localCheckpoint(eager=True, storageLevel=StorageLevel.DISK_ONLY)
+                live.late = on_disk(live.late, eager=True)
             self.live = live
         return self.live
 

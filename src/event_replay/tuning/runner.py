@@ -24,7 +24,6 @@ from typing import Any, Callable, Protocol, Sequence
 import matplotlib
 import matplotlib.pyplot as plt
 import pandas as pd
-from pyspark import StorageLevel
 
 from .. import engine
 from ..compare.checkpoint import on_disk
@@ -85,7 +84,7 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
             # engine.release clears after each chunk of variants).
             # On disk only, as the comparison's checkpoints (compare/checkpoint.py: at 10M rows a heap-held one
             # is unrolled as row objects until the heap is full).
-            rows = source.rows.localCheckpoint(eager=True, storageLevel=StorageLevel.DISK_ONLY)
+            rows = on_disk(source.rows, eager=True)
             keyed = keyed_replay(spark, rows, [vcfg for _, vcfg in variants], source.splits, clock,
                                  source.tick_partials)
             if keyed is not None:
