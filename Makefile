@@ -35,11 +35,9 @@ DEMO_CALIBRATE ?= 1
 comma := ,
 DEMO_CALIBRATION := $(if $(DEMO_CALIBRATE),$(comma) "calibrate_max_out_of_orderness": "500ms$(comma)1s"$(comma) "calibrate_idle_timeout": "5s$(comma)30s")
 DEMO_CONF ?= {"config": "jobs/configs/demo_partitioned.yaml", "start_date": "$(DEMO_START)", "end_date": "$(DEMO_END)", "dq_warn_only": false, $(DEMO_LIVE)$(DEMO_CALIBRATION)}
-# The demo's Spark jobs are short (seconds of work on a few thousand rows, most of it Spark's per-job overhead): their
-# driver JVM compiles with C1 only and collects with the serial GC (C2's and G1's threads cost more CPU than they
-# save in a minute-long JVM on 2 cores), without the Spark UI. Results do not depend on it; a REPLAY_SPARK_CONF of
-# your own replaces it (BENCHMARKS.md has the figures).
-DEMO_SPARK_CONF ?= {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC", "spark.ui.enabled": "false"}
+# The demo's Spark jobs run without the Spark UI (their driver JVMs' compiler and collector are chosen by the input's
+# size, for every job: src/event_replay/driver_jvm.py). A REPLAY_SPARK_CONF of your own replaces it.
+DEMO_SPARK_CONF ?= {"spark.ui.enabled": "false"}
 # The LocalExecutor starts [core] parallelism worker processes at once (Airflow's default 32, ~1.8 GB): one per core
 # here (at least 2); the replay_spark pool still runs REPLAY_SPARK_SLOTS Spark jobs at a time.
 AIRFLOW_PARALLELISM ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ "$$n" -lt 2 ] && n=2; echo $$n)
@@ -53,15 +51,20 @@ AIRFLOW_ENV = AIRFLOW_HOME=$(AIRFLOW_HOME_DIR) AIRFLOW__CORE__DAGS_FOLDER=$(CURD
 export UV_PYTHON_DOWNLOADS := never
 export PATH := $(TOOLS)/bin:$(PATH)
 
-.PHONY: install jvm test test-all test-slow test-integration soak tune demo demo-live airflow airflow-init bench clean distclean check-python check-java sync data-docs-assets
+.PHONY: install jvm class-archive test test-all test-slow test-integration soak tune demo demo-live airflow airflow-init bench clean distclean check-python check-java sync data-docs-assets
 
-install: check-python check-java sync jvm
+install: check-python check-java sync jvm class-archive
 
 # The engine's Spark extension (jvm/src: the offset check's read-order pass, the session walk), compiled against
 # the venv's pyspark into src/event_replay/jvm/; rebuilt only when a source or pyspark changed. Without javac it is
 # skipped with a note: replays then sort every split to check offsets (same results, slower) and refuse session windows.
 jvm: sync
 	@bash jvm/build.sh $(VENV)/bin/python
+
+# The driver JVMs' class archive (src/event_replay/class_archive.py): Spark's classes dumped by a small replay once,
+# mapped by every later driver (about 2 s less per start); built when missing (about 20 s), kept in .venv.
+class-archive: sync jvm
+	@$(VENV)/bin/python -m event_replay.class_archive
 
 check-python:
 	@if [ -z "$(PYTHON)" ]; then echo "error: Python 3.11 is required (python3.11 not found on PATH)" >&2; exit 1; fi

@@ -13,9 +13,12 @@ change of machine load hits all modes alike. Per run it records:
   Flink MiniCluster's JVM), and of the largest Python worker (pyspark daemon) if any.
 Modes:
 - replay: the exact replay, in-process through `event_replay.job.run_replay` (what `replay run` calls) on a
-  session from `event_replay.spark.build_session` (what `replay run` builds) with --master and --driver-memory;
+  session from `event_replay.spark.build_session` (what `replay run` builds) with --master and --driver-memory, and
+  the driver JVM `replay run` starts for this input (event_replay/driver_jvm.py: the class archive, the quick
+  compiler for a small input);
 - naive:  the same tumbling windows and aggregates as a plain Spark groupBy(key, window(event_time)), ignoring
-  watermarks, lateness and idleness, written to Parquet;
+  watermarks, lateness and idleness, written to Parquet, on the driver JVM a plain Spark job gets (`worker --jvm
+  plain`, the default of every mode but replay: the JDK's own class archive and compiler);
 - flink:  the Flink 2.3 job (bench/flink: FileSource -> Flink's watermark generators/idleness/multiplexer on the
   replay clock -> keyed windows with allowed lateness and late side output, the config's aggregates incrementally
   over the value's type) on the same rows, from the events file bench/flink/prepare.py makes (made once per log and
@@ -141,21 +144,38 @@ def run_measured(cmd: list[str], *, cwd: Path = ROOT, timeout: float = 3600, env
 
 # -- workers (run in the child process) -------------------------------------------------------------
 
-def _session(args):
+def _session(args, cfg):
     from event_replay.spark import build_session
     # "default": what `replay run` would use (build_session sizes a local driver itself).
     conf = {} if args.driver_memory == "default" else {"spark.driver.memory": args.driver_memory}
     if args.event_log:
         Path(args.event_log).mkdir(parents=True, exist_ok=True)
         conf.update({"spark.eventLog.enabled": "true", "spark.eventLog.dir": str(Path(args.event_log).resolve())})
-    return build_session(master=args.master, app_name=f"bench-{args.mode}", conf=conf)
+    return build_session(master=args.master, app_name=f"bench-{args.mode}", conf={**conf, **jvm_conf(args.jvm)},
+                         input_bytes=_input_bytes(args.jvm, cfg))
+
+
+def jvm_conf(jvm: str) -> dict[str, str]:
+    """`plain`: the driver JVM a plain Spark job gets (the JDK's own class archive, its default compiler), not
+    the project's start-up (event_replay/driver_jvm.py: its class archive, the quick compiler for a small input),
+    which `product` gives, as `replay run` does."""
+    if jvm == "product":
+        return {}
+    from event_replay.class_archive import java_binary
+    jdk_archive = Path(java_binary()).parents[1] / "lib" / "server" / "classes.jsa"
+    return {"spark.driver.extraJavaOptions": f"-XX:SharedArchiveFile={jdk_archive}"}
+
+
+def _input_bytes(jvm: str, cfg) -> int | None:
+    from event_replay.io.files import input_bytes
+    return input_bytes(cfg.source.path) if jvm == "product" else None
 
 
 def worker(args) -> int:
     from event_replay.semantics.config import load_config
     cfg = load_config(args.config)
     t0 = time.monotonic()
-    spark = _session(args)
+    spark = _session(args, cfg)
     t1 = time.monotonic()
     cpu1 = tree_cpu(os.getpid())  # after start-up: the job's own CPU is the difference
     info: dict = {}
@@ -447,7 +467,11 @@ def main(argv=None) -> int:
         ap.add_argument("--driver-memory", default="4g")
         ap.add_argument("--out", required=True)
         ap.add_argument("--event-log", default=None)
-        return worker(ap.parse_args(argv[1:]))
+        ap.add_argument("--jvm", choices=("product", "plain"), default=None,
+                        help="the driver JVM's start-up (jvm_conf); default: product for replay, plain otherwise")
+        wargs = ap.parse_args(argv[1:])
+        wargs.jvm = wargs.jvm or ("product" if wargs.mode == "replay" else "plain")
+        return worker(wargs)
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, action="append", help="log size (repeatable); default 1000000")
     ap.add_argument("--reps", type=int, default=3)

@@ -119,8 +119,10 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 # docs/architecture.md's picture of the packages, lowest first: a package imports only packages of a lower line.
 LAYERS = (
     ("semantics", "layout", "html_page", "extension", "fatal", "local_folder", "traces"),
-    ("console",),
-    ("spark", "spark_jobs", "exits", "samples", "from_flink"),
+    ("console", "samples"),
+    ("class_archive",),
+    ("driver_jvm",),
+    ("spark", "spark_jobs", "exits", "from_flink"),
     ("io",),
     ("engine",),
     ("history",),

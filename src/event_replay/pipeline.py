@@ -53,6 +53,7 @@ class Plan:
 
     with_cause = False  # the firings say which row caused a late firing
     start = 0  # the first of the plan's commits to make (an interrupted run made the ones before)
+    subpaths: tuple[str, ...] | None = None  # the source's folders the plan reads (None: the whole source)
 
     def carried(self, spark, cfg: JobConfig) -> CarriedState | None:
         return None
@@ -127,6 +128,10 @@ class OnePartition(HistoryPlan):
     def head(self) -> Partition:
         return self.partition
 
+    @property
+    def subpaths(self) -> tuple[str, ...]:
+        return (self.partition.subpath,)
+
     def to_dict(self) -> dict:
         """The plan as plain values (the DAG's plan task hands it on as an XCom, run.json keeps it); `missing`:
         `allow_missing`, the name run records had before the DAG planned with this type."""
@@ -190,6 +195,10 @@ class PartitionSpan(HistoryPlan):
     @property
     def head(self) -> Partition:
         return self.span.parts[0]
+
+    @property
+    def subpaths(self) -> tuple[str, ...]:
+        return tuple(p.subpath for p in self.span.parts)
 
     def to_dict(self) -> dict:
         """The plan as plain values: what the DAG's planner serialises once per Spark job, `replay run --plan`

@@ -11,8 +11,9 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
 from pyspark.sql.pandas.types import to_arrow_schema
 
+from .driver_jvm import driver_java_options
 from .extension import with_extension_jar
-from .fatal import watch, with_exit_on_oom
+from .fatal import watch
 from .semantics.config_keys import ConfigError
 
 # Settings that make results independent of the machine: UTC, ANSI arithmetic, no adaptive coalescing
@@ -26,7 +27,9 @@ DETERMINISTIC_CONF = {
 
 
 def build_session(master: str | None = None, app_name: str = "event-replay",
-                  conf: dict[str, str] | None = None) -> SparkSession:
+                  conf: dict[str, str] | None = None, input_bytes: int | None = None) -> SparkSession:
+    """The session every entry point uses (module doc). `input_bytes`: about what the job reads, when known
+    before the JVM starts: a small input gets the quick compiler (driver_jvm.py)."""
     # PySpark's workers default to `python3` from PATH, which may lack this project's packages: use this
     # interpreter unless the deployment says otherwise (e.g. a cluster image's path).
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -37,7 +40,7 @@ def build_session(master: str | None = None, app_name: str = "event-replay",
     settings = {**DETERMINISTIC_CONF, **(conf or {})}
     _add_extension_jar(settings)
     if not os.environ.get("PYSPARK_GATEWAY_PORT"):  # this builder starts the JVM (spark-submit started its own)
-        _driver_jvm_settings(settings, master)
+        _driver_jvm_settings(settings, master, input_bytes)
     for k, v in settings.items():
         builder = builder.config(k, v)
     spark = builder.getOrCreate()
@@ -57,12 +60,12 @@ def local_driver_memory() -> str:
     return f"{max(1024, min(4096, total_mb // 4 // 512 * 512))}m"
 
 
-def _driver_jvm_settings(settings: dict[str, str], master: str | None) -> None:
-    """Settings of a driver JVM this builder starts: exit on OutOfMemoryError (fatal.py), and on a local master
-    the memory of local_driver_memory() unless the deployment chose one (--conf, SPARK_DRIVER_MEMORY,
-    PYSPARK_SUBMIT_ARGS or spark-defaults.conf)."""
+def _driver_jvm_settings(settings: dict[str, str], master: str | None, input_bytes: int | None) -> None:
+    """Settings of a driver JVM this builder starts: its options (driver_jvm.py: exit on OutOfMemoryError, the
+    class archive, the quick compiler for a small input), and on a local master the memory of local_driver_memory()
+    unless the deployment chose one (--conf, SPARK_DRIVER_MEMORY, PYSPARK_SUBMIT_ARGS or spark-defaults.conf)."""
     key = "spark.driver.extraJavaOptions"
-    settings[key] = with_exit_on_oom(settings.get(key) or _spark_default(key))
+    settings[key] = driver_java_options(settings.get(key) or _spark_default(key), input_bytes)
     master = master or os.environ.get("MASTER") or _spark_default("spark.master") or "local[*]"
     chosen = ("spark.driver.memory" in settings or os.environ.get("SPARK_DRIVER_MEMORY")
               or "driver-memory" in os.environ.get("PYSPARK_SUBMIT_ARGS", "")

@@ -76,3 +76,17 @@ def test_the_schema_read_from_one_footer_is_the_one_spark_infers(spark, tmp_path
     assert inferred_schema(spark, file) == spark.read.parquet(folder).schema
     assert spark.read.schema(inferred_schema(spark, file)).parquet(folder).collect() == \
         spark.read.parquet(folder).collect()
+
+
+def test_input_bytes_counts_the_data_files_a_job_reads(tmp_path):
+    from event_replay.io.files import input_bytes
+
+    for day, size in (("2024-01-01", 100), ("2024-01-02", 250)):
+        (tmp_path / f"dt={day}").mkdir()
+        (tmp_path / f"dt={day}" / "part-0.parquet").write_bytes(b"x" * size)
+        (tmp_path / f"dt={day}" / "_SUCCESS").write_bytes(b"x" * 7)  # hidden, as Spark's file index skips it
+    assert input_bytes(str(tmp_path), ["dt=2024-01-02"]) == 250
+    assert input_bytes(str(tmp_path), ["dt=2024-01-01", "dt=2024-01-02", "dt=2024-01-03"]) == 350  # one missing
+    assert input_bytes(str(tmp_path)) == 350
+    assert input_bytes(str(tmp_path / "dt=2024-01-01" / "part-0.parquet")) == 100
+    assert input_bytes("s3a://bucket/log") is None  # not listed without Spark

@@ -25,7 +25,7 @@ def test_the_walk_submits_each_chunk_in_order_and_records_it(tmp_path, monkeypat
                "config_path": "/c.yaml", "partitions_per_job": 2, "jobs": job_plans(plan.runs, 2)}
     submitted, on = [], []
 
-    def submit(args):
+    def submit(args, input_bytes):
         span = json.loads(args[args.index("--plan") + 1])["partitions"]
         submitted.append(span)
         for day in span.split(".."):
@@ -58,7 +58,7 @@ def test_a_full_disk_under_the_run_folder_fails_the_task_in_one_line(tmp_path, c
                "config_path": "/c.yaml", "partitions_per_job": 2, "jobs": job_plans(plan.runs, 2)}
     submitted = []
     with caplog.at_level(logging.ERROR), pytest.raises(Failed) as failed:
-        Backfill(planned, log=logging.getLogger("test"), submit=submitted.append,
+        Backfill(planned, log=logging.getLogger("test"), submit=lambda args, input_bytes: submitted.append(args),
                  spark=lambda: {"master": "local[1]", "deploy_mode": None}, on_job=lambda running: None,
                  run_id="r1", dag_id="d").run()
     assert str(failed.value).startswith(f"no space left on the device of the run folder {run_dir}: ")

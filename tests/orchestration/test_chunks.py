@@ -14,8 +14,10 @@ from event_replay.orchestration.chunks import (
     chunk_plan,
     chunk_runs,
     job_args,
+    job_bytes,
     job_plans,
     partitions_per_job,
+    run_bytes,
 )
 from event_replay.orchestration.failures import Failed
 from event_replay.orchestration.plan import plan_range
@@ -92,11 +94,12 @@ def operator(monkeypatch, tmp_path):
     from event_replay.orchestration.operators import ReplayPartitionsOperator
     from event_replay.orchestration.submit_hook import JobFailed, ReplaySubmitHook
 
-    submitted, fail_on = [], set()
+    submitted, fail_on, java_options = [], set(), []
 
     def fake_submit(self, application="", **kwargs):
         args = list(self.replay_args)
         submitted.append(json.loads(args[args.index("--plan") + 1])["partitions"])
+        java_options.append(self._conf["spark.driver.extraJavaOptions"])
         if submitted[-1] in fail_on:
             fail_on.discard(submitted[-1])
             raise JobFailed("spark-submit failed")
@@ -107,6 +110,7 @@ def operator(monkeypatch, tmp_path):
 
     monkeypatch.setattr(ReplaySubmitHook, "submit", fake_submit)
     op = ReplayPartitionsOperator(task_id="replay_partitions", plan_task_id="plan", project_dir=str(ROOT))
+    op.java_options = java_options  # each job's driver JVM options, in order
     return op, submitted, fail_on
 
 
@@ -178,3 +182,27 @@ def test_every_submit_ships_the_engine_extension_beside_the_users_jars(monkeypat
     monkeypatch.setattr(extension, "JAR", ROOT / "no-such.jar")  # not built (no JDK): nothing to ship
     assert ReplaySparkSubmitOperator(task_id="u", application="app.py").submit({}, []) is None
     assert seen[-1] is None
+
+
+def test_each_job_s_driver_is_chosen_by_what_it_reads(operator, tmp_path):
+    """The planner sizes each chunk from the source's files (chunks.job_bytes); a job of a small chunk gets the
+    quick compiler (driver_jvm.py), one of a large chunk Spark's default; the steps after the replay the run's."""
+    from event_replay.driver_jvm import QUICK_COMPILER, SMALL_INPUT_BYTES
+
+    source = tmp_path / "log"
+    for i, size in enumerate((10, 20, SMALL_INPUT_BYTES)):  # the third day alone is at the bound
+        day = tmp_path / "log" / f"dt=2024-01-0{i + 1}"
+        day.mkdir(parents=True)
+        (day / "part-0.parquet").write_bytes(b"x" * size)
+    runs = _plan(4, missing=("2024-01-04",)).runs
+    assert job_bytes(str(source), runs, 2) == [30, SMALL_INPUT_BYTES]
+    assert job_bytes(str(source), runs, 3) == [30 + SMALL_INPUT_BYTES, 0]
+    assert run_bytes({"job_bytes": [30, SMALL_INPUT_BYTES]}) == 30 + SMALL_INPUT_BYTES
+    assert run_bytes({"job_bytes": [30, None]}) is None and run_bytes({}) is None  # a remote source: not known
+    op, submitted, _ = operator
+    planned = {"plan": _plan(4).to_dict(), "run_dir": str(tmp_path / "run"), "output_path": str(tmp_path / "out"),
+               "config_path": "/c.yaml", "partitions_per_job": 2, "jobs": job_plans(_plan(4).runs, 2),
+               "job_bytes": job_bytes(str(source), runs, 2)[:1] + [SMALL_INPUT_BYTES + 1]}
+    op.execute(_context(planned))
+    assert submitted == ["2024-01-01..2024-01-02", "2024-01-03..2024-01-04"]
+    assert QUICK_COMPILER in op.java_options[0] and QUICK_COMPILER not in op.java_options[1]

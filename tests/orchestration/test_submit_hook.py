@@ -110,13 +110,18 @@ def test_on_kill_sigterms_the_driver_before_the_providers_kill(local_connection,
 
 
 def test_the_conf_every_job_carries(monkeypatch):
+    from event_replay.driver_jvm import QUICK_COMPILER
     from event_replay.fatal import EXIT_ON_OOM
 
     for name in ("REPLAY_PYSPARK_PYTHON", "REPLAY_SPARK_LOG_LEVEL", "REPLAY_SPARK_CONF"):
         monkeypatch.delenv(name, raising=False)
     plain = spark_conf()
     assert plain["spark.pyspark.python"] == plain["spark.pyspark.driver.python"] == sys.executable
-    assert plain["spark.log.level"] == "WARN" and plain["spark.driver.extraJavaOptions"] == EXIT_ON_OOM
+    assert plain["spark.log.level"] == "WARN"
+    assert plain["spark.driver.extraJavaOptions"].startswith(EXIT_ON_OOM)
+    assert QUICK_COMPILER not in plain["spark.driver.extraJavaOptions"]  # an unknown input: C2, as Spark's default
+    assert QUICK_COMPILER in spark_conf(input_bytes=90_000)["spark.driver.extraJavaOptions"]  # a day of the demo
+    assert QUICK_COMPILER not in spark_conf(input_bytes=109 << 20)["spark.driver.extraJavaOptions"]  # 10M rows
     monkeypatch.setenv("REPLAY_PYSPARK_PYTHON", "/opt/py/bin/python")
     monkeypatch.setenv("REPLAY_SPARK_LOG_LEVEL", "INFO")
     monkeypatch.setenv("REPLAY_SPARK_CONF", json.dumps({"spark.executor.memory": "8g",
@@ -125,7 +130,7 @@ def test_the_conf_every_job_carries(monkeypatch):
     assert conf["spark.pyspark.python"] == conf["spark.pyspark.driver.python"] == "/opt/py/bin/python"
     assert conf["spark.log.level"] == "INFO" and conf["spark.executor.memory"] == "8g"
     # The deployment's JVM options are kept, first; the exit on OOM is added, not substituted.
-    assert conf["spark.driver.extraJavaOptions"] == f"-Xss4m {EXIT_ON_OOM}"
+    assert conf["spark.driver.extraJavaOptions"].startswith(f"-Xss4m {EXIT_ON_OOM}")
 
 
 @pytest.mark.parametrize("uri", ["spark://spark-master:7077?deploy-mode=client", "yarn://?deploy-mode=cluster",

@@ -33,6 +33,7 @@ from ..compare.summary import comparison_line, differs
 from ..compare.replay_side import Scope
 from ..compare.rules import DEFAULT_TOLERANCE, SUMMATION_ORDERS
 from ..exits import command
+from ..io.files import input_bytes
 from ..layout import COMPARE_JOBS_FILE
 from ..semantics.config import load_config
 from ..spark import build_session, parse_conf
@@ -58,7 +59,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
                              rank_settings=_rank_settings(spec) if args.search_settings else None,
                              known_settings=calibrated(args.calibration, spec) if args.search_settings else ())
     own = SparkSession.getActiveSession() is None  # called in a process that has a session (tests): leave it on
-    spark = build_session(master=args.master, app_name="event-replay-compare", conf=parse_conf(args.conf or []))
+    spark = build_session(master=args.master, app_name="event-replay-compare", conf=parse_conf(args.conf or []),
+                          input_bytes=input_bytes(cfg.source.path, options.scope.subpaths))
     try:
         with counted(spark, "compare") as compare_jobs:
             summary = compare(spark, cfg, spec, options)

@@ -21,6 +21,7 @@ from contextlib import ExitStack
 
 from ..dry_run import main_dry_run
 from ..history.state import require_declared_splits
+from ..io.files import input_bytes
 from ..io.fs import is_local
 from ..io.lock import OutputLocked, output_lock
 from ..orchestration.cancel import cancellable
@@ -57,7 +58,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                 # (Elsewhere pipeline.run takes it through the Hadoop FileSystem.)
                 stack.enter_context(output_lock(cfg.output.path))
             stack.enter_context(cancellable(cfg.output.path))  # SIGTERM: stop, keep what is committed, clean up
-            spark = build_session(master=args.master, app_name="event-replay", conf=conf)
+            spark = build_session(master=args.master, app_name="event-replay", conf=conf,
+                                  input_bytes=input_bytes(cfg.source.path, plan.subpaths))
             try:
                 summary = _replay(spark, cfg, plan)
                 memory = driver_memory_note(spark)

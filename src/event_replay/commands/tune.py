@@ -27,6 +27,7 @@ from ..compare.live_spec import CompareInputError
 from ..compare.replay_side import Scope
 from ..compare.settings_search import scoped_config
 from ..exits import command
+from ..io.files import input_bytes
 from ..extension import refusal
 from ..layout import COMPARE_JOBS_FILE
 from ..semantics.config import load_config
@@ -40,7 +41,8 @@ from .live_options import add_against_live, against_live_spec
 
 def cmd_tune(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
-    cfg = scoped_config(load_config(args.config), Scope.parse(args.partition, args.partitions))
+    scope = Scope.parse(args.partition, args.partitions)
+    cfg = scoped_config(load_config(args.config), scope)
     grid, variants = parse_grid(cfg, args.max_out_of_orderness, args.idle_timeout, args.allowed_lateness)
     why = refusal(cfg)  # a session config without the extension's jar: refused before Spark starts
     if why is not None:
@@ -54,7 +56,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
         live.check(cfg)
     print(f"replay tune: {len(variants)} variants of {args.config} -> {grid.name}", flush=True)
     own = SparkSession.getActiveSession() is None  # called in a process that has a session (tests): leave it on
-    spark = build_session(master=args.master, app_name="event-replay-tune", conf=conf)
+    spark = build_session(master=args.master, app_name="event-replay-tune", conf=conf,
+                          input_bytes=input_bytes(cfg.source.path, scope.subpaths))
     step = "calibration" if live is not None else "tuning"
     try:
         with counted(spark, step) as jobs:

@@ -19,7 +19,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from ..history.partitions import Partition, parse_range
+from ..history.partitions import Partition, parse_range, partition_ids
 from ..quality.prepare import OutputsMissing, partition_columns, read_outputs, to_ms, watermarks_batch
 from ..semantics.config import JobConfig
 from ..semantics.config_keys import ConfigError
@@ -58,6 +58,13 @@ class Scope:
         except ConfigError as exc:
             raise CompareInputError(exc.key, exc.why) from None
         return Scope()
+
+    @property
+    def subpaths(self) -> tuple[str, ...] | None:
+        """The source's folders of the partitions in scope (None: the whole source)."""
+        if self.first is None:
+            return None
+        return tuple(Partition.parse(i).subpath for i in partition_ids(*parse_range(f"{self.first}..{self.last}")))
 
     def widened(self) -> tuple[str, str] | None:
         """One partition more on each side (the ids the replay's outputs are read for)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -53,6 +53,20 @@ def list_files(folder: Path) -> list[dict[str, Any]]:
             st = p.stat()
             found.append({"path": p.relative_to(folder).as_posix(), "size": st.st_size, "mtime_ns": st.st_mtime_ns})
     return found
+
+
+def input_bytes(path: str, subpaths: Sequence[str] | None = None) -> int | None:
+    """The bytes a job reads from a local source: its data files under `path`, or under each of `subpaths` (the
+    partitions' folders; a missing one reads nothing). None when that is not known without Spark: a remote path
+    or a glob. What the driver's JVM is chosen by (driver_jvm.py), before it starts."""
+    if not is_local(path):
+        return None
+    root = Path(local_path(path))
+    if subpaths is None:
+        if root.is_file():
+            return root.stat().st_size
+        return sum(f["size"] for f in list_files(root)) if root.is_dir() else None
+    return sum(f["size"] for sub in subpaths for f in list_files(root / sub))
 
 
 def data_files(spark: SparkSession, path: str) -> list[str]:

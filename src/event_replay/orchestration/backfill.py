@@ -35,11 +35,12 @@ from .turn import output_turn, wait_for_job_lock
 
 @dataclass
 class Backfill:
-    """One try of a run's replay task: `p` is the plan task's result; `submit(args)` runs one Spark job (the hook),
+    """One try of a run's replay task: `p` is the plan task's result; `submit(args, input_bytes)` runs one Spark job
+    (the hook; `input_bytes`: about what it reads, chunks.job_bytes),
     `spark()` names its master and deploy mode for the record, `on_job` is told the chunk on (for a cancel)."""
     p: dict[str, Any]
     log: Any
-    submit: Callable[[list[str]], None]
+    submit: Callable[[list[str], int | None], None]
     spark: Callable[[], dict[str, Any]]
     on_job: Callable[[Any], None]
     ti: Any = None
@@ -154,7 +155,7 @@ class Backfill:
             self.on_job((str(run_dir), k, len(chunks), partitions))
             t0 = time.monotonic()
             # The planner's serialised plan of this job, passed on as it is. The job logs each partition: i of n, ...
-            self.submit(job_args(p["config_path"], p["jobs"][k - 1]))
+            self.submit(job_args(p["config_path"], p["jobs"][k - 1]), (p.get("job_bytes") or [None] * k)[k - 1])
             seconds = time.monotonic() - t0
             self.on_job(None)
             done_dir.mkdir(parents=True, exist_ok=True)

@@ -23,6 +23,7 @@ from ..layout import COMPARE_JOBS_FILE, TUNING_FOLDER
 from ..semantics.config import parse_config
 from ..tuning.calibrate import FILE_JSON
 from ..tuning.grid import GridError, parse_grid
+from .chunks import run_bytes
 from .compare_task import live_args, planned_range, text_param
 from .failures import fail
 from .operators import ReplaySparkSubmitOperator, replay_job
@@ -86,7 +87,7 @@ class CalibrateOperator(ReplaySparkSubmitOperator):
             return {"status": NOT_RUN}
         args, folder = found
         (folder / FILE_JSON).unlink(missing_ok=True)  # an earlier run's ranking is never read as this one's
-        self.submit(context, args)
+        self.submit(context, args, run_bytes(p))
         if not (folder / FILE_JSON).is_file():
             raise fail(f"calibration: the job left no ranking in {folder}", ti)
         result = calibration_result(folder)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
+from ..io.files import input_bytes
 from ..pipeline import OnePartition, PartitionSpan
 from ..semantics.config_keys import ConfigError
 
@@ -39,6 +40,19 @@ def chunk_plan(chunk: Sequence[OnePartition]) -> PartitionSpan:
     return PartitionSpan.between(first.partition.id, last.partition.id, first=first.first,
                                  previous=None if first.first else first.previous, end_of_input=last.end_of_input,
                                  allow_missing=any(r.allow_missing for r in chunk))
+
+
+def job_bytes(source_path: str, runs: Sequence[OnePartition], size: int) -> list[int | None]:
+    """About what each job reads of the source (io/files.input_bytes; None: not known without Spark): its driver's
+    JVM is chosen by it (driver_jvm.py)."""
+    return [input_bytes(source_path, [r.partition.subpath for r in chunk]) for chunk in chunk_runs(runs, size)]
+
+
+def run_bytes(p: Mapping[str, Any]) -> int | None:
+    """About what the run reads of the source, from the plan task's result: what each step after the replay works
+    through (the replay's outputs of it, its variants). None when a job's is not known."""
+    sizes = p.get("job_bytes") or [None]
+    return None if None in sizes else sum(sizes)
 
 
 def job_plans(runs: Sequence[OnePartition], size: int) -> list[str]:

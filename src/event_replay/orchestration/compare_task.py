@@ -21,6 +21,7 @@ from typing import Any, Mapping
 
 from ..compare.summary import diagnosis, pct
 from ..layout import COMPARE_FOLDER, COMPARE_SUMMARY_FILE
+from .chunks import run_bytes
 from .failures import fail
 from .operators import ReplaySparkSubmitOperator, replay_job
 from .params import resolve_path
@@ -103,7 +104,7 @@ class CompareLiveOperator(ReplaySparkSubmitOperator):
         calibrated = ti.xcom_pull(task_ids=self.calibrate_task_id) or {}
         args, summary_file = compare_args(p, params, self.project_dir, calibrated.get("folder"))
         summary_file.unlink(missing_ok=True)  # a retry never reads the attempt before's
-        self.submit(context, args)
+        self.submit(context, args, run_bytes(p))
         if not summary_file.is_file():
             raise fail(f"comparison with live: the job left no summary in {summary_file}", ti)
         result = compare_result(json.loads(summary_file.read_text()))

@@ -13,6 +13,7 @@ from airflow.sdk import BaseOperator
 
 from .assets import OUTPUT_ASSETS
 from .backfill import Backfill
+from .chunks import run_bytes
 from .cancel import write_cancel_record
 from .failures import fail, tail_buffer
 from .links import RUN_LINKS
@@ -48,9 +49,11 @@ class ReplaySparkSubmitOperator(BaseOperator):
         self.master: str | None = None  # the master and deploy mode of the last job (the connection's): run record
         self.deploy_mode: str | None = None
 
-    def submit(self, context: Any, args: list[str]) -> None:
+    def submit(self, context: Any, args: list[str], input_bytes: int | None = None) -> None:
+        """One job; `input_bytes`: about what it reads (chunks.job_bytes, run_bytes), which sizes its driver's JVM."""
         self._hook = ReplaySubmitHook(self.application, args, conn_id=self.conn_id, name=self.spark_name,
-                                      conf=self.conf, jars=self.jars, tail=self._tail)  # a fresh one per job
+                                      conf=self.conf, jars=self.jars, tail=self._tail,
+                                      input_bytes=input_bytes)  # a fresh one per job
         self.master, self.deploy_mode = master_of(self.conn_id)
         try:
             self._hook.submit()
@@ -79,7 +82,7 @@ class ReplayPartitionsOperator(ReplaySparkSubmitOperator):
 
     def execute(self, context: Any) -> None:
         backfill = Backfill(context["ti"].xcom_pull(task_ids=self.plan_task_id), log=self.log,
-                            submit=lambda args: self.submit(context, args),
+                            submit=lambda args, input_bytes: self.submit(context, args, input_bytes),
                             spark=lambda: {"master": self.master, "deploy_mode": self.deploy_mode},
                             on_job=self._job_on, ti=context.get("ti"), run_id=context.get("run_id"),
                             dag_id=getattr(context.get("dag_run"), "dag_id", None),
@@ -122,7 +125,7 @@ class DataQualityOperator(ReplaySparkSubmitOperator):
             return {"status": "skipped (nothing replayed)"}
         args, result_file = quality_args(p, context["run_id"])
         result_file.unlink(missing_ok=True)  # a retry never reads the outcome of the attempt before
-        self.submit(context, args)
+        self.submit(context, args, run_bytes(p))
         if not result_file.is_file():
             raise fail(f"the data-quality job left no result in {result_file}", context.get("ti"))
         result = json.loads(result_file.read_text())

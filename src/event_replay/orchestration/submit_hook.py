@@ -26,7 +26,7 @@ from airflow.providers.apache.spark.hooks.spark_submit import SparkSubmitHook
 from airflow.sdk.exceptions import AirflowException
 
 from ..extension import with_extension_jar
-from ..fatal import with_exit_on_oom
+from ..driver_jvm import driver_java_options
 from .cancel import GRACE_SECONDS, stop_spark_submit
 from .failures import JobTail, cause_of, tail_buffer
 
@@ -34,18 +34,18 @@ CONN_ID = "replay_spark"
 log = logging.getLogger(__name__)
 
 
-def spark_conf() -> dict[str, str]:
+def spark_conf(input_bytes: int | None = None) -> dict[str, str]:
     """The Python the Spark driver and workers run: this worker's (it has the project), unless configured;
     REPLAY_SPARK_CONF (a JSON object) adds or overrides any Spark conf for the cluster at hand; the driver's JVM
-    options always get -XX:+ExitOnOutOfMemoryError.
+    options get what driver_jvm.py adds (exit on OutOfMemoryError, the class archive, and for a job that reads
+    about `input_bytes`, when small, the quick compiler).
     Spark logs at WARN: its INFO lines would bury the per-partition progress in the task log
     (REPLAY_SPARK_LOG_LEVEL=INFO or DEBUG brings the full log back)."""
     conf = {"spark.pyspark.python": os.environ.get("REPLAY_PYSPARK_PYTHON", sys.executable),
             "spark.pyspark.driver.python": os.environ.get("REPLAY_PYSPARK_PYTHON", sys.executable),
             "spark.log.level": os.environ.get("REPLAY_SPARK_LOG_LEVEL", "WARN")}
     conf.update(json.loads(os.environ.get("REPLAY_SPARK_CONF") or "{}"))
-    # The driver JVM exits on OutOfMemoryError instead of hanging the task until its timeout (fatal.py).
-    conf["spark.driver.extraJavaOptions"] = with_exit_on_oom(conf.get("spark.driver.extraJavaOptions"))
+    conf["spark.driver.extraJavaOptions"] = driver_java_options(conf.get("spark.driver.extraJavaOptions"), input_bytes)
     return conf
 
 
@@ -72,13 +72,15 @@ class _JobLog:
 
 class ReplaySubmitHook(SparkSubmitHook):
     """One spark-submit of `application` with `args` through the connection `conn_id` (module doc). `tail` keeps
-    the output of every job of one task (one trace file per task attempt)."""
+    the output of every job of one task (one trace file per task attempt); `input_bytes`: about what the job reads
+    (spark_conf)."""
 
     def __init__(self, application: str, args: list[str], *, conn_id: str = CONN_ID, name: str = "event-replay",
-                 conf: dict[str, Any] | None = None, jars: str | None = None, tail: JobTail | None = None):
+                 conf: dict[str, Any] | None = None, jars: str | None = None, tail: JobTail | None = None,
+                 input_bytes: int | None = None):
         self.replay_application, self.replay_args = application, list(args)
         self.replay_tail = tail if tail is not None else tail_buffer()
-        super().__init__(conf={**spark_conf(), **(conf or {})}, conn_id=conn_id, jars=with_extension_jar(jars),
+        super().__init__(conf={**spark_conf(input_bytes), **(conf or {})}, conn_id=conn_id, jars=with_extension_jar(jars),
                          name=name, application_args=list(args))
 
     @property

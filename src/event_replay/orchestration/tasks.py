@@ -20,7 +20,7 @@ from ..io.fs import fs_for, is_local
 from ..layout import CHUNK_FILE, DATA_QUALITY_FILE, DONE_FOLDER
 from ..semantics.config import JobConfig, parse_config, to_raw
 from ..semantics.config_keys import ConfigError
-from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_plan, chunk_runs, job_plans, partitions_per_job
+from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_plan, chunk_runs, job_bytes, job_plans, partitions_per_job
 from .failures import Failed, current_ti, fail
 from .form import user_message
 from .params import run_dir, validate_request, write_effective_config
@@ -103,7 +103,8 @@ def plan_partitions(v: Mapping[str, Any]) -> dict[str, Any]:
     if v.get("run_dir") and not dry:  # for the Replay runs page: partitions done / planned while the run goes on
         write_plan_record(v["run_dir"], plan.partitions, plan.missing, v.get("partitions_per_job"),
                           run_data_quality=v.get("run_data_quality", True))
-    return {**v, "plan": plan.to_dict(), "jobs": job_plans(plan.runs, size), "refusal": refusal,
+    return {**v, "plan": plan.to_dict(), "jobs": job_plans(plan.runs, size),
+            "job_bytes": job_bytes(cfg.source.path, plan.runs, size), "refusal": refusal,
             "resume_after": resume}
 
 
