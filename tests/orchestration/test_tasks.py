@@ -46,7 +46,10 @@ def test_refusals_name_the_form_field(project, tmp_path, caplog):
     for request, said in [(params(start_date="2024-01-03", end_date="2024-01-01"),
                            "Refused: Last day: 2024-01-01 is before the first day 2024-01-03 (the range is inclusive)"),
                           (params(idle_timeout="5 sec"), "Refused: Override watermark.idle_timeout: "),
-                          (params(end_date="tomorrow"), "Refused: Last day: not a date: 'tomorrow' (use YYYY-MM-DD)")]:
+                          (params(end_date="tomorrow"), "Refused: Last day: not a date: 'tomorrow' (use YYYY-MM-DD)"),
+                          # a grid the form's pattern passes and the calibration would refuse: before any replay
+                          (params(live_path="jobs/live/demo/firings", calibrate_idle_timeout="0s,5s"),
+                           "Refused: Versus live: calibrate idle timeouts: ")]:
         caplog.clear()
         with caplog.at_level(logging.ERROR), pytest.raises(Failed) as e:
             validate_backfill(request, str(root), "r")

@@ -17,21 +17,17 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..compare.live_spec import CompareInputError
-from ..compare.replay_side import Scope
-from ..compare.settings_search import scoped_config
 from ..layout import COMPARE_JOBS_FILE, TUNING_FOLDER
 from ..semantics.config import parse_config
 from ..tuning.calibrate import FILE_JSON
-from ..tuning.grid import GridError, parse_grid
+from ..tuning.grid import GridError
 from .chunks import run_bytes
-from .compare_task import live_args, planned_range, text_param
+from .calibration_grid import GRID_OPTIONS, calibration_grid, grid_fields, text_param
+from .compare_task import live_args, planned_range
 from .failures import fail
 from .operators import ReplaySparkSubmitOperator, replay_job
 from .params import resolve_path
 
-# The form's grid fields (form.py) -> `replay tune`'s options
-GRID_OPTIONS = {"calibrate_max_out_of_orderness": "--max-out-of-orderness",
-                "calibrate_idle_timeout": "--idle-timeout"}
 NOT_RUN = "not run (no calibration grid and live path in the form)"
 
 
@@ -39,20 +35,17 @@ def calibrate_args(p: Mapping[str, Any], params: Mapping[str, Any],
                    project_dir: str | Path) -> tuple[list[str], Path] | None:
     """The calibration job's arguments (`jobs/replay_job.py tune ... --against-live`) and the folder of its
     result; None without a live path or a grid. A grid the command would refuse raises GridError now."""
-    grids = {field: text_param(params, field) for field in GRID_OPTIONS}
-    if not text_param(params, "live_path") or not any(grids.values()):
+    span = planned_range(p)
+    found = calibration_grid(parse_config(p["config_raw"]), params, *span.split(".."))
+    if found is None:
         return None
-    first, last = planned_range(p).split("..")
-    cfg = scoped_config(parse_config(p["config_raw"]), Scope(first, last))  # as the command scopes it
-    grid, _ = parse_grid(cfg, grids["calibrate_max_out_of_orderness"], grids["calibrate_idle_timeout"], None,
-                         options={"max_out_of_orderness": "params.calibrate_max_out_of_orderness",
-                                  "idle_timeout": "params.calibrate_idle_timeout"})
-    args = ["tune", "--config", p["config_path"], "--partitions", planned_range(p),
+    grid, cfg = found
+    args = ["tune", "--config", p["config_path"], "--partitions", span,
             "--against-live", resolve_path(text_param(params, "live_path"), project_dir),
             *live_args(params, project_dir)]
-    for field, option in GRID_OPTIONS.items():
-        if grids[field]:
-            args += [option, grids[field]]
+    for field, value in grid_fields(params).items():
+        if value:
+            args += [GRID_OPTIONS[field], value]
     return args, Path(cfg.output.path) / TUNING_FOLDER / grid.name
 
 

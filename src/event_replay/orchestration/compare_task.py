@@ -21,16 +21,12 @@ from typing import Any, Mapping
 
 from ..compare.summary import diagnosis, pct
 from ..layout import COMPARE_FOLDER, COMPARE_SUMMARY_FILE
+from .calibration_grid import text_param
 from .chunks import run_bytes
 from .failures import fail
 from .operators import ReplaySparkSubmitOperator, replay_job
 from .params import resolve_path
 from .steps import AFTER_STEPS, after_replay
-
-
-def text_param(params: Mapping[str, Any], name: str) -> str | None:
-    v = params.get(name)
-    return v.strip() if isinstance(v, str) and v.strip() else None
 
 
 def planned_range(p: Mapping[str, Any]) -> str:

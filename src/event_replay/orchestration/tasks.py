@@ -20,6 +20,8 @@ from ..io.fs import fs_for, is_local
 from ..layout import CHUNK_FILE, DATA_QUALITY_FILE, DONE_FOLDER
 from ..semantics.config import JobConfig, parse_config, to_raw
 from ..semantics.config_keys import ConfigError
+from ..tuning.grid import GridError
+from .calibration_grid import calibration_grid
 from .chunks import DEFAULT_PARTITIONS_PER_JOB, chunk_plan, chunk_runs, job_bytes, job_plans, partitions_per_job
 from .failures import Failed, current_ti, fail
 from .form import user_message
@@ -37,8 +39,11 @@ def validate_backfill(params: Mapping[str, Any], project_dir: str, run_id: str) 
     line in the form's words (failures.py), not a config traceback. A dry run writes nothing."""
     try:
         cfg, req = validate_request(params, project_dir)
+        calibration_grid(cfg, params, req.start.isoformat(), req.end.isoformat())  # refused now, not after the replay
     except ConfigError as exc:
         raise fail(f"Refused: {user_message(exc)}", code=2) from None
+    except GridError as exc:  # in the form's words, as a config refusal
+        raise fail(f"Refused: {user_message(ConfigError(exc.option, exc.why))}", code=2) from None
     dry = bool(params.get("dry_run", False))
     folder = run_dir(cfg, run_id, project_dir)
     raw = to_raw(cfg)  # once: the effective config's file and the plan task's copy
