@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import engine
+from .io.files import input_bytes
 from .layout import DATA_QUALITY_FILE, DOCS_FOLDER, WHY_FOLDER
 from .quality.prepare import OutputsMissing
 from .semantics.config import JobConfig, load_config
@@ -40,7 +41,7 @@ def run_quality(cfg: JobConfig, folder: str | Path, run_name: str | None = None,
         # session's start waits on the JVM, which leaves the interpreter to the import).
         imported = pool.submit(_reports)
         if own:
-            spark = build_session(app_name="event-replay-dq")
+            spark = build_session(app_name="event-replay-dq", input_bytes=input_bytes(cfg.output.path))
         try:
             validate, why_report = imported.result()
             return _run(spark, pool, validate, why_report, cfg, folder, run_name, suites)

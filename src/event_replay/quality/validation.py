@@ -30,6 +30,7 @@ from great_expectations.data_context.types.base import (DataContextConfig, InMem
                                                         ProgressBarsConfig)
 from great_expectations.data_context.types.resource_identifiers import ExpectationSuiteIdentifier
 
+from ..io.files import input_bytes
 from ..layout import DOCS_FOLDER
 from ..semantics.config import JobConfig, load_config
 from ..spark import build_session
@@ -163,7 +164,7 @@ def validate(output_path: str, cfg: JobConfig, docs_dir: str | None = None, *, s
     quiet_gx()  # again: REPLAY_GX_LOG_LEVEL as it is now
 
     if spark is None:
-        spark = build_session(app_name="event-replay-validate")
+        spark = build_session(app_name="event-replay-validate", input_bytes=input_bytes(output_path))
     with one_job_plans(spark):  # GX plans (and persists) its batches at each check: no broadcast jobs
         return _validate(spark, output_path, cfg, docs_dir, suites, build_docs, run_name)
 

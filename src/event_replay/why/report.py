@@ -33,6 +33,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from .. import engine
+from ..io.files import input_bytes
 from ..layout import TUNING_FOLDER, TUNING_PLOT_FILE, WHY_FOLDER, WHY_SUMMARY_FILE
 from ..local_folder import write_one_file
 from .. import attribution
@@ -155,7 +156,7 @@ def why_report(output_path: str, cfg: JobConfig, spark: SparkSession | None = No
     report of that partition alone, by default in `<output_path>/why_report/partitions/<id>/`, which the range's
     report next to it then links (drill_down.py)."""
     if spark is None:
-        spark = build_session(app_name="event-replay-why-report")
+        spark = build_session(app_name="event-replay-why-report", input_bytes=input_bytes(output_path))
     engine.fixed_plans(spark)  # the replay's plans: no re-planning at run time, a Spark job per stage (BENCHMARKS.md)
     report = (Path(report_dir) if report_dir else
               partition_report_dir(Path(output_path.rstrip("/"), WHY_FOLDER), partition) if partition else
