@@ -16,9 +16,10 @@ import re
 from .class_archive import usable_archive
 from .fatal import with_exit_on_oom
 
-# Measured (BENCHMARKS.md, "A replay's fixed cost"): C1 only costs less CPU and wall at 1M rows (11 MB of Parquet),
-# about the same at 3M (33 MB), 1.6x the wall at 10M (109 MB). Half-way to the break-even point, on the safe side.
-SMALL_INPUT_BYTES = 16 << 20
+# Measured (BENCHMARKS.md, "A replay's fixed cost"): C1 only costs less CPU and wall at 1M rows (11 MB of Parquet;
+# bursty rows 18 MB: 16.3 against 21.1 s), about the same at 3M (33 MB), 1.6x the wall at 10M (109 MB). Below the
+# break-even point, on the safe side.
+SMALL_INPUT_BYTES = 24 << 20
 QUICK_COMPILER = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 # A missing or stale archive is no error (the JVM loads the classes as usual): keep its notices out of the job's log.
 QUIET_ARCHIVE = "-Xlog:cds=off,cds+dynamic=off"
