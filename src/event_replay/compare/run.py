@@ -27,7 +27,7 @@ from ..semantics.config import JobConfig, settings_in_words
 from .checkpoint import freed, on_disk
 from .classify import classify_late, classify_windows, partition_count_frames, partition_rows, totals
 from .diagnosis import diagnose, with_causes
-from .diagnosis_evidence import evidence_frames, evidence_from
+from .diagnosis_evidence import evidence_frames, evidence_from, refired_sums
 from .explain import explain, source_needing_bounds
 from .settings_search import Ranker, scoped_config, search, with_search
 from .live import read_live
@@ -87,7 +87,7 @@ def _compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compa
         late = None
         if live.late is not None:
             late = on_disk(classify_late(match_late(replay.late, live.late, live.late_identity), options.scope))
-        per_partition, bounds = _counts(cfg, windows, late, live.aggregates, options)
+        per_partition, bounds, refired = _counts(cfg, windows, late, live.aggregates, options)
         phase("match and classify")
         for r in per_partition:
             r["min_agreement_pct"] = options.min_agreement_pct
@@ -98,7 +98,7 @@ def _compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compa
                             source_bounds=bounds)
         phase("explain")
         explained, causes, samples, row_counts = _figures(spark, cfg, windows, explained, live, replay.watermarks,
-                                                          late, options)
+                                                          late, options, refired)
         hints = with_causes(causes, explained.hints)
         phase("diagnose")
     found = None
@@ -131,26 +131,29 @@ def _compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compa
 
 
 def _counts(cfg: JobConfig, windows, late, aggs, options: CompareOptions):
-    """The counts per partition and the span of the windows explain reads the source for, in one Spark job (the
-    one that computes the classified windows and late rows). (Rows of partition_counts, the bounds' row or None.)"""
-    frames = partition_count_frames(windows, late)
+    """The counts per partition, the span of the windows explain reads the source for and the re-fired windows'
+    sums (the cause tests'), in one Spark job (the one that computes the classified windows and late rows): the
+    sums in the counts' own pass over the windows. (Rows of partition_counts, the bounds' row or None, the sums.)"""
+    sums = refired_sums()
+    frames = partition_count_frames(windows, late, extra=list(sums.values()))
     needing = source_needing_bounds(cfg, windows, aggs) if options.use_source else None
     if needing is not None:
         frames["source_bounds"] = needing
     found = gather(frames)
     bounds = found["source_bounds"][0] if needing is not None else None
-    return partition_rows(found, late is not None), bounds
+    refired = {n: sum(int(r.pop(n) or 0) for r in found["windows"]) for n in sums}
+    return partition_rows(found, late is not None), bounds, refired
 
 
 def _figures(spark: SparkSession, cfg: JobConfig, windows, explained, live, watermarks, late,
-             options: CompareOptions):
+             options: CompareOptions, refired: dict[str, int]):
     """Every small figure of the comparison in one Spark job (spark_jobs.gather): the hints' (explained with
     deferred hints), the cause tests' evidence, summary.json's samples and the replay's row counts. Returns the
     explained windows with their hints, the settings that differ (diagnosis.py, the most certain first), the
     samples' rows and the row accounting."""
     ev = explained.windows if "held_by" in explained.windows.columns else None  # None: nothing to explain
     evidence = evidence_frames(spark, cfg, windows, ev, live.firings, watermarks, late, live.has,
-                               use_source=options.use_source)
+                               use_source=options.use_source, refired=refired)
     rows_frame, row_figures = _row_accounting(spark, cfg)
     parts = {"hint": explained.hint_frames, "evidence": evidence.frames,
              "sample": sample_frames(windows, explained.windows, late, live.aggregates), "rows": {"sums": rows_frame}}
