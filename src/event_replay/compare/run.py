@@ -4,11 +4,12 @@
 returns the summary (also written as compare/summary.json): the hints lead with the settings that differ
 (diagnosis.py), confirmed by replays one setting at a time with `rank_settings` (settings_search.py).
 Calibration (`replay tune --against-live`) uses the same matching without explanations (calibrate.py).
-Its own Spark jobs are a fixed few, whatever the number of windows to explain or partitions (9 on the demo, was 44
-then 15): each query planned as one job (spark_jobs.one_job_plans); the live output's checks in one job; the counts
-per partition in one job, which also computes the classified windows and late rows (checkpointed as they are first
-computed, not by a job each); every small figure (hints, cause evidence, samples, row counts) gathered in one job
-(`_figures`); then the writes. The settings search's replays are tuning's, planned as a replay is.
+Its own Spark jobs are a fixed few, whatever the number of windows to explain or partitions (8 on the demo, was 44
+then 15, then 9): each query planned as one job (spark_jobs.one_job_plans); the live output's checks in one job; the
+counts per partition in one job, which also computes the classified windows and late rows (checkpointed as they are
+first computed, not by a job each) and, in the same pass, the cause tests' re-fired sums; every small figure (hints,
+cause evidence, samples, row counts) gathered in one job (`_figures`); then the writes. The settings search's
+replays are tuning's, planned as a replay is.
 """
 from __future__ import annotations
 
@@ -32,12 +33,12 @@ from .explain import explain, source_needing_bounds
 from .settings_search import Ranker, scoped_config, search, with_search
 from .live import read_live
 from .live_spec import LiveSpec
-from .matching import match_late, match_windows
+from .matching import PLAN_SETTINGS, match_late, match_windows
 from .output import sample_frames, write_compare
 from .replay_side import Scope, read_replay
 from .rules import DEFAULT_TOLERANCE, rules_for
 from .summary import diagnosis, differs
-from ..spark_jobs import gather, one_job_plans
+from ..spark_jobs import gather, one_job_plans, session_conf
 
 DEFAULT_MIN_AGREEMENT = 100.0
 
@@ -75,7 +76,8 @@ def _compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compa
         phases[name] = round(now - mark[0], 3)
         mark[0] = now
 
-    with one_job_plans(spark):  # the comparison's queries: a Spark job each, no broadcast or adaptive stage jobs
+    # the comparison's queries: a Spark job each, no broadcast or adaptive stage jobs; the match sorting once a side
+    with one_job_plans(spark), session_conf(spark, PLAN_SETTINGS):
         replay = read_replay(spark, cfg, options.scope)
         live = read_live(spark, spec, cfg, replay.types)
         phase("read and check")
