@@ -80,10 +80,7 @@ class AgainstLive:
             late=None if live.late is None else
             _tagged(live.late.withColumn(_EACH, every), F.col(_EACH), "late_key", "late_split").drop(_EACH))
         by = F.col("key.variant").alias("variant")
-        # every variant's windows matched at once: as many partitions per variant as one comparison's (at 10M rows and
-        # 4 variants, 4 partitions sorted 8M firings a side each and spilled 3.3 GB)
-        per = int(self.spark.conf.get("spark.sql.shuffle.partitions"))
-        m = match_windows(firings, live.firings, rules, live.has, self.spec.keeps_updates, partitions=per * len(ids))
+        m = match_windows(firings, live.firings, rules, live.has, self.spec.keeps_updates)
         w = classify_windows(m, live.aggregates, self.scope, self.spec.keeps_updates)
         frames = {"windows": w.groupBy(by).agg(
             F.count(F.lit(1)).alias("windows"),
