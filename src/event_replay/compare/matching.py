@@ -92,14 +92,12 @@ def _order(has: frozenset[str], aggs: Sequence[str]) -> list[Column]:
 
 
 def match_windows(replay: DataFrame, live: DataFrame, rules: Sequence[Rule], has: frozenset[str],
-                  keeps_updates: bool, partitions: int | None = None) -> DataFrame:
-    """Also `live_first_watermark_ms`: the live rows' first fire watermark (null: none has one). `partitions`: how
-    many the sides are cut into (None: the session's shuffle partitions)."""
+                  keeps_updates: bool) -> DataFrame:
+    """Also `live_first_watermark_ms`: the live rows' first fire watermark (null: none has one)."""
     aggs = [r.aggregate for r in rules]
     # Each side cut by window once (one shuffle, one scan): every aggregate and join below is keyed by the window
     # (and more), so it needs no shuffle of its own.
-    cut = [partitions] if partitions else []
-    replay, live = replay.repartition(*cut, *WINDOW_ID), live.repartition(*cut, *WINDOW_ID)
+    replay, live = replay.repartition(*WINDOW_ID), live.repartition(*WINDOW_ID)
     rw = replay_windows(replay, aggs, every=keeps_updates)
     versions = live_versions(live, aggs)
     if keeps_updates:
