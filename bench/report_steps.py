@@ -42,6 +42,9 @@ def main() -> int:
     ap.add_argument("--variants", type=int, default=4)
     ap.add_argument("--out-dir", default=str(ROOT / "bench" / "out" / "steps"))
     ap.add_argument("--config", help="a job config over a whole log (bench/out/job-bursty-10m.yaml): no sample")
+    ap.add_argument("--skip", action="append", default=[], choices=["compare", "calibration", "GX suites",
+                                                                    "why-report"],
+                    help="a step after the replay not to run (repeatable): to time the others within a deadline")
     args = ap.parse_args()
 
     from event_replay import cli
@@ -93,6 +96,7 @@ def main() -> int:
         ("GX suites", lambda: validate(cfg.output.path, cfg, docs_dir=str(out / "run" / "_data_docs"), spark=spark)),
         ("why-report", lambda: why_report(cfg.output.path, cfg, spark=spark, report_dir=out / "run" / "why_report")),
     ]
+    steps = [(name, step) for name, step in steps if name.split(" (")[0] not in args.skip]
     rows = []
     for name, step in steps:
         t, cpu = time.monotonic(), _cpu_seconds()

@@ -69,6 +69,22 @@ def test_compare_folder_holds_every_window_and_the_differences(spark, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["compare"]
 
 
+@pytest.mark.spark
+def test_windows_files_follow_from_the_rows_alone(spark, tmp_path):
+    """windows/: each file sorted by (partition, window_end_ms, key, window_start_ms), a window's file fixed by its
+    id: the same files whatever the partitions of the frames written."""
+    from pyspark.sql import functions as F
+    windows, explained, summary = _compared(spark)
+    written = {}
+    for name, cut in (("one", lambda df: df.coalesce(1)), ("many", lambda df: df.repartition(5, F.rand(3)))):
+        write_compare(str(tmp_path / name), dict(summary), cut(windows), cut(explained), None, AGGS)
+        files = [pd.read_parquet(f) for f in sorted((tmp_path / name / "windows").glob("part-*.parquet"))]
+        order = ["partition", "window_end_ms", "key", "window_start_ms"]
+        assert all(f[order].equals(f[order].sort_values(order, ignore_index=True)) for f in files)
+        written[name] = sorted(tuple(f["window_start_ms"]) for f in files if len(f))
+    assert written["one"] == written["many"] and sum(map(len, written["one"])) == 3
+
+
 def test_a_url_is_refused_and_a_missing_summary_is_none(tmp_path):
     with pytest.raises(CompareInputError, match="local filesystem"):
         write_compare("s3a://bucket/compare", {}, None, None, None, AGGS)

@@ -59,6 +59,30 @@ def test_every_firing_matching(spark):
     assert got[("b", 0)]["class"] == "value_differs" and got[("b", 0)]["differing"] == "firings"
 
 
+def test_every_firing_pairs_by_fire_index_with_gaps(spark):
+    """Replay firing n meets the live version at position n of the firing order: a replay fire_index a HAVING
+    dropped leaves a gap, so the versions after it meet no replay firing or another one; each lone firing or
+    version is a pair of its own."""
+    W, L = "watermark", "late_row"
+    replay = [("d", 0, 0, W, 1, 1), ("d", 0, 2, L, 3, 3),  # fire_index 1 dropped by HAVING
+              ("e", 0, 0, W, 1, 1), ("e", 0, 1, L, 2, 2),
+              ("f", 0, 0, W, 4, 4), ("g", 0, 0, W, 4, 4), ("h", 0, 1, L, 4, 4)]  # one firing each
+    live = [("d", 0, 1, 1, None, T0 + S), ("d", 0, 2, 2, None, T0 + S + 1), ("d", 0, 3, 3, None, T0 + S + 2),
+            ("e", 0, 2, 2, None, T0 + S + 1), ("e", 0, 1, 1, None, T0 + S),  # the sink's order: by fire watermark
+            ("f", 0, 4, 4, None, T0 + S), ("g", 0, 4, 5, None, T0 + S), ("h", 0, 4, 4, None, T0 + S)]
+    got = _match(spark, replay, live, has={"fire_watermark"}, keeps_updates=True)
+    d, e = got[("d", 0)], got[("e", 0)]
+    f, g, h = got[("f", 0)], got[("g", 0)], got[("h", 0)]
+    assert (f["class"], f["firings_compared"], f["firings_equal"]) == ("equal", 1, 1)
+    assert (g["class"], g["differing"], g["firings_compared"], g["firings_equal"]) == ("value_differs", "total", 1, 0)
+    # h: the replay's one firing has fire_index 1 (0 dropped by HAVING): it meets no version, the version none
+    assert (h["class"], h["differing"], h["firings_compared"], h["firings_equal"]) == ("value_differs", None, 1, 0)
+    # d: pairs 0 (equal), 1 (the live version alone), 2 (equal)
+    assert (d["class"], d["differing"], d["firings_compared"], d["firings_equal"]) == ("value_differs", "firings", 2, 2)
+    assert (d["replay_firings"], d["live_versions"], d["values_equal"]) == (2, 3, False)
+    assert (e["class"], e["firings_compared"], e["firings_equal"], e["values_equal"]) == ("equal", 2, 2, True)
+
+
 def test_late_rows_matched_by_identity(spark):
     from event_replay.compare.classify import classify_late
     from event_replay.compare.matching import match_late

@@ -67,9 +67,11 @@ def partition_counts(windows: DataFrame, late: DataFrame | None) -> list[dict]:
     return partition_rows(gather(partition_count_frames(windows, late)), late is not None)
 
 
-def partition_count_frames(windows: DataFrame, late: DataFrame | None) -> dict[str, DataFrame]:
-    """partition_counts' small frames, to gather."""
-    counts = windows.groupBy("partition").agg(
+def partition_count_frames(windows: DataFrame, late: DataFrame | None, extra: Sequence[Column] = ()
+                           ) -> dict[str, DataFrame]:
+    """partition_counts' small frames, to gather; `extra`: more sums per partition over the windows, computed in
+    the same pass (the caller takes them out of the rows before partition_rows)."""
+    counts = windows.groupBy("partition").agg(*extra,
         F.count(F.lit(1)).alias("windows"),
         *[F.sum((F.col("class") == c).cast("long")).alias(c) for c in CLASSES],
         F.sum(F.col("live_copies")).alias("live_copies"),

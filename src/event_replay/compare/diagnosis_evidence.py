@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ..attribution import ALL_IDLE
@@ -19,10 +19,16 @@ from .silences import silence_at_firing, silences_from, summary_frame
 from .watermark_shift import shift_frames, shift_from
 
 
-def _refired(windows: DataFrame) -> DataFrame:
+def refired_sums() -> dict[str, Column]:
+    """The windows both sides fired more often on the replay's side (rr) and on the live's (rl): sums over the
+    classified windows, which a caller may compute in a pass of its own (evidence_frames' `refired`)."""
     both = F.col("in_replay") & F.col("in_live")
-    return windows.agg(F.sum((both & (F.col("replay_firings") > F.col("live_versions"))).cast("long")).alias("rr"),
-                       F.sum((both & (F.col("replay_firings") < F.col("live_versions"))).cast("long")).alias("rl"))
+    return {"rr": F.sum((both & (F.col("replay_firings") > F.col("live_versions"))).cast("long")).alias("rr"),
+            "rl": F.sum((both & (F.col("replay_firings") < F.col("live_versions"))).cast("long")).alias("rl")}
+
+
+def _refired(windows: DataFrame) -> DataFrame:
+    return windows.agg(*refired_sums().values())
 
 
 def _late(late: DataFrame | None, ev: DataFrame | None, cfg: JobConfig) -> DataFrame | None:
@@ -75,13 +81,15 @@ def gather(spark: SparkSession, cfg: JobConfig, windows: DataFrame, ev: DataFram
 class EvidenceFrames:
     frames: dict[str, DataFrame]  # small frames, to gather (with others) in one Spark job
     firsts: DataFrame | None  # the windows both fired, with their first fire watermarks (with live fire watermarks)
+    refired: Mapping[str, Any] | None = None  # refired_sums' row, when the caller computed it
 
 
 def evidence_frames(spark: SparkSession, cfg: JobConfig, windows: DataFrame, ev: DataFrame | None, live: DataFrame,
-                    watermarks: DataFrame, late: DataFrame | None, has: frozenset[str], use_source: bool = True
-                    ) -> EvidenceFrames:
-    """The figures of gather, not yet collected."""
-    frames = {"refired": _refired(windows)}
+                    watermarks: DataFrame, late: DataFrame | None, has: frozenset[str], use_source: bool = True,
+                    refired: Mapping[str, Any] | None = None) -> EvidenceFrames:
+    """The figures of gather, not yet collected. `refired`: refired_sums' row when the caller has it (then
+    `windows` is not read for it)."""
+    frames = {} if refired is not None else {"refired": _refired(windows)}
     for name, frame in (("late", _late(late, ev, cfg)), ("differing", _differing(ev))):
         if frame is not None:
             frames[name] = frame
@@ -94,7 +102,7 @@ def evidence_frames(spark: SparkSession, cfg: JobConfig, windows: DataFrame, ev:
         per_window = silence_at_firing(spark, cfg, fired_by(watermarks, other)) if use_source else None
         if per_window is not None:
             frames["silences"] = summary_frame(per_window)
-    return EvidenceFrames(frames, firsts)
+    return EvidenceFrames(frames, firsts, refired)
 
 
 def evidence_from(found: Mapping[str, list[dict[str, Any]]], frames: EvidenceFrames, hints: list[dict[str, Any]]
@@ -103,8 +111,9 @@ def evidence_from(found: Mapping[str, list[dict[str, Any]]], frames: EvidenceFra
     shift = shift_from(found, frames.firsts) if frames.firsts is not None else None
     acc = found["late"][0]["acc"] if found.get("late") else None
     split = next((h.get("split") for h in hints if h["kind"] == "split_not_read"), None)
+    refired = [frames.refired] if frames.refired is not None else found["refired"]
     return Evidence(shift=shift, silences=silences_from(found["silences"]) if "silences" in found else None,
                     late_replay_only=_n(found.get("late"), "ro"), late_live_only=_n(found.get("late"), "lo"),
-                    refired_replay=_n(found["refired"], "rr"), refired_live=_n(found["refired"], "rl"),
+                    refired_replay=_n(refired, "rr"), refired_live=_n(refired, "rl"),
                     differing=_n(found.get("differing"), "d"), near_idle=_n(found.get("differing"), "n"),
                     split_not_read=split, accepted_lateness_ms=int(acc) if acc is not None else None)

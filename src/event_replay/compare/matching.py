@@ -8,8 +8,10 @@ Windows (`match_windows`), one row per (key, window_start, window_end) present o
   live's fire_index, else its fire watermark, else its fire time; with none of those and several versions, the
   version equal to the replay's last firing if there is one (the sink kept earlier firings);
 - every firing (`keeps_updates`: the sink appended each firing, allowed-late re-firings too): the replay's
-  firings in fire_index order against the live versions in the same order (fire_index, fire watermark, fire
+  firing of fire_index n against the live version at position n of its order (fire_index, fire watermark, fire
   time, then the values), pair by pair; the window agrees when every pair does and both have as many firings.
+  Each side is one aggregate per window (its firings, its versions, as arrays in that order) and the pairs are
+  compared inside the joined row: at 10M windows, a pair is never a row of its own.
 
 Late rows (`match_late`): by (split, offset) when the live late output has both, else by (key, time) with
 multiplicity; extra live copies of one (split, offset) are duplicates.
@@ -17,14 +19,15 @@ multiplicity; extra live copies of one (split, offset) are duplicates.
 Columns of the window match: key, window_start_ms, window_end_ms, in_replay, in_live, replay_<agg>/live_<agg>
 (last firing / last version), eq_<agg> (under the aggregate's rule), values_equal, firings_compared,
 firings_equal, replay_firings, live_versions, live_rows, live_copies, replay/live fire watermark, replay fire
-reason, replay's first-firing watermark and reason, live fire time, replay_partition, live_partition.
+reason, replay's first-firing watermark and reason, live fire time, the live rows' first fire watermark
+(live_first_watermark_ms), replay_partition, live_partition.
 """
 from __future__ import annotations
 
 from functools import reduce
 from typing import Sequence
 
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ..semantics.durations import NEG_INF, POS_INF
@@ -32,6 +35,11 @@ from .live import AGG_PREFIX
 from .rules import Rule, equal
 
 WINDOW_ID = ["key", "window_start_ms", "window_end_ms"]
+# The session settings a match is planned with (the caller sets them around the action that plans it): each side's
+# aggregates (the arrays of firings and versions, collect_list) sort the side's rows by window once, in the order
+# the join reads them. Spark's default for them, the object hash aggregate, falls back to sorting after 128 windows,
+# in its partial and its final step, and the join sorts again: at 10M windows, 2.4 GB spilled.
+PLAN_SETTINGS = {"spark.sql.execution.useObjectHashAggregateExec": "false"}
 
 
 def _all(cols: Sequence[Column]) -> Column:
@@ -43,28 +51,34 @@ def _replay_fire_wm() -> Column:
     return F.when(F.col("fire_reason") == "end_of_input", F.lit(POS_INF)).otherwise(F.col("fire_watermark_ms"))
 
 
-def replay_windows(firings: DataFrame, aggs: Sequence[str]) -> DataFrame:
-    """Per window: the last firing's values, how many firings, the first and last firing's watermark and reason."""
+def replay_windows(firings: DataFrame, aggs: Sequence[str], every: bool = False) -> DataFrame:
+    """Per window: the last firing's values, how many firings, the first and last firing's watermark and reason;
+    with `every`, also `_firings`: every firing's (n = fire_index, values), ordered by n."""
     last = F.struct(*[F.col(AGG_PREFIX + a).alias(a) for a in aggs], "fire_watermark_ms", "fire_reason",
                     "replay_partition")
     first = F.struct("fire_watermark_ms", "fire_reason")
+    each = [F.array_sort(F.collect_list(F.struct(F.col("fire_index").alias("n"),
+                                                 *[F.col(AGG_PREFIX + a).alias(a) for a in aggs])))
+            .alias("_firings")] if every else []
     g = firings.withColumn("fire_watermark_ms", _replay_fire_wm()).groupBy(*WINDOW_ID).agg(
         F.count(F.lit(1)).alias("replay_firings"), F.max_by(last, "fire_index").alias("_last"),
-        F.min_by(first, "fire_index").alias("_first"))
+        F.min_by(first, "fire_index").alias("_first"), *each)
     return g.select(*WINDOW_ID, "replay_firings",
                     *[F.col(f"_last.{a}").alias(f"replay_{a}") for a in aggs],
                     F.col("_last.fire_watermark_ms").alias("replay_fire_watermark_ms"),
                     F.col("_last.fire_reason").alias("replay_fire_reason"),
                     F.col("_first.fire_watermark_ms").alias("replay_first_watermark_ms"),
                     F.col("_first.fire_reason").alias("replay_first_reason"),
-                    F.col("_last.replay_partition").alias("replay_partition"))
+                    F.col("_last.replay_partition").alias("replay_partition"), *(["_firings"] if every else []))
 
 
 def live_versions(live: DataFrame, aggs: Sequence[str]) -> DataFrame:
-    """The distinct live firings of each window (aggregates and fire_index) and their copies."""
+    """The distinct live firings of each window (aggregates and fire_index), their copies, and the first fire
+    watermark of their rows."""
     return live.groupBy(*WINDOW_ID, "fire_index", *[AGG_PREFIX + a for a in aggs]).agg(
         F.count(F.lit(1)).alias("copies"), F.max("fire_watermark_ms").alias("fire_watermark_ms"),
-        F.max("fire_time_ms").alias("fire_time_ms"), F.min("live_partition").alias("live_partition"))
+        F.max("fire_time_ms").alias("fire_time_ms"), F.min("live_partition").alias("live_partition"),
+        F.min("fire_watermark_ms").alias("first_watermark_ms"))
 
 
 def _order(has: frozenset[str], aggs: Sequence[str]) -> list[Column]:
@@ -79,15 +93,33 @@ def _order(has: frozenset[str], aggs: Sequence[str]) -> list[Column]:
 
 def match_windows(replay: DataFrame, live: DataFrame, rules: Sequence[Rule], has: frozenset[str],
                   keeps_updates: bool) -> DataFrame:
+    """Also `live_first_watermark_ms`: the live rows' first fire watermark (null: none has one)."""
     aggs = [r.aggregate for r in rules]
-    # Each side cut by window once (one shuffle, one scan: its exchange is reused by every branch that reads it):
-    # every aggregate and join below is keyed by the window (and more), so it needs no shuffle of its own.
+    # Each side cut by window once (one shuffle, one scan): every aggregate and join below is keyed by the window
+    # (and more), so it needs no shuffle of its own.
     replay, live = replay.repartition(*WINDOW_ID), live.repartition(*WINDOW_ID)
-    rw = replay_windows(replay, aggs)
+    rw = replay_windows(replay, aggs, every=keeps_updates)
     versions = live_versions(live, aggs)
     if keeps_updates:
-        return _match_every(replay, rw, versions, rules, has)
+        return _match_every(rw, versions, rules, has)
     return _match_last(rw, versions, rules, has)
+
+
+def _live_windows(versions: DataFrame, aggs: Sequence[str], key: Column, every: bool = False) -> DataFrame:
+    """Per window: its versions, rows, first fire watermark and the last version by `key`; with `every`, also
+    `_versions`: every version's values in firing order (`key` first in each element, so it orders them)."""
+    chosen = [*[F.col(AGG_PREFIX + a).alias(a) for a in aggs], "fire_watermark_ms", "fire_time_ms", "live_partition"]
+    each = [F.array_sort(F.collect_list(F.struct(key.alias("_order"), *chosen))).alias("_versions")] if every else []
+    lw = versions.groupBy(*WINDOW_ID).agg(
+        F.count(F.lit(1)).alias("live_versions"), F.sum("copies").alias("live_rows"),
+        F.max_by(F.struct(*chosen), key).alias("_c"), F.min("first_watermark_ms").alias("live_first_watermark_ms"),
+        *each)
+    return lw.select(*WINDOW_ID, "live_versions", "live_rows",
+                     *[F.col(f"_c.{a}").alias(f"live_{a}") for a in aggs],
+                     F.col("_c.fire_watermark_ms").alias("live_fire_watermark_ms"),
+                     F.col("_c.fire_time_ms").alias("live_fire_time_ms"),
+                     F.col("_c.live_partition").alias("live_partition"), "live_first_watermark_ms",
+                     *(["_versions"] if every else []))
 
 
 def _match_last(rw: DataFrame, versions: DataFrame, rules: Sequence[Rule], has: frozenset[str]) -> DataFrame:
@@ -100,17 +132,7 @@ def _match_last(rw: DataFrame, versions: DataFrame, rules: Sequence[Rule], has: 
         eq = _all([equal(r, F.col(AGG_PREFIX + r.aggregate), F.col(f"replay_{r.aggregate}")) for r in rules])
         versions = j.withColumn("_eq", eq.cast("int")).drop(*[f"replay_{a}" for a in aggs])
         key = F.struct(F.col("_eq"), *_order(has, aggs))
-    chosen = F.struct(*[F.col(AGG_PREFIX + a).alias(a) for a in aggs], "fire_watermark_ms", "fire_time_ms",
-                      "live_partition")
-    lw = versions.groupBy(*WINDOW_ID).agg(
-        F.count(F.lit(1)).alias("live_versions"), F.sum("copies").alias("live_rows"),
-        F.max_by(chosen, key).alias("_c"))
-    lw = lw.select(*WINDOW_ID, "live_versions", "live_rows",
-                   *[F.col(f"_c.{a}").alias(f"live_{a}") for a in aggs],
-                   F.col("_c.fire_watermark_ms").alias("live_fire_watermark_ms"),
-                   F.col("_c.fire_time_ms").alias("live_fire_time_ms"),
-                   F.col("_c.live_partition").alias("live_partition"))
-    m = _joined(rw, lw)
+    m = _joined(rw, _live_windows(versions, aggs, key))
     eqs = {r.aggregate: equal(r, F.col(f"live_{r.aggregate}"), F.col(f"replay_{r.aggregate}")) for r in rules}
     both = F.col("in_replay") & F.col("in_live")
     m = m.select("*", *[F.when(both, e).otherwise(F.lit(False)).alias(f"eq_{a}") for a, e in eqs.items()])
@@ -126,37 +148,55 @@ def _joined(rw: DataFrame, lw: DataFrame) -> DataFrame:
         .withColumn("live_copies", F.col("live_rows") - F.col("live_versions"))
 
 
-def _match_every(replay: DataFrame, rw: DataFrame, versions: DataFrame, rules: Sequence[Rule],
-                 has: frozenset[str]) -> DataFrame:
+def _pairs(rules: Sequence[Rule]) -> tuple[Column, Column]:
+    """(pairs, equal pairs) of a window on both sides, from its `_firings` (replay, by fire_index n) and
+    `_versions` (live, in firing order): replay firing n is paired with the live version at position n; a firing
+    or version without a partner is a pair of its own, equal only as null against null (rules.equal)."""
+    firings, versions = F.col("_firings"), F.col("_versions")
+    n_live = F.size(versions)
+
+    def paired(x: Column) -> Column:
+        return (x["n"] >= 0) & (x["n"] < n_live)
+
+    def pair_eq(live: Column | None, replay: Column | None, template: Column) -> Column:
+        # a missing side is a null of the other side's type (F.when without otherwise)
+        def side(c: Column | None, a: str) -> Column:
+            return c[a] if c is not None else F.when(F.lit(False), template[a])
+        return _all([equal(r, side(live, r.aggregate), side(replay, r.aggregate)) for r in rules])
+
+    both_eq = F.size(F.filter(firings, lambda x: paired(x) & pair_eq(
+        F.get(versions, x["n"].cast("int")), x, x)))
+    replay_alone = F.filter(firings, lambda x: ~paired(x))
+    live_alone = F.filter(versions, lambda y, i: ~F.exists(firings, lambda x: x["n"] == i))
+    n_paired = F.size(firings) - F.size(replay_alone)
+    pairs = F.size(firings) + n_live - n_paired
+    equal_pairs = (both_eq + F.size(F.filter(replay_alone, lambda x: pair_eq(None, x, x)))
+                   + F.size(F.filter(live_alone, lambda y: pair_eq(y, None, y))))
+    # Nearly every window fired once on each side: one pair, compared without the array functions (Spark evaluates
+    # their lambdas row by row, outside the generated code)
+    first, version = F.get(firings, 0), F.get(versions, 0)
+    single = (F.size(firings) == 1) & (n_live == 1) & (first["n"] == 0)
+    return (F.when(single, F.lit(1)).otherwise(pairs),
+            F.when(single, pair_eq(version, first, first).cast("int")).otherwise(equal_pairs))
+
+
+def _match_every(rw: DataFrame, versions: DataFrame, rules: Sequence[Rule], has: frozenset[str]) -> DataFrame:
+    # One aggregate per side (each window's firings, its versions, as arrays in firing order) and one join: the
+    # pairs are compared inside each row, never a row of their own.
     aggs = [r.aggregate for r in rules]
-    rank = F.row_number().over(Window.partitionBy(*WINDOW_ID).orderBy(*_order(has, aggs))) - 1
-    lv = versions.withColumn("n", rank.cast("long"))
-    rf = replay.select(*WINDOW_ID, F.col("fire_index").alias("n"),
-                       *[F.col(AGG_PREFIX + a).alias(f"r_{a}") for a in aggs])
-    pairs = rf.join(lv.select(*WINDOW_ID, "n", *[F.col(AGG_PREFIX + a).alias(f"l_{a}") for a in aggs]),
-                    [*WINDOW_ID, "n"], "full")
-    pair_eq = _all([equal(r, F.col(f"l_{r.aggregate}"), F.col(f"r_{r.aggregate}")) for r in rules])
-    per = pairs.groupBy(*WINDOW_ID).agg(
-        F.sum(F.when(pair_eq, 1).otherwise(0)).alias("firings_equal"), F.count(F.lit(1)).alias("_pairs"))
-    lw_last = versions.groupBy(*WINDOW_ID).agg(
-        F.count(F.lit(1)).alias("live_versions"), F.sum("copies").alias("live_rows"),
-        F.max_by(F.struct(*[F.col(AGG_PREFIX + a).alias(a) for a in aggs], "fire_watermark_ms", "fire_time_ms",
-                          "live_partition"), F.struct(*_order(has, aggs))).alias("_c"))
-    lw = lw_last.select(*WINDOW_ID, "live_versions", "live_rows",
-                        *[F.col(f"_c.{a}").alias(f"live_{a}") for a in aggs],
-                        F.col("_c.fire_watermark_ms").alias("live_fire_watermark_ms"),
-                        F.col("_c.fire_time_ms").alias("live_fire_time_ms"),
-                        F.col("_c.live_partition").alias("live_partition"))
-    m = _joined(rw, lw).join(per, WINDOW_ID, "left")
+    m = _joined(rw, _live_windows(versions, aggs, F.struct(*_order(has, aggs)), every=True))
     both = F.col("in_replay") & F.col("in_live")
+    pairs, equal_pairs = _pairs(rules)
     m = m.select("*", *[F.when(both, equal(r, F.col(f"live_{r.aggregate}"), F.col(f"replay_{r.aggregate}")))
-                        .otherwise(F.lit(False)).alias(f"eq_{r.aggregate}") for r in rules])
-    values_equal = (both & (F.col("firings_equal") == F.col("_pairs"))
+                        .otherwise(F.lit(False)).alias(f"eq_{r.aggregate}") for r in rules],
+                 F.when(both, equal_pairs).alias("_equal_pairs"), F.when(both, pairs).alias("_pairs"))
+    values_equal = (both & (F.col("_equal_pairs") == F.col("_pairs"))
                     & (F.col("replay_firings") == F.col("live_versions")))
     compared = F.least(F.col("replay_firings"), F.col("live_versions"))
-    return m.select(*[c for c in m.columns if c not in ("firings_equal", "_pairs")], values_equal.alias("values_equal"),
+    return m.select(*[c for c in m.columns if c not in ("_firings", "_versions", "_equal_pairs", "_pairs")],
+                    values_equal.alias("values_equal"),
                     F.when(both, compared).otherwise(0).alias("firings_compared"),
-                    F.when(both, F.col("firings_equal")).otherwise(0).alias("firings_equal"))
+                    F.when(both, F.col("_equal_pairs")).otherwise(0).cast("long").alias("firings_equal"))
 
 
 # -- late rows ------------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Writing `compare/`: the per-window table, the summary per partition, the late rows on one side only, the page.
 
     compare/windows/           Parquet, one row per compared window (every class), with the evidence and the
-                               explanation of each window that is not plainly equal
+                               explanation of each window that is not plainly equal; 4 files, a window's by a
+                               hash of (key, start, end), each sorted by (partition, end, key, start)
     compare/differences.csv    the windows that differ, are duplicated, or fired at another watermark, explained
     compare/late_rows.csv      the late rows on one side only (with --live-late)
     compare/partitions.csv     per partition: windows compared, per class, agreement %, late rows (+ .parquet:
@@ -25,6 +26,7 @@ from ..layout import COMPARE_PARTITIONS_FILE, COMPARE_SUMMARY_FILE
 from ..local_folder import replace_folder, write_one_file
 from ..spark_jobs import first_rows, gather
 from .classify import CLASSES
+from .matching import WINDOW_ID
 from .wording import fmt_ms
 from .live_spec import CompareInputError
 from .page import render
@@ -34,6 +36,8 @@ SAMPLE_LATE = 20
 PAGE_FILE = "index.html"
 EVIDENCE = ["held_by", "replay_fire_time_ms", "idle_before", "replay_late_n", "replay_late_splits",
             "late_replay_only_n", "late_live_only_n", "count_delta", "missing_split", "source_rows", "explanation"]
+WINDOWS_FILES = 4
+WINDOWS_ORDER = ["partition", "window_end_ms", "key", "window_start_ms"]  # within each file of windows/
 _CLASS_ORDER = {c: i for i, c in enumerate(("value_differs", "replay_only", "live_only", "duplicate", "equal"))}
 
 
@@ -53,16 +57,30 @@ def _evidence_types() -> list[tuple[str, str]]:
 
 
 def per_window_table(windows: DataFrame, explained: DataFrame, aggs: Sequence[str]) -> DataFrame:
+    """Every compared window: the plainly equal ones from `windows`, the others (explained) from `explained`."""
     types = dict(_evidence_types())
     plain = windows.where((F.col("class") == "equal") & F.col("timing").isNull()).select(
         *_columns(aggs), *[F.lit(None).cast(types[c]).alias(c) for c in EVIDENCE])
-    ex = explained.select(*_columns(aggs), *[(F.col(c) if c in explained.columns else F.lit(None))
-                                             .cast(types[c]).alias(c) for c in EVIDENCE])
-    both = plain.unionByName(ex)
-    return both.select(*[c for c in both.columns if not c.endswith("_ms")],
-                       F.timestamp_millis("window_start_ms").alias("window_start"),
-                       F.timestamp_millis("window_end_ms").alias("window_end"),
-                       *[c for c in both.columns if c.endswith("_ms")])
+    return _with_times(plain.unionByName(_explained_rows(explained, aggs)))
+
+
+def _explained_rows(explained: DataFrame, aggs: Sequence[str]) -> DataFrame:
+    types = dict(_evidence_types())
+    return explained.select(*_columns(aggs), *[(F.col(c) if c in explained.columns else F.lit(None))
+                                               .cast(types[c]).alias(c) for c in EVIDENCE])
+
+
+def _with_times(df: DataFrame) -> DataFrame:
+    return df.select(*[c for c in df.columns if not c.endswith("_ms")],
+                     F.timestamp_millis("window_start_ms").alias("window_start"),
+                     F.timestamp_millis("window_end_ms").alias("window_end"),
+                     *[c for c in df.columns if c.endswith("_ms")])
+
+
+def _difference_rows(explained: DataFrame, aggs: Sequence[str]) -> DataFrame:
+    """The per-window table's rows that are not plainly equal, readable: they are all explained ones, so the
+    plainly equal windows are not read for them."""
+    return _differences(_with_times(_explained_rows(explained, aggs)))
 
 
 def _readable(df: DataFrame) -> DataFrame:
@@ -104,7 +122,7 @@ def sample_frames(windows: DataFrame, explained: DataFrame, late: DataFrame | No
                   ) -> dict[str, DataFrame]:
     """summary.json's samples (the first differences, the first late rows on one side only): small frames, to
     gather with other figures in one Spark job."""
-    diff = _differences(per_window_table(windows, explained, aggs))
+    diff = _difference_rows(explained, aggs)
     order = F.create_map(*[x for c, i in _CLASS_ORDER.items() for x in (F.lit(c), F.lit(i))])
     samples = {"differences": _first(diff.withColumn("_class_order", order[F.col("class")]),
                                      ["_class_order", "partition", "window_end", "key", "window_start"],
@@ -125,10 +143,12 @@ def write_compare(out_dir: str, summary: dict[str, Any], windows: DataFrame, exp
         samples = gather(sample_frames(windows, explained, late, aggs))
 
     def fill(staging: Path) -> None:
-        table = per_window_table(windows, explained, aggs)
-        table.orderBy("partition", "window_end_ms", "key", "window_start_ms").coalesce(4) \
-            .write.parquet(str(staging / "windows"))
-        write_one_file(_one_file_sorted(_differences(table), ["partition", "window_end", "key", "window_start"]),
+        # WINDOWS_FILES files, a window's by a hash of its id, each sorted (as the replay's windows/): which file a
+        # row is in and its place there follow from the rows alone, without a global sort's sampling pass
+        per_window_table(windows, explained, aggs).repartition(WINDOWS_FILES, *WINDOW_ID) \
+            .sortWithinPartitions(*WINDOWS_ORDER).write.parquet(str(staging / "windows"))
+        write_one_file(_one_file_sorted(_difference_rows(explained, aggs),
+                                        ["partition", "window_end", "key", "window_start"]),
                        staging / "differences.csv")
         summary["files"] = {"windows": "windows/", "differences": "differences.csv", "partitions": "partitions.csv"}
         if late is not None:

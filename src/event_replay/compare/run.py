@@ -4,11 +4,12 @@
 returns the summary (also written as compare/summary.json): the hints lead with the settings that differ
 (diagnosis.py), confirmed by replays one setting at a time with `rank_settings` (settings_search.py).
 Calibration (`replay tune --against-live`) uses the same matching without explanations (calibrate.py).
-Its own Spark jobs are a fixed few, whatever the number of windows to explain or partitions (9 on the demo, was 44
-then 15): each query planned as one job (spark_jobs.one_job_plans); the live output's checks in one job; the counts
-per partition in one job, which also computes the classified windows and late rows (checkpointed as they are first
-computed, not by a job each); every small figure (hints, cause evidence, samples, row counts) gathered in one job
-(`_figures`); then the writes. The settings search's replays are tuning's, planned as a replay is.
+Its own Spark jobs are a fixed few, whatever the number of windows to explain or partitions (8 on the demo, was 44
+then 15, then 9): each query planned as one job (spark_jobs.one_job_plans); the live output's checks in one job; the
+counts per partition in one job, which also computes the classified windows and late rows (checkpointed as they are
+first computed, not by a job each) and, in the same pass, the cause tests' re-fired sums; every small figure (hints,
+cause evidence, samples, row counts) gathered in one job (`_figures`); then the writes. The settings search's
+replays are tuning's, planned as a replay is.
 """
 from __future__ import annotations
 
@@ -27,17 +28,17 @@ from ..semantics.config import JobConfig, settings_in_words
 from .checkpoint import freed, on_disk
 from .classify import classify_late, classify_windows, partition_count_frames, partition_rows, totals
 from .diagnosis import diagnose, with_causes
-from .diagnosis_evidence import evidence_frames, evidence_from
+from .diagnosis_evidence import evidence_frames, evidence_from, refired_sums
 from .explain import explain, source_needing_bounds
 from .settings_search import Ranker, scoped_config, search, with_search
 from .live import read_live
 from .live_spec import LiveSpec
-from .matching import match_late, match_windows
+from .matching import PLAN_SETTINGS, match_late, match_windows
 from .output import sample_frames, write_compare
 from .replay_side import Scope, read_replay
 from .rules import DEFAULT_TOLERANCE, rules_for
 from .summary import diagnosis, differs
-from ..spark_jobs import gather, one_job_plans
+from ..spark_jobs import gather, one_job_plans, session_conf
 
 DEFAULT_MIN_AGREEMENT = 100.0
 
@@ -75,7 +76,8 @@ def _compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compa
         phases[name] = round(now - mark[0], 3)
         mark[0] = now
 
-    with one_job_plans(spark):  # the comparison's queries: a Spark job each, no broadcast or adaptive stage jobs
+    # the comparison's queries: a Spark job each, no broadcast or adaptive stage jobs; the match sorting once a side
+    with one_job_plans(spark), session_conf(spark, PLAN_SETTINGS):
         replay = read_replay(spark, cfg, options.scope)
         live = read_live(spark, spec, cfg, replay.types)
         phase("read and check")
@@ -87,7 +89,7 @@ def _compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compa
         late = None
         if live.late is not None:
             late = on_disk(classify_late(match_late(replay.late, live.late, live.late_identity), options.scope))
-        per_partition, bounds = _counts(cfg, windows, late, live.aggregates, options)
+        per_partition, bounds, refired = _counts(cfg, windows, late, live.aggregates, options)
         phase("match and classify")
         for r in per_partition:
             r["min_agreement_pct"] = options.min_agreement_pct
@@ -98,7 +100,7 @@ def _compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compa
                             source_bounds=bounds)
         phase("explain")
         explained, causes, samples, row_counts = _figures(spark, cfg, windows, explained, live, replay.watermarks,
-                                                          late, options)
+                                                          late, options, refired)
         hints = with_causes(causes, explained.hints)
         phase("diagnose")
     found = None
@@ -131,26 +133,29 @@ def _compare(spark: SparkSession, cfg: JobConfig, spec: LiveSpec, options: Compa
 
 
 def _counts(cfg: JobConfig, windows, late, aggs, options: CompareOptions):
-    """The counts per partition and the span of the windows explain reads the source for, in one Spark job (the
-    one that computes the classified windows and late rows). (Rows of partition_counts, the bounds' row or None.)"""
-    frames = partition_count_frames(windows, late)
+    """The counts per partition, the span of the windows explain reads the source for and the re-fired windows'
+    sums (the cause tests'), in one Spark job (the one that computes the classified windows and late rows): the
+    sums in the counts' own pass over the windows. (Rows of partition_counts, the bounds' row or None, the sums.)"""
+    sums = refired_sums()
+    frames = partition_count_frames(windows, late, extra=list(sums.values()))
     needing = source_needing_bounds(cfg, windows, aggs) if options.use_source else None
     if needing is not None:
         frames["source_bounds"] = needing
     found = gather(frames)
     bounds = found["source_bounds"][0] if needing is not None else None
-    return partition_rows(found, late is not None), bounds
+    refired = {n: sum(int(r.pop(n) or 0) for r in found["windows"]) for n in sums}
+    return partition_rows(found, late is not None), bounds, refired
 
 
 def _figures(spark: SparkSession, cfg: JobConfig, windows, explained, live, watermarks, late,
-             options: CompareOptions):
+             options: CompareOptions, refired: dict[str, int]):
     """Every small figure of the comparison in one Spark job (spark_jobs.gather): the hints' (explained with
     deferred hints), the cause tests' evidence, summary.json's samples and the replay's row counts. Returns the
     explained windows with their hints, the settings that differ (diagnosis.py, the most certain first), the
     samples' rows and the row accounting."""
     ev = explained.windows if "held_by" in explained.windows.columns else None  # None: nothing to explain
     evidence = evidence_frames(spark, cfg, windows, ev, live.firings, watermarks, late, live.has,
-                               use_source=options.use_source)
+                               use_source=options.use_source, refired=refired)
     rows_frame, row_figures = _row_accounting(spark, cfg)
     parts = {"hint": explained.hint_frames, "evidence": evidence.frames,
              "sample": sample_frames(windows, explained.windows, late, live.aggregates), "rows": {"sums": rows_frame}}

@@ -72,13 +72,17 @@ def _share_frames(live_wms: DataFrame, values: DataFrame, reach: int) -> dict[st
 def shift_frames(windows: DataFrame, live: DataFrame, watermarks: DataFrame, cfg: JobConfig
                  ) -> tuple[dict[str, DataFrame], DataFrame]:
     """The small frames of the figures (to gather with others in one Spark job) and the windows both sides fired
-    with their first fire watermarks; `windows`: the classified windows, `live`: the live firings (with
-    fire_watermark_ms)."""
+    with their first fire watermarks; `windows`: the classified windows (with the matching's
+    live_first_watermark_ms, else `live`'s are joined: the live firings with fire_watermark_ms)."""
     both = windows.where(F.col("in_replay") & F.col("in_live") & (F.col("replay_first_reason") != "end_of_input"))
+    if "live_first_watermark_ms" in windows.columns:  # the matching's (matching.py): no second read of the live side
+        firsts = both.where(F.col("live_first_watermark_ms").isNotNull()).select(
+            *WINDOW_ID, "replay_first_watermark_ms", "live_first_watermark_ms")
+    else:
+        firsts = both.select(*WINDOW_ID, "replay_first_watermark_ms").join(_first_live(live), WINDOW_ID)
     # checkpointed when first computed (by the job that gathers the figures): every figure below and the silences
-    # read it (a join with the live firings, read once)
-    firsts = both.select(*WINDOW_ID, "replay_first_watermark_ms").join(_first_live(live), WINDOW_ID) \
-        .transform(on_disk)
+    # read it
+    firsts = on_disk(firsts)
     same = F.col("replay_first_watermark_ms") == F.col("live_first_watermark_ms")
     reach = max(MIN_REACH_MS, 4 * cfg.watermark.max_out_of_orderness_ms)
     frames = {"shift_pairs": firsts.agg(F.count(F.lit(1)).alias("pairs"), F.sum(same.cast("long")).alias("same")),

@@ -27,12 +27,13 @@ import pandas as pd
 
 from .. import engine
 from ..compare.checkpoint import on_disk
+from ..compare.matching import PLAN_SETTINGS
 from ..io.scratch import scratch_space
 from ..layout import TUNING_FOLDER, TUNING_JSON_FILE, TUNING_PLOT_FILE
 from ..local_folder import replace_folder
 from ..pipeline import WholeSource
 from ..semantics.config import JobConfig
-from ..spark_jobs import gather, one_job_plans
+from ..spark_jobs import gather, one_job_plans, session_conf
 from . import figures as fig
 from . import running
 from .calibrate import rank
@@ -131,7 +132,9 @@ def _replay_chunk(spark, keyed: KeyedReplay | None, rows, source, clock,
             for r in results.values():  # read by the figures and by the hook (calibrate.py matches the firings)
                 r.windows, r.watermarks = r.windows.cache(), r.watermarks.cache()
             outputs = side_by_side(results)
-        with one_job_plans(spark):  # the frames are planned (and cached) here
+        # the frames are planned (and cached) here; the calibration's match as the comparison plans it
+        match_plans = PLAN_SETTINGS if per_variant is not None else {}
+        with one_job_plans(spark), session_conf(spark, match_plans):
             frames = {f"figures:{k}": f for k, f in fig.variant_figure_frames(outputs, cfgs, clock.end_ms).items()}
             if per_variant is not None:
                 hook = per_variant.frames([(i, results[i], vcfg) for i, vcfg in cfgs.items()])
