@@ -1,5 +1,5 @@
-"""The rules' findings (quality/findings.py): every query of every batch in one Spark job, with the same rows and
-count GX's own metrics give (timestamps as PySpark's collect returns them), and a batch without pinned findings
+"""The rules' findings (quality/findings.py): every query of every batch counted in one Spark job, the first rows of
+those that found any in a second, with the same rows and count GX's own metrics give (timestamps as PySpark's collect returns them), and a batch without pinned findings
 queried on its own."""
 from __future__ import annotations
 
@@ -30,11 +30,11 @@ def _plain(found):
     return sorted(tuple(sorted(r.items())) for r in found["rows"]), found["count"]
 
 
-def test_every_query_of_every_batch_in_one_job_as_gx_would_find_it(spark):
+def test_every_query_of_every_batch_in_two_jobs_as_gx_would_find_it(spark):
     one, two = _batches(spark)
     with counted(spark, "findings") as jobs:
         pin_findings(spark, {"one": (one, [DUPLICATES, LATE, NONE]), "two": (two, [DUPLICATES, NONE])})
-    assert jobs.jobs == 1
+    assert jobs.jobs == 2  # the counts, then the first rows of the queries that found some
     fresh_one, fresh_two = _batches(spark)  # nothing pinned: each query on its own, as GX's metrics run it
     for pinned, fresh, queries in ((one, fresh_one, (DUPLICATES, LATE, NONE)), (two, fresh_two, (DUPLICATES, NONE))):
         for q in queries:
@@ -52,3 +52,11 @@ def test_the_rows_are_capped_as_gx_caps_them_the_count_is_not(spark):
     pin_findings(spark, {"many": (many, ["SELECT * FROM {batch}"])})
     found = getattr(many, PINNED)["SELECT * FROM {batch}"]
     assert len(found["rows"]) == MAX_RESULT_RECORDS and found["count"] == MAX_RESULT_RECORDS + 50
+
+
+def test_rules_that_find_nothing_are_one_job(spark):
+    one, two = _batches(spark)
+    with counted(spark, "findings") as jobs:
+        pin_findings(spark, {"one": (one, [NONE]), "two": (two, [NONE, "SELECT * FROM {batch} WHERE n > 1000"])})
+    assert jobs.jobs == 1
+    assert findings(one, NONE) == {"rows": [], "count": 0} and findings(two, NONE) == {"rows": [], "count": 0}

@@ -1,11 +1,12 @@
-"""The rules' unexpected rows, every suite's at once: the saved queries evaluated together in one Spark job, and the
+"""The rules' unexpected rows, every suite's at once: the saved queries counted together in one Spark job, and the
 two GX metrics that hand them to the expectations.
 
 GX evaluates an `UnexpectedRowsExpectation` as two Spark queries of its own (its rows, then their count), one job or
 more each: some 40 jobs for the suites, growing with every rule. The custom expectations (expectations.py) read
 the metrics of this module instead of GX's `unexpected_rows_query.*`: the same saved query on the same batch, the
-same values (its first MAX_RESULT_RECORDS rows, the number of rows it returns). `pin_findings` evaluates the queries
-of every suite in one Spark job (spark_jobs.gather) before the checkpoints run and pins the results on each batch;
+same values (its first MAX_RESULT_RECORDS rows, the number of rows it returns). `pin_findings` counts the queries
+of every suite in one Spark job (spark_jobs.gather), and gathers the first rows of those that found any in a
+second, before the checkpoints run, and pins the results on each batch;
 on a batch without them (a suite run on a frame of its own), a metric queries the batch as GX's own does. GX still
 validates every expectation from these metrics (success, observed value, the unexpected rows Data Docs show).
 """
@@ -77,20 +78,19 @@ class RuleRowCount(QueryMetricProvider):
 
 
 def pin_findings(spark: SparkSession, queries: Mapping[str, tuple[DataFrame, list[str]]]) -> None:
-    """{suite: (its batch, its rules' queries)}: every query's findings in one Spark job, pinned on its batch."""
-    frames, plan = {}, []
+    """{suite: (its batch, its rules' queries)}: every query's count in one Spark job, pinned on its batch with its
+    first rows, which a second job gathers only for the queries that found any (a healthy output's suites plan
+    and run each query once, not twice)."""
+    plan = []
     for suite, (df, rules) in queries.items():
         for i, query in enumerate(dict.fromkeys(rules)):
-            q = _run(spark, df, query, f"replay_rules_{suite}")
-            name = f"{suite}/{i}"
-            frames[f"{name}/rows"] = q.limit(MAX_RESULT_RECORDS)
-            frames[f"{name}/count"] = q.agg(F.count(F.lit(1)).alias("n"))
-            plan.append((df, query, name, q.schema))
-    found = gather(frames)
-    for df, query, name, schema in plan:
+            plan.append((df, query, f"{suite}/{i}", _run(spark, df, query, f"replay_rules_{suite}")))
+    counted = gather({name: q.agg(F.count(F.lit(1)).alias("n")) for _, _, name, q in plan})
+    found = {name: int(counted[name][0]["n"]) for _, _, name, _ in plan}
+    rows = gather({name: q.limit(MAX_RESULT_RECORDS) for _, _, name, q in plan if found[name]})
+    for df, query, name, q in plan:
         pinned = getattr(df, PINNED, None) or {}
-        pinned[query] = {"rows": [_typed(r, schema) for r in found[f"{name}/rows"]],
-                         "count": int(found[f"{name}/count"][0]["n"])}
+        pinned[query] = {"rows": [_typed(r, q.schema) for r in rows.get(name, [])], "count": found[name]}
         setattr(df, PINNED, pinned)
 
 
