@@ -2,6 +2,8 @@
 and live firings from tuples."""
 from __future__ import annotations
 
+from pyspark.sql import functions as F
+
 from event_replay.compare.live import AGG_PREFIX
 from event_replay.semantics.config import parse_config
 
@@ -28,3 +30,11 @@ def frames(spark, replay_rows, live_rows):
         f"key string, window_start_ms long, window_end_ms long, {AGG_PREFIX}cnt long, {AGG_PREFIX}total long, "
         "fire_index long, fire_watermark_ms long, fire_time_ms long, live_partition string")
     return replay, live
+
+
+def with_live_firsts(windows, live):
+    """The windows with the live rows' first fire watermark (null: none has one), as the matching gives them
+    (matching.py)."""
+    firsts = live.groupBy("key", "window_start_ms", "window_end_ms").agg(
+        F.min("fire_watermark_ms").alias("live_first_watermark_ms"))
+    return windows.join(firsts, ["key", "window_start_ms", "window_end_ms"], "left")

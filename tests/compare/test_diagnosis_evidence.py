@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from compare_frames import T0, cfg
+from compare_frames import T0, cfg, with_live_firsts
 from event_replay.attribution import ALL_IDLE
 from event_replay.compare.diagnosis import Evidence
-from event_replay.compare.diagnosis_evidence import _accepted_lateness, _differing, _late, _refired, gather
+from event_replay.compare.diagnosis_evidence import (_accepted_lateness, _differing, _late, evidence_frames,
+                                                     evidence_from, refired_sums)
 from event_replay.semantics.config import parse_config
+from event_replay.spark_jobs import gather as gather_frames
 
 pytestmark = pytest.mark.spark
 
@@ -46,7 +48,7 @@ def _row(frame):
 
 
 def test_refired_late_and_differing(spark):
-    assert _row(_refired(_windows(spark))) == (2, 1)
+    assert _row(_windows(spark).agg(*refired_sums().values())) == (2, 1)
     # the live late output wins over the windows' (with the largest lateness of the rows late in the replay only)
     assert _row(_late(_late_match(spark), _ev(spark), cfg())) == (3, 3, 5_001)
     assert _row(_late(None, _ev(spark), cfg())) == (10, 6, None)
@@ -71,6 +73,16 @@ def test_accepted_lateness(spark):
                              "output": {"path": "unused"}})
     assert _accepted(lm, sessions) is None
     assert _accepted(lm.where("replay_only = 0"), cfg()) is None
+
+
+def gather(spark, config, windows, ev, live, watermarks, late, has, hints, use_source=True) -> Evidence:
+    """The Evidence as the comparison gathers it (compare/run.py): the re-fired sums from its counts pass, the
+    live first fire watermarks from its matching, every frame in one Spark job."""
+    refired = windows.agg(*refired_sums().values()).first().asDict()
+    if live is not None:
+        windows = with_live_firsts(windows, live)
+    frames = evidence_frames(spark, config, windows, ev, watermarks, late, has, refired, use_source=use_source)
+    return evidence_from(gather_frames(frames.frames), frames, hints)
 
 
 def test_gather_without_and_with_live_fire_watermarks(spark):

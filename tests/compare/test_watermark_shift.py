@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from compare_frames import cfg
+from compare_frames import cfg, with_live_firsts
 from event_replay.compare.watermark_shift import ShiftFigures, shift_frames, shift_from
 from event_replay.semantics.durations import NEG_INF, POS_INF
 from event_replay.spark_jobs import gather
@@ -17,7 +17,7 @@ REPLAY_FIRST = {"a": 1_000, "b": 2_000, "c": 3_000, "d": 4_000, "e": 5_000}
 
 def shift_figures(windows, live, watermarks, config) -> ShiftFigures:
     """The figures as the comparison gathers them (its frames in one Spark job with the others')."""
-    frames, firsts = shift_frames(windows, live, watermarks, config)
+    frames, firsts = shift_frames(with_live_firsts(windows, live), watermarks, config)
     return shift_from(gather(frames), firsts)
 
 

@@ -1,6 +1,7 @@
 """Gathering what the cause tests of diagnosis.py read, in Spark, from one comparison: the classified windows (all
-of them, equal ones too: their fire watermarks are evidence), the explained ones, the live firings, the replay's
-watermarks and the late rows matched. A handful of small aggregates reach the driver, in one Spark job."""
+of them, equal ones too: their fire watermarks are evidence), the explained ones, the replay's watermarks and the
+late rows matched. A handful of small aggregates reach the driver, gathered with the comparison's other figures in
+one Spark job (compare/run.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,21 +15,16 @@ from ..semantics.config import JobConfig
 from .classify import DIFFERENCES
 from .diagnosis import Evidence
 from .evidence import fired_by
-from ..spark_jobs import gather as gather_frames
 from .silences import silence_at_firing, silences_from, summary_frame
 from .watermark_shift import shift_frames, shift_from
 
 
 def refired_sums() -> dict[str, Column]:
     """The windows both sides fired more often on the replay's side (rr) and on the live's (rl): sums over the
-    classified windows, which a caller may compute in a pass of its own (evidence_frames' `refired`)."""
+    classified windows, computed in the comparison's counts pass (evidence_frames' `refired`)."""
     both = F.col("in_replay") & F.col("in_live")
     return {"rr": F.sum((both & (F.col("replay_firings") > F.col("live_versions"))).cast("long")).alias("rr"),
             "rl": F.sum((both & (F.col("replay_firings") < F.col("live_versions"))).cast("long")).alias("rl")}
-
-
-def _refired(windows: DataFrame) -> DataFrame:
-    return windows.agg(*refired_sums().values())
 
 
 def _late(late: DataFrame | None, ev: DataFrame | None, cfg: JobConfig) -> DataFrame | None:
@@ -68,34 +64,25 @@ def _n(rows: list[dict[str, Any]] | None, name: str) -> int:
     return int((rows[0][name] if rows else 0) or 0)
 
 
-def gather(spark: SparkSession, cfg: JobConfig, windows: DataFrame, ev: DataFrame | None, live: DataFrame,
-           watermarks: DataFrame, late: DataFrame | None, has: frozenset[str], hints: list[dict[str, Any]],
-           use_source: bool = True) -> Evidence:
-    """`ev`: the explained windows (None when every window agrees); `hints`: hints.py's (a split never read).
-    Every figure in one Spark job (spark_jobs.gather)."""
-    frames = evidence_frames(spark, cfg, windows, ev, live, watermarks, late, has, use_source)
-    return evidence_from(gather_frames(frames.frames), frames, hints)
-
-
 @dataclass
 class EvidenceFrames:
     frames: dict[str, DataFrame]  # small frames, to gather (with others) in one Spark job
     firsts: DataFrame | None  # the windows both fired, with their first fire watermarks (with live fire watermarks)
-    refired: Mapping[str, Any] | None = None  # refired_sums' row, when the caller computed it
+    refired: Mapping[str, Any]  # refired_sums' row
 
 
-def evidence_frames(spark: SparkSession, cfg: JobConfig, windows: DataFrame, ev: DataFrame | None, live: DataFrame,
-                    watermarks: DataFrame, late: DataFrame | None, has: frozenset[str], use_source: bool = True,
-                    refired: Mapping[str, Any] | None = None) -> EvidenceFrames:
-    """The figures of gather, not yet collected. `refired`: refired_sums' row when the caller has it (then
-    `windows` is not read for it)."""
-    frames = {} if refired is not None else {"refired": _refired(windows)}
+def evidence_frames(spark: SparkSession, cfg: JobConfig, windows: DataFrame, ev: DataFrame | None,
+                    watermarks: DataFrame, late: DataFrame | None, has: frozenset[str], refired: Mapping[str, Any],
+                    use_source: bool = True) -> EvidenceFrames:
+    """The evidence's small frames, not yet collected. `ev`: the explained windows (None when every window agrees);
+    `has`: the live output's optional columns; `refired`: refired_sums' row."""
+    frames: dict[str, DataFrame] = {}
     for name, frame in (("late", _late(late, ev, cfg)), ("differing", _differing(ev))):
         if frame is not None:
             frames[name] = frame
     firsts = None
     if "fire_watermark" in has:
-        shift, firsts = shift_frames(windows, live, watermarks, cfg)
+        shift, firsts = shift_frames(windows, watermarks, cfg)
         frames.update(shift)
         # the silences at the replay's firing of the windows first fired at another watermark (none: no rows)
         other = firsts.where(F.col("replay_first_watermark_ms") != F.col("live_first_watermark_ms"))
@@ -107,11 +94,11 @@ def evidence_frames(spark: SparkSession, cfg: JobConfig, windows: DataFrame, ev:
 
 def evidence_from(found: Mapping[str, list[dict[str, Any]]], frames: EvidenceFrames, hints: list[dict[str, Any]]
                   ) -> Evidence:
-    """The Evidence from the gathered rows of evidence_frames."""
+    """The Evidence from the gathered rows of evidence_frames; `hints`: hints.py's (a split never read)."""
     shift = shift_from(found, frames.firsts) if frames.firsts is not None else None
     acc = found["late"][0]["acc"] if found.get("late") else None
     split = next((h.get("split") for h in hints if h["kind"] == "split_not_read"), None)
-    refired = [frames.refired] if frames.refired is not None else found["refired"]
+    refired = [frames.refired]
     return Evidence(shift=shift, silences=silences_from(found["silences"]) if "silences" in found else None,
                     late_replay_only=_n(found.get("late"), "ro"), late_live_only=_n(found.get("late"), "lo"),
                     refired_replay=_n(refired, "rr"), refired_live=_n(refired, "rl"),

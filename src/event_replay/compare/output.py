@@ -34,8 +34,11 @@ from .page import render
 SAMPLE_DIFFERENCES = 50
 SAMPLE_LATE = 20
 PAGE_FILE = "index.html"
-EVIDENCE = ["held_by", "replay_fire_time_ms", "idle_before", "replay_late_n", "replay_late_splits",
-            "late_replay_only_n", "late_live_only_n", "count_delta", "missing_split", "source_rows", "explanation"]
+# The explained windows' evidence columns and their types (null in a plainly equal window's row).
+EVIDENCE_TYPES = {"held_by": "string", "replay_fire_time_ms": "bigint", "idle_before": "string",
+                  "replay_late_n": "bigint", "replay_late_splits": "string", "late_replay_only_n": "bigint",
+                  "late_live_only_n": "bigint", "count_delta": "bigint", "missing_split": "string",
+                  "source_rows": "string", "explanation": "string"}
 WINDOWS_FILES = 4
 WINDOWS_ORDER = ["partition", "window_end_ms", "key", "window_start_ms"]  # within each file of windows/
 _CLASS_ORDER = {c: i for i, c in enumerate(("value_differs", "replay_only", "live_only", "duplicate", "equal"))}
@@ -49,25 +52,16 @@ def _columns(aggs: Sequence[str]) -> list[str]:
                "live_fire_watermark_ms", "live_fire_time_ms"])
 
 
-def _evidence_types() -> list[tuple[str, str]]:
-    return [("held_by", "string"), ("replay_fire_time_ms", "bigint"), ("idle_before", "string"),
-            ("replay_late_n", "bigint"), ("replay_late_splits", "string"), ("late_replay_only_n", "bigint"),
-            ("late_live_only_n", "bigint"), ("count_delta", "bigint"), ("missing_split", "string"),
-            ("source_rows", "string"), ("explanation", "string")]
-
-
 def per_window_table(windows: DataFrame, explained: DataFrame, aggs: Sequence[str]) -> DataFrame:
     """Every compared window: the plainly equal ones from `windows`, the others (explained) from `explained`."""
-    types = dict(_evidence_types())
     plain = windows.where((F.col("class") == "equal") & F.col("timing").isNull()).select(
-        *_columns(aggs), *[F.lit(None).cast(types[c]).alias(c) for c in EVIDENCE])
+        *_columns(aggs), *[F.lit(None).cast(t).alias(c) for c, t in EVIDENCE_TYPES.items()])
     return _with_times(plain.unionByName(_explained_rows(explained, aggs)))
 
 
 def _explained_rows(explained: DataFrame, aggs: Sequence[str]) -> DataFrame:
-    types = dict(_evidence_types())
     return explained.select(*_columns(aggs), *[(F.col(c) if c in explained.columns else F.lit(None))
-                                               .cast(types[c]).alias(c) for c in EVIDENCE])
+                                               .cast(t).alias(c) for c, t in EVIDENCE_TYPES.items()])
 
 
 def _with_times(df: DataFrame) -> DataFrame:

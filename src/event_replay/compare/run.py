@@ -154,8 +154,8 @@ def _figures(spark: SparkSession, cfg: JobConfig, windows, explained, live, wate
     explained windows with their hints, the settings that differ (diagnosis.py, the most certain first), the
     samples' rows and the row accounting."""
     ev = explained.windows if "held_by" in explained.windows.columns else None  # None: nothing to explain
-    evidence = evidence_frames(spark, cfg, windows, ev, live.firings, watermarks, late, live.has,
-                               use_source=options.use_source, refired=refired)
+    evidence = evidence_frames(spark, cfg, windows, ev, watermarks, late, live.has, refired,
+                               use_source=options.use_source)
     rows_frame, row_figures = _row_accounting(spark, cfg)
     parts = {"hint": explained.hint_frames, "evidence": evidence.frames,
              "sample": sample_frames(windows, explained.windows, late, live.aggregates), "rows": {"sums": rows_frame}}

@@ -48,11 +48,6 @@ def _split_values(watermarks: DataFrame) -> DataFrame:
     return watermarks.where((F.col("scope") == "split") & finite).select(F.col("watermark_ms").alias("v")).distinct()
 
 
-def _first_live(live: DataFrame) -> DataFrame:
-    return live.where(F.col("fire_watermark_ms").isNotNull()).groupBy(*WINDOW_ID).agg(
-        F.min("fire_watermark_ms").alias("live_first_watermark_ms"))
-
-
 def _share_frames(live_wms: DataFrame, values: DataFrame, reach: int) -> dict[str, DataFrame]:
     """The sample's size, the best shift and the zero shift (each candidate shift within `reach`: how many sampled
     live fire watermarks it puts onto a split value), small frames to gather."""
@@ -69,17 +64,13 @@ def _share_frames(live_wms: DataFrame, values: DataFrame, reach: int) -> dict[st
             "shift_zero": per_shift.where(F.col("d") == 0)}
 
 
-def shift_frames(windows: DataFrame, live: DataFrame, watermarks: DataFrame, cfg: JobConfig
-                 ) -> tuple[dict[str, DataFrame], DataFrame]:
+def shift_frames(windows: DataFrame, watermarks: DataFrame, cfg: JobConfig) -> tuple[dict[str, DataFrame], DataFrame]:
     """The small frames of the figures (to gather with others in one Spark job) and the windows both sides fired
-    with their first fire watermarks; `windows`: the classified windows (with the matching's
-    live_first_watermark_ms, else `live`'s are joined: the live firings with fire_watermark_ms)."""
+    with their first fire watermarks; `windows`: the classified windows, with the matching's
+    live_first_watermark_ms (matching.py: no second read of the live side)."""
     both = windows.where(F.col("in_replay") & F.col("in_live") & (F.col("replay_first_reason") != "end_of_input"))
-    if "live_first_watermark_ms" in windows.columns:  # the matching's (matching.py): no second read of the live side
-        firsts = both.where(F.col("live_first_watermark_ms").isNotNull()).select(
-            *WINDOW_ID, "replay_first_watermark_ms", "live_first_watermark_ms")
-    else:
-        firsts = both.select(*WINDOW_ID, "replay_first_watermark_ms").join(_first_live(live), WINDOW_ID)
+    firsts = both.where(F.col("live_first_watermark_ms").isNotNull()).select(
+        *WINDOW_ID, "replay_first_watermark_ms", "live_first_watermark_ms")
     # checkpointed when first computed (by the job that gathers the figures): every figure below and the silences
     # read it
     firsts = on_disk(firsts)
