@@ -78,6 +78,9 @@ def test_files_image_and_numbers_match_the_outputs(spark, tmp_path):
 
     holders = pq.read_table(out / "why_report" / "window_holders.parquet")  # one file, every window
     assert holders.column_names[:3] == ["key", "window_start", "window_end"] and holders.num_rows == summary["windows"]
+    order = [(r["window_end"], r["window_start"], r["key"] is not None, r["key"]) for r in holders.to_pylist()]
+    assert order == sorted(order, key=lambda o: o[:3] + (o[3] if o[2] else 0,))  # window order (null keys first),
+    # whatever order the shuffle delivered them in
     buckets = pq.read_table(out / "why_report" / "timelines.parquet").to_pylist()
     assert {r["series"] for r in buckets} <= {"stream", *splits}
     html = index.read_text()

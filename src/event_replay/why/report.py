@@ -10,8 +10,8 @@ that adds up to them).
 - holders: which split held the stream's watermark when each window's end was reached: the split whose published
   watermark equalled the stream value W that fired the window's first firing, at the first change that took the
   (non-idle) stream to W; "all-idle jump" when the stream reached W only while every split was idle
-  (docs/semantics.md, "Idleness"), "end of input" for a flush firing. Per window in window_holders.parquet (one file), counted per holder in the
-  summary.
+  (docs/semantics.md, "Idleness"), "end of input" for a flush firing. Per window in window_holders.parquet (one
+  file, in window order: end, start, key), counted per holder in the summary.
 - late rows by split and cause: the cause of a late row is the holder of the watermark it saw (the split whose rows
   advanced the stream to it), or "all-idle jump" when the stream had not reached it with a split holding it
   before the row arrived.
@@ -58,6 +58,7 @@ TIMELINES_FILE = "timelines.parquet"
 OVERVIEW_FILE = "overview.png"
 END_OF_INPUT = "end of input"
 SAMPLE_ROWS = 50
+HOLDERS_ORDER = ["window_end", "window_start", "key"]  # the holders file's and its sample's order
 # Partitions a range may have and still draw its timelines as one panel (the demo's 3 days, a week): beyond, a day
 # is a few pixel columns and its traffic invisible, so each partition's timelines are its drill-down's.
 ONE_PANEL = 7
@@ -185,7 +186,9 @@ def _summary(spark: SparkSession, output_path: str, cfg: JobConfig, report: Path
     # Four Spark jobs, whatever the range: the window holders' file, the range's facts (one gather), the traffic
     # spans (which need the replay clock's bounds), then every figure of them (one gather).
     per_window = _window_holders(windows, holders, cfg).cache()
-    write_one_file(per_window, report / HOLDERS_FILE, "parquet")
+    # Sorted into one partition by a shuffle: the windows are computed (and cached) by every task, not in the
+    # writer's one, and the file's order is fixed by the rows (not by the order shuffle blocks arrive in).
+    write_one_file(per_window.repartition(1).sortWithinPartitions(*HOLDERS_ORDER), report / HOLDERS_FILE, "parquet")
     facts = wm.agg(F.min("replay_time_ms").alias("t0"), F.max("replay_time_ms").alias("t1"),
                    F.sort_array(F.collect_set(F.when(F.col("scope") == "split", F.col("split")))).alias("splits"),
                    F.max(F.when((F.col("scope") == "stream") & F.col("watermark_ms").isNotNull(),
@@ -195,7 +198,7 @@ def _summary(spark: SparkSession, output_path: str, cfg: JobConfig, report: Path
         "windows": windows.select("key", "window_start", "window_end").distinct().agg(F.count(F.lit(1)).alias("n")),
         "late_causes": attribution.late_causes(late, holders, not cfg.watermark.periodic),
         "by_holder": per_window.groupBy("held_by").agg(F.count(F.lit(1)).alias("n")),
-        "sample": first_rows(per_window, ["window_end", "window_start", "key"], SAMPLE_ROWS)})
+        "sample": first_rows(per_window, HOLDERS_ORDER, SAMPLE_ROWS)})
     fact = found["facts"][0]
     t0, t1 = (fact["t0"] or 0), (fact["t1"] or 0)
     splits = list(fact["splits"])
