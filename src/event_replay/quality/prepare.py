@@ -99,9 +99,6 @@ def _watermark_ms(df: DataFrame, name: str, present: Column) -> Column:
     return F.when(F.col(name).isNull() & present, F.lit(POS_INF)).otherwise(_ms(df, name))
 
 
-WINDOW_ID = ("key", "window_start_ms", "window_end_ms")  # a window of the windows batch
-
-
 def windows_batch(windows: DataFrame, cfg: JobConfig) -> DataFrame:
     held = count_star_column(cfg)
     return windows.select(
@@ -138,16 +135,14 @@ def windows_per_row(cfg: JobConfig) -> int:
     return math.ceil(w.size_ms / w.slide_ms) if w.type == "sliding" else 1
 
 
-def last_firings(windows: DataFrame, cfg: JobConfig, batch: DataFrame | None = None
-                 ) -> tuple[DataFrame, DataFrame] | None:
+def last_firings(windows: DataFrame, cfg: JobConfig) -> tuple[DataFrame, DataFrame] | None:
     """The count(*) of the last firing of every window, and of those not contained in another window of their key
     (sessions grow by merging: a swallowed window's rows are in the covering one; a cumulate window's rows are in
-    the longer windows of its start); None without a count(*). `batch`: windows_batch of `windows`, when the
-    caller has it (already cut by window: no shuffle of its own)."""
+    the longer windows of its start); None without a count(*)."""
     held = count_star_column(cfg)
     if not held or held not in windows.columns:
         return None
-    wb = batch if batch is not None else windows_batch(windows, cfg)
+    wb = windows_batch(windows, cfg)
     last = (wb.groupBy("key", "window_start_ms", "window_end_ms")
             .agg(F.max_by("held_rows", "fire_index").alias("held")))
     every = last
@@ -223,10 +218,9 @@ def effective_end_of_input(spark: SparkSession, output_path: str, counts: DataFr
     return "flush" if manifest and manifest[0]["flushed"] else "hold"
 
 
-def accounting_batch(spark: SparkSession, out: dict[str, DataFrame], cfg: JobConfig, windows: DataFrame) -> DataFrame:
+def accounting_batch(spark: SparkSession, out: dict[str, DataFrame], cfg: JobConfig) -> DataFrame:
     """One row. counts/ has one row per run, or per partition for a `dt=` partitioned history: the partitions'
-    counts add up (a row is read by exactly one partition), and the windows' last firings span the partitions.
-    `windows`: the windows batch (windows_batch)."""
+    counts add up (a row is read by exactly one partition), and the windows' last firings span the partitions."""
     counts = out["counts"]
     parts = partition_columns(counts)
     n_parts = (F.count_distinct(*[F.col(c) for c in parts]) if parts else F.lit(1)).alias("counts_partitions")
@@ -237,16 +231,15 @@ def accounting_batch(spark: SparkSession, out: dict[str, DataFrame], cfg: JobCon
                    (F.sum(F.col("filtered_rows").cast("long")) if "filtered_rows" in counts.columns
                     else F.lit(0).cast("long")).alias("filtered_rows"))
     late = out["late_events"].agg(F.count(F.lit(1)).alias("late_events_rows"))
-    # The firings and windows figures (Data Docs show them): a window is its key and bounds (a null key is a window
-    # too), as the why-report counts them; grouped by the columns the batch is cut by: no shuffle.
-    per_window = windows.groupBy(*WINDOW_ID).agg(F.count(F.lit(1)).alias("n"))
-    fired = per_window.agg(F.coalesce(F.sum("n"), F.lit(0)).cast("long").alias("firings"),
-                           F.count(F.lit(1)).alias("windows"))
+    # The firings and windows figures (Data Docs show them): a window is its key and bounds (a struct: a null key
+    # counts), as the why-report counts them.
+    fired = out["windows"].agg(F.count(F.lit(1)).alias("firings"),
+                               F.count_distinct(F.struct("key", "window_start", "window_end")).alias("windows"))
     q = out["quarantine"]
     reason = F.col("reason") if "reason" in q.columns else F.lit(None)
     quarantine = q.agg(F.count(F.lit(1)).alias("quarantine_rows"),
                        F.sum(F.when(reason.isNull(), 1).otherwise(0)).cast("long").alias("quarantine_without_reason"))
-    lasts = last_firings(out["windows"], cfg, windows)
+    lasts = last_firings(out["windows"], cfg)
     if lasts is None:
         held = spark.range(1).select(F.lit(None).cast("long").alias("held_rows_all"),
                                      F.lit(None).cast("long").alias("held_rows"))
@@ -280,9 +273,6 @@ def prepare(spark: SparkSession, output_path: str, cfg: JobConfig) -> Batches:
     end = effective_end_of_input(spark, output_path, out["counts"], cfg, partitions)
     if end != cfg.replay.end_of_input:
         cfg = cfg.with_end_of_input(end)
-    # Cut by window once: the rules that group by window (and the accounting's windows and last firings) read
-    # this batch without a shuffle of their own (validate persists it).
-    windows = windows_batch(out["windows"], cfg).repartition(*WINDOW_ID)
-    return Batches(windows=windows, watermarks=watermarks_batch(out["watermarks"]),
+    return Batches(windows=windows_batch(out["windows"], cfg), watermarks=watermarks_batch(out["watermarks"]),
                    late_events=late_events_batch(out["late_events"], cfg),
-                   accounting=accounting_batch(spark, out, cfg, windows), partitions=partitions)
+                   accounting=accounting_batch(spark, out, cfg), partitions=partitions)
