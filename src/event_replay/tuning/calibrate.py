@@ -22,7 +22,7 @@ from functools import reduce
 from pathlib import Path
 from typing import Any, Sequence
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ..compare.checkpoint import on_disk
@@ -35,6 +35,7 @@ from ..compare.rules import rules_for
 from ..layout import TUNING_JSON_FILE
 from ..semantics.config import JobConfig
 from ..compare.summary import late_matched_text
+from . import variant_key
 from .table import display_value
 
 COLUMNS = ["live_score", "live_agreement_pct", "live_windows_equal", "live_windows", "live_firings_matched",
@@ -64,22 +65,24 @@ class AgainstLive:
 
     def frames(self, results: Sequence[tuple[int, Any, JobConfig]]) -> dict[str, DataFrame]:
         """The agreement of every variant (number, engine result, config) in one match, lazily: each side's key
-        (and a late row's split) becomes (variant, key), the live output is repeated once per variant, so the
-        windows and late rows of all variants are matched and classified by one plan, as one variant's are.
-        One row per variant (column `variant`; a variant with no row has no window or late row)."""
+        (and a late row's split) becomes one string of the variant and the key (variant_key.py), the live output
+        is repeated once per variant, so the windows and late rows of all variants are matched and classified by
+        one plan, as one variant's are. One row per variant (column `variant`; a variant with no row has no
+        window or late row)."""
         sides = [(i, from_engine(result, vcfg)) for i, result, vcfg in results]
         live = self._load(sides[0][1].types)
         rules = rules_for(results[0][2].aggregations, sides[0][1].types, live.aggregates)
         ids = [i for i, _ in sides]
-        firings = reduce(DataFrame.unionByName, [_tagged(s.firings, F.lit(i), "key") for i, s in sides])
-        late = reduce(DataFrame.unionByName, [_tagged(s.late, F.lit(i), "key", "split") for i, s in sides])
+        digits = variant_key.width(ids)
+        firings = reduce(DataFrame.unionByName, [_tagged(s.firings, F.lit(i), digits, "key") for i, s in sides])
+        late = reduce(DataFrame.unionByName, [_tagged(s.late, F.lit(i), digits, "key", "split") for i, s in sides])
         every = F.explode(F.array(*[F.lit(i) for i in ids]))
         live = LiveOutput(
-            firings=_tagged(live.firings.withColumn(_EACH, every), F.col(_EACH), "key").drop(_EACH),
+            firings=_tagged(live.firings.withColumn(_EACH, every), F.col(_EACH), digits, "key").drop(_EACH),
             aggregates=live.aggregates, has=live.has, late_identity=live.late_identity,
             late=None if live.late is None else
-            _tagged(live.late.withColumn(_EACH, every), F.col(_EACH), "late_key", "late_split").drop(_EACH))
-        by = F.col("key.variant").alias("variant")
+            _tagged(live.late.withColumn(_EACH, every), F.col(_EACH), digits, "late_key", "late_split").drop(_EACH))
+        by = variant_key.variant_of(F.col("key"), digits).alias("variant")
         m = match_windows(firings, live.firings, rules, live.has, self.spec.keeps_updates)
         w = classify_windows(m, live.aggregates, self.scope, self.spec.keeps_updates)
         frames = {"windows": w.groupBy(by).agg(
@@ -128,9 +131,10 @@ class AgainstLive:
 _EACH = "__variant"
 
 
-def _tagged(df: DataFrame, variant, *cols: str) -> DataFrame:
-    """`df` with each of `cols` made (variant, the column's value): rows of different variants never meet."""
-    return df.withColumns({c: F.struct(variant.alias("variant"), F.col(c).alias("value")) for c in cols})
+def _tagged(df: DataFrame, variant: Column, digits: int, *cols: str) -> DataFrame:
+    """`df` with each of `cols` (strings) made one string of the variant and the column's value: rows of different
+    variants never meet."""
+    return df.withColumns({c: variant_key.tagged(variant, F.col(c), digits) for c in cols})
 
 
 def rank(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
