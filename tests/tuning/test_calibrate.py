@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from event_replay.compare.live_spec import LiveSpec
 from event_replay.tuning.calibrate import rank, ranking_table, report, verdict, write_ranking
 
@@ -61,9 +63,11 @@ def test_write_ranking_beside_the_grid_and_into_its_tuning_json(tmp_path):
     assert report(tmp_path) == f"{doc['verdict']}\n\n{ranking_table(doc['ranking'])}"
 
 
-def test_variants_matched_together_equal_each_matched_alone(spark, tmp_path):
+@pytest.mark.parametrize("keyless", [False, True])
+def test_variants_matched_together_equal_each_matched_alone(spark, tmp_path, keyless):
     """AgainstLive.frames matches every variant in one plan, keyed by variant: each variant's columns equal those
-    of its match alone (no row of one variant meets another's), windows and late rows (by split and offset)."""
+    of its match alone (no row of one variant meets another's), windows and late rows (by split and offset); a
+    job without a key too (every window has the comparison's one key, tagged with its variant)."""
     from event_replay import engine
     from event_replay.job import run_replay
     from event_replay.pipeline import WholeSource
@@ -75,8 +79,13 @@ def test_variants_matched_together_equal_each_matched_alone(spark, tmp_path):
 
     write_sample(str(tmp_path / "log"), SampleSpec(rows=300, splits=3, seed=5, keys=3, rate=25.0, files=2,
                                                    straggler_fraction=0.05))
+    log = tmp_path / "log"
+    if keyless:  # the same rows without their key column
+        spark.read.parquet(str(log)).drop("key").write.parquet(str(tmp_path / "keyless"))
+        log = tmp_path / "keyless"
     cfg = parse_config({
-        "source": {"path": str(tmp_path / "log")}, "window": {"type": "tumbling", "size": "2s"},
+        "source": {"path": str(log), **({"columns": {"key": None}} if keyless else {})},
+        "window": {"type": "tumbling", "size": "2s"},
         "watermark": {"max_out_of_orderness": "200ms", "interval": "200ms", "idle_timeout": "1s"},
         "aggregations": {"cnt": "count(*)"}, "output": {"path": str(tmp_path / "live")}})
     run_replay(spark, cfg)  # the live output: the base config's own

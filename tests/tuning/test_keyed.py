@@ -90,3 +90,21 @@ def test_keyed_pass_equals_separate_replays(spark, tmp_path):
     finally:
         engine.release(spark)
         source.release()
+
+
+def test_variant_keys_a_string_for_a_string_key_else_a_struct(spark):
+    """The keyed pass's (variant, key): one string for a string key (a null key too), a struct for any other key
+    type; either way the variant and the key come back as they were."""
+    from pyspark.sql import functions as F
+
+    from event_replay.tuning.keyed import VariantKeys
+
+    for keys, dtype in ((["k1", None, "", "0|k1"], "string"), ([7, None, -1], "long")):
+        rows = spark.createDataFrame([(k,) for k in keys], f"key {dtype}")
+        vk = VariantKeys.of(rows, 12)
+        assert (vk.digits is None) == (dtype != "string")
+        tagged = [rows.withColumn("key", vk.key(i)).withColumn("i", F.lit(i)) for i in (0, 11)]
+        out = tagged[0].unionByName(tagged[1]).select("i", vk.variant().alias("v"), vk.unkeyed().alias("k"),
+                                                      F.col("key").alias("tagged")).collect()
+        assert sorted((r["v"], str(r["k"])) for r in out) == sorted((i, str(k)) for i in (0, 11) for k in keys)
+        assert all(r["v"] == r["i"] for r in out) and len({str(r["tagged"]) for r in out}) == len(out)

@@ -16,25 +16,28 @@ score at the top are reported as a tie: the grid cannot tell them apart on this 
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
-from functools import reduce
 from pathlib import Path
 from typing import Any, Sequence
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ..compare.checkpoint import on_disk
 from ..compare.classify import classify_late, classify_windows
-from ..compare.live import LiveOutput, read_live
+from ..compare.live import KEYLESS_KEY, LiveOutput, read_live
 from ..compare.live_spec import LiveSpec
 from ..compare.matching import match_late, match_windows
-from ..compare.replay_side import Scope, from_engine
+from ..compare.replay_side import ReplaySide, Scope, from_engine
 from ..compare.rules import rules_for
+from ..engine.contract import EngineResult
 from ..layout import TUNING_JSON_FILE
 from ..semantics.config import JobConfig
 from ..compare.summary import late_matched_text
+from . import variant_key
+from .keyed import VARIANT, KeyedReplay, side_by_side
 from .table import display_value
 
 COLUMNS = ["live_score", "live_agreement_pct", "live_windows_equal", "live_windows", "live_firings_matched",
@@ -62,24 +65,29 @@ class AgainstLive:
             self.live = live
         return self.live
 
-    def frames(self, results: Sequence[tuple[int, Any, JobConfig]]) -> dict[str, DataFrame]:
+    def frames(self, results: Sequence[tuple[int, Any, JobConfig]],
+               outputs: KeyedReplay | None = None) -> dict[str, DataFrame]:
         """The agreement of every variant (number, engine result, config) in one match, lazily: each side's key
-        (and a late row's split) becomes (variant, key), the live output is repeated once per variant, so the
-        windows and late rows of all variants are matched and classified by one plan, as one variant's are.
-        One row per variant (column `variant`; a variant with no row has no window or late row)."""
-        sides = [(i, from_engine(result, vcfg)) for i, result, vcfg in results]
-        live = self._load(sides[0][1].types)
-        rules = rules_for(results[0][2].aggregations, sides[0][1].types, live.aggregates)
-        ids = [i for i, _ in sides]
-        firings = reduce(DataFrame.unionByName, [_tagged(s.firings, F.lit(i), "key") for i, s in sides])
-        late = reduce(DataFrame.unionByName, [_tagged(s.late, F.lit(i), "key", "split") for i, s in sides])
+        (and a late row's split) becomes one string of the variant and the key (variant_key.py), the live output
+        is repeated once per variant, so the windows and late rows of all variants are matched and classified by
+        one plan, as one variant's are. `outputs`: the same results side by side (keyed.KeyedReplay, the keyed
+        pass's: read once for all variants, not once per variant). One row per variant (column `variant`; a
+        variant with no row has no window or late row)."""
+        ids = [i for i, _, _ in results]
+        if outputs is None:
+            outputs = side_by_side({i: result for i, result, _ in results})
+        digits = variant_key.width(ids)
+        side = _variants_side(outputs, ids, results[0][2], digits)
+        live = self._load(side.types)
+        rules = rules_for(results[0][2].aggregations, side.types, live.aggregates)
+        firings, late = side.firings, side.late
         every = F.explode(F.array(*[F.lit(i) for i in ids]))
         live = LiveOutput(
-            firings=_tagged(live.firings.withColumn(_EACH, every), F.col(_EACH), "key").drop(_EACH),
+            firings=_tagged(live.firings.withColumn(_EACH, every), F.col(_EACH), digits, "key").drop(_EACH),
             aggregates=live.aggregates, has=live.has, late_identity=live.late_identity,
             late=None if live.late is None else
-            _tagged(live.late.withColumn(_EACH, every), F.col(_EACH), "late_key", "late_split").drop(_EACH))
-        by = F.col("key.variant").alias("variant")
+            _tagged(live.late.withColumn(_EACH, every), F.col(_EACH), digits, "late_key", "late_split").drop(_EACH))
+        by = variant_key.variant_of(F.col("key"), digits).alias("variant")
         m = match_windows(firings, live.firings, rules, live.has, self.spec.keeps_updates)
         w = classify_windows(m, live.aggregates, self.scope, self.spec.keeps_updates)
         frames = {"windows": w.groupBy(by).agg(
@@ -128,9 +136,29 @@ class AgainstLive:
 _EACH = "__variant"
 
 
-def _tagged(df: DataFrame, variant, *cols: str) -> DataFrame:
-    """`df` with each of `cols` made (variant, the column's value): rows of different variants never meet."""
-    return df.withColumns({c: F.struct(variant.alias("variant"), F.col(c).alias("value")) for c in cols})
+def _variants_side(outputs: KeyedReplay, ids: Sequence[int], cfg: JobConfig, digits: int) -> ReplaySide:
+    """The variants `ids` of `outputs` as one replay side (from_engine), each key and late row's split already
+    tagged with its variant: from_engine keeps a string key as it is (a job without a key gets the comparison's
+    KEYLESS_KEY, tagged here, so the config it reads names a key column)."""
+    variant = F.col(VARIANT)
+    windows, late = outputs.windows, outputs.late_events
+    if set(outputs.watermarks) != set(ids):  # a keyed pass of more variants than these
+        windows, late = windows.where(variant.isin(*ids)), late.where(variant.isin(*ids))
+    key = F.lit(KEYLESS_KEY) if cfg.source.keyless else F.col("key").cast("string")
+    windows = windows.withColumn("key", variant_key.tagged(variant, key, digits))
+    late = late.withColumns({"key": variant_key.tagged(variant, key, digits),
+                             "split": variant_key.tagged(variant, F.col("split").cast("string"), digits)})
+    if cfg.source.keyless:
+        cfg = dataclasses.replace(cfg, source=dataclasses.replace(cfg.source,
+                                                                  columns={**cfg.source.columns, "key": "key"}))
+    result = EngineResult(windows=windows, late_events=late, watermarks=outputs.watermarks[ids[0]])
+    return from_engine(result, cfg)
+
+
+def _tagged(df: DataFrame, variant: Column, digits: int, *cols: str) -> DataFrame:
+    """`df` with each of `cols` (strings) made one string of the variant and the column's value: rows of different
+    variants never meet."""
+    return df.withColumns({c: variant_key.tagged(variant, F.col(c), digits) for c in cols})
 
 
 def rank(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -6,10 +6,11 @@ engine.replay with its config (tests/tuning/test_keyed.py).
   the read's, else one aggregate) serves every variant, whose timeline is then numpy passes and a lookup column
   (`wm_before`) on the rows: no Spark job per variant.
 - Stage 2, the windows and the late rows, runs once over the union of the variants' rows, each with its variant
-  inside the key (`key := struct(variant, key)`): a (variant, key) is a key like any other to the windows stage,
-  so its shuffle, sort and aggregates are one plan and one pass for the grid, and each timer firing looks its
-  watermark up in its own variant's stream values (`VariantLookup`). The allowed lateness is a constant of that
-  stage, so variants that differ in it take one pass per distinct value. The outputs carry a `variant` column.
+  inside the key (`VariantKeys`: one string of both for a string key, else `struct(variant, key)`): a (variant,
+  key) is a key like any other to the windows stage, so its shuffle, sort and aggregates are one plan and one pass
+  for the grid, and each timer firing looks its watermark up in its own variant's stream values
+  (`VariantLookup`). The allowed lateness is a constant of that stage, so variants that differ in it take one pass
+  per distinct value. The outputs carry a `variant` column.
   `side_by_side` gives variants replayed one by one the same shape: the figures (figures.py) read either.
 
 The pass applies to event or ingestion time with periodic emission, tumbling, sliding or cumulate windows, a
@@ -25,8 +26,9 @@ from typing import Sequence
 
 import numpy as np
 import pyarrow as pa
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from .. import engine
 from ..engine.contract import NEG_INF, EngineResult
@@ -37,9 +39,35 @@ from ..engine.windowed import windowed_only
 from ..engine.windows import compute_windows_with_elements, windows_partitions
 from ..io.read_order import TickPartials
 from ..semantics.config import JobConfig
+from . import variant_key
 
 VARIANT = "variant"
-_KEY_VARIANT, _KEY_KEY = "key.variant", "key.key"
+
+
+@dataclass(frozen=True)
+class VariantKeys:
+    """The variant inside the key: one string (variant_key.py: a sort by it has a prefix) when the key is a string,
+    else struct(variant, key). `digits`: None for the struct."""
+    digits: int | None
+
+    @staticmethod
+    def of(rows: DataFrame, variants: int) -> "VariantKeys":
+        plain = isinstance(rows.schema["key"].dataType, T.StringType)
+        return VariantKeys(variant_key.width(range(variants)) if plain else None)
+
+    def key(self, i: int) -> Column:
+        k = F.col("key")
+        if self.digits is None:
+            return F.struct(F.lit(i).alias("variant"), k.alias("key"))
+        return variant_key.tagged(F.lit(i), k, self.digits)
+
+    def variant(self) -> Column:
+        k = F.col("key")
+        return k["variant"] if self.digits is None else variant_key.variant_of(k, self.digits)
+
+    def unkeyed(self) -> Column:
+        k = F.col("key")
+        return k["key"] if self.digits is None else variant_key.value_of(k, self.digits)
 
 
 def applies(spark, cfgs: Sequence[JobConfig]) -> bool:
@@ -73,9 +101,10 @@ class VariantLookup:
     """The timer firings' watermarks when the key is (variant, key): each firing searches its own variant's stream
     values (ascending), as fire_lookup.ValueLookup does for one replay."""
     values: dict[int, np.ndarray]
+    keys: VariantKeys
 
     def looked_up(self, with_q: DataFrame) -> DataFrame:
-        spark, q, variant = with_q.sparkSession, F.col("__q"), F.col(_KEY_VARIANT)
+        spark, q, variant = with_q.sparkSession, F.col("__q"), self.keys.variant()
         found = None
         for i, v in self.values.items():
             v = np.asarray(v, dtype=np.int64)
@@ -127,6 +156,7 @@ def keyed_replay(spark, rows: DataFrame, cfgs: Sequence[JobConfig], splits: Sequ
     if table is None:
         return None
     all_splits = sorted(set(splits))
+    keys = VariantKeys.of(rows, len(cfgs))
     tagged: dict[int, list[DataFrame]] = {}
     values: dict[int, np.ndarray] = {}
     watermarks: dict[int, DataFrame] = {}
@@ -140,8 +170,7 @@ def keyed_replay(spark, rows: DataFrame, cfgs: Sequence[JobConfig], splits: Sequ
         stream_values = timeline.stream_values
         mine = windowed_only(timeline.rows)
         lateness = cfg.window.allowed_lateness_ms
-        tagged.setdefault(lateness, []).append(
-            mine.withColumn("key", F.struct(F.lit(i).alias("variant"), F.col("key").alias("key"))))
+        tagged.setdefault(lateness, []).append(mine.withColumn("key", keys.key(i)))
     windows, late = [], []
     for lateness, parts in tagged.items():
         first = next(c for c in cfgs if c.window.allowed_lateness_ms == lateness)
@@ -150,16 +179,16 @@ def keyed_replay(spark, rows: DataFrame, cfgs: Sequence[JobConfig], splits: Sequ
         union = reduce(DataFrame.unionByName, parts)
         firings, late_rows, _ = compute_windows_with_elements(
             union, stream_values, cfg,
-            fire_lookup=VariantLookup(values), partitions=windows_partitions(spark, cfg))
-        windows.append(_unkeyed(firings))
-        late.append(_unkeyed(late_rows))
+            fire_lookup=VariantLookup(values, keys), partitions=windows_partitions(spark, cfg))
+        windows.append(_unkeyed(firings, keys))
+        late.append(_unkeyed(late_rows, keys))
     out = reduce(DataFrame.unionByName, windows)
     if cfgs[0].having is not None:  # the grid never varies it
         out = out.where(F.expr(cfgs[0].having))
     return KeyedReplay(windows=out, late_events=reduce(DataFrame.unionByName, late), watermarks=watermarks)
 
 
-def _unkeyed(df: DataFrame) -> DataFrame:
+def _unkeyed(df: DataFrame, keys: VariantKeys) -> DataFrame:
     """The variant out of the key: VARIANT first, then the columns as engine.replay has them."""
-    return df.select(F.col(_KEY_VARIANT).alias(VARIANT),
-                     *[F.col(_KEY_KEY).alias("key") if c == "key" else F.col(f"`{c}`") for c in df.columns])
+    return df.select(keys.variant().alias(VARIANT),
+                     *[keys.unkeyed().alias("key") if c == "key" else F.col(f"`{c}`") for c in df.columns])

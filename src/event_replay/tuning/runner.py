@@ -63,10 +63,11 @@ def tuning_folder(cfg: JobConfig, grid: Grid) -> Path:
 
 class PerVariant(Protocol):
     """More columns of a variant's row (calibrate.py: the agreement with the live output, `replay tune
-    --against-live`): `frames` of a chunk's variants (number, engine result, config), keyed by variant and
-    gathered with the variants' own figures, and the `row` they make for variant number i."""
+    --against-live`): `frames` of a chunk's variants (number, engine result, config; and the same outputs side by
+    side, keyed.KeyedReplay), keyed by variant and gathered with the variants' own figures, and the `row` they make
+    for variant number i."""
 
-    def frames(self, results: Sequence[tuple[int, Any, JobConfig]]) -> dict[str, Any]: ...
+    def frames(self, results: Sequence[tuple[int, Any, JobConfig]], outputs: KeyedReplay) -> dict[str, Any]: ...
 
     def row(self, found: dict[str, list[dict[str, Any]]], variant: int) -> dict[str, Any]: ...
 
@@ -137,7 +138,7 @@ def _replay_chunk(spark, keyed: KeyedReplay | None, rows, source, clock,
         with one_job_plans(spark), session_conf(spark, match_plans):
             frames = {f"figures:{k}": f for k, f in fig.variant_figure_frames(outputs, cfgs, clock.end_ms).items()}
             if per_variant is not None:
-                hook = per_variant.frames([(i, results[i], vcfg) for i, vcfg in cfgs.items()])
+                hook = per_variant.frames([(i, results[i], vcfg) for i, vcfg in cfgs.items()], outputs)
                 frames.update({f"hook:{k}": f for k, f in hook.items()})
             found = gather(frames)
     finally:
