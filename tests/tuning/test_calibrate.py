@@ -76,6 +76,7 @@ def test_variants_matched_together_equal_each_matched_alone(spark, tmp_path, key
     from event_replay.spark_jobs import gather
     from event_replay.tuning import parse_grid
     from event_replay.tuning.calibrate import per_variant
+    from event_replay.tuning.keyed import side_by_side
 
     write_sample(str(tmp_path / "log"), SampleSpec(rows=300, splits=3, seed=5, keys=3, rate=25.0, files=2,
                                                    straggler_fraction=0.05))
@@ -99,10 +100,10 @@ def test_variants_matched_together_equal_each_matched_alone(spark, tmp_path, key
         results = [(i, engine.replay(spark, source.rows, vcfg, source.splits, clock)[0], vcfg)
                    for i, (_, vcfg) in enumerate(variants, 1)]
         hook = per_variant(spark, cfg, spec)
-        together = gather(hook.frames(results))
+        together = gather(hook.frames(results, side_by_side({i: r for i, r, _ in results})))
         rows = [hook.row(together, i) for i, _, _ in results]
         for (i, result, vcfg), row in zip(results, rows):
-            assert row == hook.row(gather(hook.frames([(i, result, vcfg)])), i)
+            assert row == hook.row(gather(hook.frames([(i, result, vcfg)], side_by_side({i: result}))), i)
         assert rows[1]["live_score"] == 1.0 and rows[0]["live_score"] < 1.0  # the live's own settings agree
         assert rows[2]["live_late_matched"] < rows[2]["live_late"]
     finally:

@@ -37,7 +37,7 @@ from ..layout import TUNING_JSON_FILE
 from ..semantics.config import JobConfig
 from ..compare.summary import late_matched_text
 from . import variant_key
-from .keyed import VARIANT, KeyedReplay, side_by_side
+from .keyed import VARIANT, KeyedReplay
 from .table import display_value
 
 COLUMNS = ["live_score", "live_agreement_pct", "live_windows_equal", "live_windows", "live_firings_matched",
@@ -65,17 +65,14 @@ class AgainstLive:
             self.live = live
         return self.live
 
-    def frames(self, results: Sequence[tuple[int, Any, JobConfig]],
-               outputs: KeyedReplay | None = None) -> dict[str, DataFrame]:
+    def frames(self, results: Sequence[tuple[int, Any, JobConfig]], outputs: KeyedReplay) -> dict[str, DataFrame]:
         """The agreement of every variant (number, engine result, config) in one match, lazily: each side's key
         (and a late row's split) becomes one string of the variant and the key (variant_key.py), the live output
         is repeated once per variant, so the windows and late rows of all variants are matched and classified by
-        one plan, as one variant's are. `outputs`: the same results side by side (keyed.KeyedReplay, the keyed
-        pass's: read once for all variants, not once per variant). One row per variant (column `variant`; a
-        variant with no row has no window or late row)."""
+        one plan, as one variant's are. `outputs`: the same results side by side (keyed.KeyedReplay: the keyed
+        pass's, or keyed.side_by_side of variants replayed one by one), read once for all variants, not once per
+        variant. One row per variant (column `variant`; a variant with no row has no window or late row)."""
         ids = [i for i, _, _ in results]
-        if outputs is None:
-            outputs = side_by_side({i: result for i, result, _ in results})
         digits = variant_key.width(ids)
         side = _variants_side(outputs, ids, results[0][2], digits)
         live = self._load(side.types)
