@@ -120,7 +120,14 @@ def test_each_variant_equals_a_separate_replay_run(spark, tmp_path):
     variants = [every[2], every[5]]
     assert [v.name for v, _ in variants] == ["delay 100ms, idle 1s, lateness 0ms",
                                              "delay 2s, idle none, lateness 500ms"]
+
+    def on_disk_only():  # the grid's checkpoints (compare/checkpoint.on_disk), not the engine's own small ones
+        return {k for k, rdd in spark.sparkContext._jsc.getPersistentRDDs().items()
+                if not rdd.getStorageLevel().useMemory()}
+
+    before = on_disk_only()
     result = run_tuning(spark, cfg, grid, variants, log=lambda m: None)
+    assert on_disk_only() <= before  # its checkpoints (rows, keyed outputs) go with it: later steps share the session
     assert result.folder == tmp_path / "out" / "_tuning" / "delay_100ms-2s__idle_none-1s__lateness_0ms-500ms"
     assert [r["variant"] for r in result.rows] == [v.name for v, _ in variants]  # sorted, not as typed
     source = pd.read_parquet(src)

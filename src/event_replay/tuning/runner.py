@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from .. import engine
-from ..compare.checkpoint import on_disk
+from ..compare.checkpoint import freed, on_disk
 from ..compare.matching import PLAN_SETTINGS
 from ..io.scratch import scratch_space
 from ..layout import TUNING_FOLDER, TUNING_JSON_FILE, TUNING_PLOT_FILE
@@ -77,7 +77,9 @@ def run_tuning(spark, cfg: JobConfig, grid: Grid, variants: Sequence[tuple[Varia
     """Replay every variant over the source read once; write the table and the plot; return the rows.
     `per_variant`: more columns of each variant's row (PerVariant)."""
     t0 = time.monotonic()
-    with scratch_space(spark, str(tuning_folder(cfg, grid))):
+    # The checkpoints of the grid (its rows, the keyed outputs, the live side's) go when it ends: the steps after
+    # it may share the session (`replay compare`'s settings search, bench/report_steps.py).
+    with scratch_space(spark, str(tuning_folder(cfg, grid))), freed():
         whole = WholeSource()  # the whole source's read and clock; each variant is replayed on its own below
         source = whole.read(spark, cfg, None)
         try:
