@@ -116,6 +116,8 @@ def test_why_report_counts_every_row_and_the_written_firings(run):
     why = run["folder"] / "why_report"
     s = json.loads((why / "summary.json").read_text())
     assert s["counts"] == run["counts"] and s["firings"] == run["firings"]
+    written = pq.read_table(run["base"] / "out" / "windows").to_pandas()
+    assert s["windows"] == len(written[["key", "window_start", "window_end"]].drop_duplicates())  # every written one
     rows = {p["partition"]: p for p in s["partitions"]}
     for day, n in run["per_day"].items():
         assert {c: rows[day][c] for c in ROWS} == n and _accounted(n)

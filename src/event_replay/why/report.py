@@ -193,8 +193,12 @@ def _summary(spark: SparkSession, output_path: str, cfg: JobConfig, report: Path
                    F.sort_array(F.collect_set(F.when(F.col("scope") == "split", F.col("split")))).alias("splits"),
                    F.max(F.when((F.col("scope") == "stream") & F.col("watermark_ms").isNotNull(),
                                 F.col("watermark_ms"))).alias("last_stream"))
+    # A row per window (its first firing) is in the holders' table: it counts the windows, unless HAVING dropped
+    # some first firings (docs/semantics.md, "HAVING"): then a distinct pass over every written firing does.
+    counted = ({"windows": windows.select("key", "window_start", "window_end").distinct()
+                .agg(F.count(F.lit(1)).alias("n"))} if cfg.having is not None else {})
     found = gather({
-        "facts": facts, **_partition_frames(out),
+        "facts": facts, **_partition_frames(out), **counted,
         "late_causes": attribution.late_causes(late, holders, not cfg.watermark.periodic),
         "by_holder": per_window.groupBy("held_by").agg(F.count(F.lit(1)).alias("n")),
         "sample": first_rows(per_window, HOLDERS_ORDER, SAMPLE_ROWS)})
@@ -227,7 +231,7 @@ def _summary(spark: SparkSession, output_path: str, cfg: JobConfig, report: Path
     if partition:  # its row as the range's page shows it (drill_down.py)
         partitions = as_in_range(report, partitions)
     overview_px = plot_overview(report / OVERVIEW_FILE, partitions) if len(partitions) > 1 else None
-    n_windows = sum(windows_by_holder.values())  # a row per window (its first firing) in the holders' table
+    n_windows = found["windows"][0]["n"] if counted else sum(windows_by_holder.values())
     late_by_split: dict[str, int] = {}
     for r in late_causes:
         late_by_split[r["split"]] = late_by_split.get(r["split"], 0) + r["rows"]
